@@ -1,0 +1,14 @@
+"""Bots: anything with ``choose(view) -> move dict`` (CONTRACT.md).
+
+``make(spec, seed=None)`` builds one from a string:
+``random``, ``greedy``, ``heuristic``, ``ismcts:<iterations>``, ``policy:<path>``
+(``policy:default`` is the shipped model).  Bots keep no state between calls
+beyond their seeded random generator, so a server can call one for any seat at
+any time.
+"""
+
+from __future__ import annotations
+
+from .base import Bot, BotSpecError, make, register, registered
+
+__all__ = ["Bot", "BotSpecError", "make", "register", "registered"]

@@ -1,0 +1,396 @@
+"""The rules of Cavalloìcera (../shared/RULES.md) as a pure-Python state machine.
+
+No numpy, no torch: this module is the single source of truth for the rules and
+is shared by the PettingZoo env, the bots, the records and the training driver.
+
+A *move* is ``(card, capture)``: the card played from hand and the sorted tuple
+of table cards it takes (``()`` = place only).  ``GameState.legal_moves()``
+lists every legal ``(card, capture set)`` pair; ``GameState.play()`` applies a
+move.  Capture sets come from a subset-sum search over the table's numerals
+that only extends partial sets still under the target, cached by table.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+
+from .cards import (
+    COINS_10,
+    CUPS_FANTE,
+    LA_MATA,
+    NAMES,
+    NUM_CARDS,
+    RANK,
+    SUIT,
+    SWORDS,
+    SWORDS_ACE,
+    VALUE,
+    card_id,
+)
+
+NUM_SEATS = 4
+HAND_SIZE = 12
+TABLE_SIZE = 4
+NUM_TURNS = NUM_SEATS * HAND_SIZE  # 48
+
+BONUSES = ("scua", "picada", "simili", "quadriglia")
+AWARDS = ("most_cards", "most_swords", "la_mata", "coins_10", "cups_fante", "napula")
+BREAKDOWN_KEYS = BONUSES + AWARDS
+SCUA, PICADA, SIMILI, QUADRIGLIA = range(4)
+
+Move = tuple  # (card: int, capture: tuple[int, ...])
+
+# ---------------------------------------------------------------- capture sets
+
+_SUMS_CACHE: dict[tuple, tuple] = {}
+_SUMS_CACHE_MAX = 200_000
+_NO_SUMS = ((),) * 11
+
+
+def sum_captures(numerals: tuple) -> tuple:
+    """All sets of >= 2 table numerals by their sum (index 0..10).
+
+    ``numerals`` must be sorted by id; every returned set is sorted by id.
+    Pruned: a partial set is only extended while its sum stays <= 10, so the
+    work is bounded by the number of small-sum subsets, not by 2**n.
+    """
+    hit = _SUMS_CACHE.get(numerals)
+    if hit is not None:
+        return hit
+    partial = [(0, ())]
+    for c in numerals:
+        v = VALUE[c]
+        grown = [(s + v, t + (c,)) for s, t in partial if s + v <= 10]
+        partial.extend(grown)
+    by_sum: list[list] = [[] for _ in range(11)]
+    for s, t in partial:
+        if len(t) >= 2:
+            by_sum[s].append(t)
+    result = tuple(tuple(x) for x in by_sum)
+    if len(_SUMS_CACHE) >= _SUMS_CACHE_MAX:
+        _SUMS_CACHE.clear()
+    _SUMS_CACHE[numerals] = result
+    return result
+
+
+def capture_sets(card: int, table) -> list[tuple]:
+    """Every legal capture set of ``card`` on ``table`` (sorted ids), sorted."""
+    rank = RANK[card]
+    sets = [(t,) for t in table if RANK[t] == rank]
+    v = VALUE[card]
+    if v:
+        numerals = tuple(t for t in table if VALUE[t])
+        if len(numerals) >= 2:
+            sets.extend(sum_captures(numerals)[v])
+    sets.sort()
+    return sets
+
+
+def capture_points(card: int, capture: tuple, table_after_empty: bool, prev_placed) -> list[int]:
+    """Bonuses [scua, picada, simili, quadriglia] a capture scores (RULES.md)."""
+    suit = SUIT[card]
+    return [
+        1 if table_after_empty else 0,
+        1 if len(capture) == 1 and capture[0] == prev_placed else 0,
+        1 if all(SUIT[t] == suit for t in capture) else 0,
+        1 if len(capture) >= 3 else 0,
+    ]
+
+
+# ---------------------------------------------------------------- deals
+
+
+def random_deal(seed=None) -> tuple[list[list[int]], list[int], int]:
+    """A shuffled deal ``(hands, table, dealer)`` from ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    deck = list(range(NUM_CARDS))
+    rng.shuffle(deck)
+    dealer = rng.randrange(NUM_SEATS)
+    hands = [sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(NUM_SEATS)]
+    table = sorted(deck[NUM_SEATS * HAND_SIZE:])
+    return hands, table, dealer
+
+
+def parse_deal(deal) -> tuple[list[list[int]], list[int], int]:
+    """Validate a deal given by names (``{"hands", "table", "dealer"}``).
+
+    Returns ids in the order given (records keep the deal as dealt).  Raises ``ValueError`` saying exactly what is wrong.
+    """
+    if not isinstance(deal, dict):
+        raise ValueError(f"deal must be a dict with 'hands', 'table' and 'dealer', got {type(deal).__name__}")
+    missing = [k for k in ("hands", "table", "dealer") if k not in deal]
+    if missing:
+        raise ValueError(f"deal is missing {', '.join(repr(k) for k in missing)}")
+    hands, table, dealer = deal["hands"], deal["table"], deal["dealer"]
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < NUM_SEATS:
+        raise ValueError(f"deal: dealer must be an int 0..3, got {dealer!r}")
+    if not isinstance(hands, (list, tuple)) or len(hands) != NUM_SEATS:
+        raise ValueError(f"deal: 'hands' must be a list of 4 hands, got {hands!r:.80}")
+    seen: dict[int, str] = {}
+
+    def take(names_, where, size):
+        if not isinstance(names_, (list, tuple)):
+            raise ValueError(f"deal: {where} must be a list of card names, got {type(names_).__name__}")
+        if len(names_) != size:
+            raise ValueError(f"deal: {where} must hold {size} cards, got {len(names_)}")
+        out = []
+        for n in names_:
+            try:
+                c = card_id(n)
+            except ValueError as e:
+                raise ValueError(f"deal: {where}: {e}") from None
+            if c in seen:
+                raise ValueError(f"deal: card {n} appears twice ({seen[c]} and {where})")
+            seen[c] = where
+            out.append(c)
+        return out
+
+    parsed_hands = [take(h, f"hand of seat {i}", HAND_SIZE) for i, h in enumerate(hands)]
+    parsed_table = take(table, "table", TABLE_SIZE)
+    return parsed_hands, parsed_table, dealer
+
+
+# ---------------------------------------------------------------- the game
+
+
+class GameState:
+    """One deal in progress.  Cheap to copy (``copy()``), no hidden globals.
+
+    Public fields (read them, do not mutate them): ``dealer``, ``hands`` (4
+    sorted lists of ids), ``table`` (sorted ids), ``piles`` (per team, in
+    capture order), ``current`` (seat to play), ``turn`` (0..48),
+    ``last_capturer`` (seat or None), ``prev_placed`` (the card placed by the
+    previous turn if it was a place-only, else None: the picada target),
+    ``bonuses`` (per team: scua, picada, simili, quadriglia), ``moves``
+    (history of ``(seat, card, capture)``), ``unclaimed`` (cards left when
+    nobody captured), ``initial_hands``/``initial_table``.
+    """
+
+    __slots__ = (
+        "dealer", "initial_hands", "initial_table", "hands", "table", "piles",
+        "current", "turn", "last_capturer", "prev_placed", "bonuses", "moves",
+        "unclaimed", "_legal",
+    )
+
+    def __init__(self, hands, table, dealer: int):
+        self.dealer = dealer
+        self.initial_hands = tuple(tuple(h) for h in hands)
+        self.initial_table = tuple(table)
+        self.hands = [sorted(h) for h in hands]
+        self.table = sorted(table)
+        self.piles = [[], []]
+        self.current = (dealer + 1) % NUM_SEATS
+        self.turn = 0
+        self.last_capturer = None
+        self.prev_placed = None
+        self.bonuses = [[0, 0, 0, 0], [0, 0, 0, 0]]
+        self.moves = []
+        self.unclaimed = []
+        self._legal = None
+
+    # -- construction ------------------------------------------------------
+    @classmethod
+    def new(cls, seed=None) -> "GameState":
+        """A random deal from ``seed`` (any value ``random.Random`` accepts)."""
+        return cls(*random_deal(seed))
+
+    @classmethod
+    def from_deal(cls, deal) -> "GameState":
+        """A game from a deal given by names; ``ValueError`` if malformed."""
+        return cls(*parse_deal(deal))
+
+    def copy(self) -> "GameState":
+        s = GameState.__new__(GameState)
+        s.dealer = self.dealer
+        s.initial_hands = self.initial_hands
+        s.initial_table = self.initial_table
+        s.hands = [h[:] for h in self.hands]
+        s.table = self.table[:]
+        s.piles = [self.piles[0][:], self.piles[1][:]]
+        s.current = self.current
+        s.turn = self.turn
+        s.last_capturer = self.last_capturer
+        s.prev_placed = self.prev_placed
+        s.bonuses = [self.bonuses[0][:], self.bonuses[1][:]]
+        s.moves = self.moves[:]
+        s.unclaimed = self.unclaimed[:]
+        s._legal = self._legal
+        return s
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- queries -------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.turn >= NUM_TURNS
+
+    def capture_sets(self, card: int) -> list[tuple]:
+        """Legal capture sets of ``card`` on the current table (sorted)."""
+        return capture_sets(card, self.table)
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal ``(card, capture)`` of the seat to play, cached per turn.
+
+        Ordered by card id; for each card: place first, then its capture
+        sets in increasing order.  Empty once the deal is over.
+        """
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.turn >= NUM_TURNS:
+            self._legal = []
+            return self._legal
+        table = self.table
+        numerals = tuple(t for t in table if VALUE[t])
+        sums = sum_captures(numerals) if len(numerals) >= 2 else _NO_SUMS
+        by_rank: dict[int, list] = {}
+        for t in table:
+            by_rank.setdefault(RANK[t], []).append((t,))
+        legal = []
+        append = legal.append
+        for c in self.hands[self.current]:
+            append((c, ()))
+            matches = by_rank.get(RANK[c])
+            v = VALUE[c]
+            if v and sums[v]:
+                caps = matches + list(sums[v]) if matches else list(sums[v])
+                caps.sort()
+                for cap in caps:
+                    append((c, cap))
+            elif matches:
+                for cap in matches:
+                    append((c, cap))
+        self._legal = legal
+        return legal
+
+    def check_move(self, card: int, capture) -> str | None:
+        """Why ``(card, capture)`` is illegal for the seat to play, or None."""
+        if self.turn >= NUM_TURNS:
+            return "the deal is over"
+        hand = self.hands[self.current]
+        if card not in hand:
+            return f"{NAMES[card]} is not in the hand of seat {self.current}"
+        capture = tuple(capture)
+        if list(capture) != sorted(set(capture)):
+            return "capture must list distinct cards in increasing card id"
+        off = [NAMES[t] for t in capture if t not in self.table]
+        if off:
+            return f"captured card(s) not on the table: {', '.join(off)}"
+        if not capture:
+            return None
+        if capture in capture_sets(card, self.table):
+            return None
+        if len(capture) == 1:
+            if VALUE[card] == 0 or VALUE[capture[0]] == 0:
+                return f"{NAMES[card]} cannot take {NAMES[capture[0]]}: a court only takes the same court rank"
+            return f"{NAMES[card]} cannot take {NAMES[capture[0]]}: ranks differ"
+        if VALUE[card] == 0:
+            return f"{NAMES[card]} is a court and cannot capture by sum"
+        if any(VALUE[t] == 0 for t in capture):
+            return "a court cannot be part of a sum"
+        total = sum(VALUE[t] for t in capture)
+        return f"the captured cards sum to {total}, not {VALUE[card]}"
+
+    # -- transitions ---------------------------------------------------------
+    def play(self, card: int, capture: tuple = ()) -> list[int] | None:
+        """Apply a move (trusted: call ``check_move`` first for untrusted input).
+
+        Returns the bonuses it scored ``[scua, picada, simili, quadriglia]`` for
+        a capture, None for a place.
+        """
+        seat = self.current
+        self.hands[seat].remove(card)
+        points = None
+        if capture:
+            table = self.table
+            for t in capture:
+                table.remove(t)
+            team = seat & 1
+            pile = self.piles[team]
+            pile.append(card)
+            pile.extend(capture)
+            points = capture_points(card, capture, not table, self.prev_placed)
+            b = self.bonuses[team]
+            for i in range(4):
+                b[i] += points[i]
+            self.last_capturer = seat
+            self.prev_placed = None
+        else:
+            insort(self.table, card)
+            self.prev_placed = card
+        self.moves.append((seat, card, capture))
+        self.turn += 1
+        self.current = (seat + 1) & 3
+        self._legal = None
+        if self.turn == NUM_TURNS:
+            self._finish()
+        return points
+
+    def play_checked(self, card: int, capture=()) -> list[int] | None:
+        """``play`` after ``check_move``; ``ValueError`` with the reason if illegal."""
+        why = self.check_move(card, capture)
+        if why is not None:
+            raise ValueError(f"illegal move by seat {self.current} at turn {self.turn}: {why}")
+        return self.play(card, tuple(capture))
+
+    def _finish(self):
+        if self.last_capturer is None:
+            self.unclaimed = self.table[:]  # nobody captured: cards stay unclaimed
+        else:
+            self.piles[self.last_capturer & 1].extend(self.table)  # no bonus
+            self.table = []
+
+    # -- scoring -------------------------------------------------------------
+    def result(self) -> dict:
+        """The result in the record format (CONTRACT.md); valid once ``done``."""
+        return score(self.piles, self.bonuses)
+
+    def returns(self, reward: str = "points") -> list[float]:
+        """Per-seat reward at the end of the deal: team difference or +1/0/-1."""
+        tp = self.result()["team_points"]
+        diff = tp[0] - tp[1]
+        if reward == "win":
+            diff = (diff > 0) - (diff < 0)
+        return [float(diff), float(-diff), float(diff), float(-diff)]
+
+
+def napula(pile_set) -> int:
+    """Length of the unbroken swords run from A (0 unless A, 2, 3 are all held)."""
+    n = 0
+    while n < 10 and SWORDS_ACE + n in pile_set:
+        n += 1
+    return n if n >= 3 else 0
+
+
+def score(piles, bonuses) -> dict:
+    """Team points, breakdown, card counts and winner from piles and bonuses."""
+    cards = [len(piles[0]), len(piles[1])]
+    swords = [sum(1 for c in p if SUIT[c] == SWORDS) for p in piles]
+    breakdown = []
+    for t in (0, 1):
+        o = 1 - t
+        held = set(piles[t])
+        b = dict(zip(BONUSES, bonuses[t]))
+        b["most_cards"] = 2 if cards[t] > cards[o] else 0
+        b["most_swords"] = 1 if swords[t] > swords[o] else 0
+        b["la_mata"] = 1 if LA_MATA in held else 0
+        b["coins_10"] = 1 if COINS_10 in held else 0
+        b["cups_fante"] = 1 if CUPS_FANTE in held else 0
+        b["napula"] = napula(held)
+        breakdown.append(b)
+    points = [sum(b.values()) for b in breakdown]
+    winner = 0 if points[0] > points[1] else 1 if points[1] > points[0] else None
+    return {"team_points": points, "breakdown": breakdown, "cards": cards, "winner": winner}
+
+
+def random_playout(state: GameState, rng: random.Random) -> GameState:
+    """Play uniformly random legal moves until the deal ends (mutates state)."""
+    choice = rng.choice
+    while state.turn < NUM_TURNS:
+        card, capture = choice(state.legal_moves())
+        state.play(card, capture)
+    return state

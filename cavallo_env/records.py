@@ -1,0 +1,185 @@
+"""Game records (CONTRACT.md, "Game record"): write, read, replay and check.
+
+A record is plain JSON: the deal by names, every move, and once the deal is
+over its result.  ``replay`` re-plays a record through the engine and reports
+the first thing that is wrong (by move number, seat and reason) as a
+``RecordError``; it never lets a traceback from inside the engine escape.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Iterable, Iterator
+
+from .cards import NAMES, card_id
+from .engine import BREAKDOWN_KEYS, NUM_TURNS, GameState, parse_deal
+
+FORMAT = "cavalloicera-record/1"
+
+
+class RecordError(ValueError):
+    """A record that is malformed or disagrees with the rules.
+
+    ``move`` is the 1-based move number (None for problems outside the moves),
+    ``seat`` the seat of that move when known, ``line`` the JSONL line number.
+    """
+
+    def __init__(self, reason: str, move: int | None = None, seat: int | None = None, line: int | None = None):
+        self.reason, self.move, self.seat, self.line = reason, move, seat, line
+        where = []
+        if line is not None:
+            where.append(f"line {line}")
+        if move is not None:
+            where.append(f"move {move}")
+        if seat is not None:
+            where.append(f"seat {seat}")
+        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+
+
+def to_record(state: GameState) -> dict:
+    """The record of a deal so far; includes ``result`` once the deal is over."""
+    rec = {
+        "format": FORMAT,
+        "dealer": state.dealer,
+        "hands": [[NAMES[c] for c in h] for h in state.initial_hands],
+        "table": [NAMES[c] for c in state.initial_table],
+        "moves": [{"seat": s, "play": NAMES[c], "capture": [NAMES[t] for t in cap]} for s, c, cap in state.moves],
+    }
+    if state.done:
+        rec["result"] = state.result()
+    return rec
+
+
+def replay(record, *, line: int | None = None) -> GameState:
+    """Replay a record, checking every move and the stated result.
+
+    Returns the final ``GameState``.  Raises ``RecordError`` at the first
+    problem.  A record without ``result`` may be a deal in progress.
+    """
+    if not isinstance(record, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
+    fmt = record.get("format")
+    if fmt != FORMAT:
+        raise RecordError(f"unknown format {fmt!r}, expected {FORMAT!r}", line=line)
+    try:
+        state = GameState(*parse_deal(record))
+    except ValueError as e:
+        raise RecordError(str(e), line=line) from None
+    moves = record.get("moves")
+    if not isinstance(moves, list):
+        raise RecordError("'moves' must be a list", line=line)
+    if len(moves) > NUM_TURNS:
+        raise RecordError(f"{len(moves)} moves, but a deal has only {NUM_TURNS}", move=NUM_TURNS + 1, line=line)
+    for i, mv in enumerate(moves, start=1):
+        expected = state.current
+        if not isinstance(mv, dict):
+            raise RecordError("a move must be an object with 'seat', 'play' and 'capture'", move=i, line=line)
+        seat = mv.get("seat")
+        if seat != expected or isinstance(seat, bool):
+            raise RecordError(f"wrong seat order: seat {seat!r} moved, seat {expected} was to play",
+                              move=i, seat=seat if isinstance(seat, int) else None, line=line)
+        cap_names = mv.get("capture")
+        if not isinstance(cap_names, list):
+            raise RecordError("'capture' must be a list of card names", move=i, seat=seat, line=line)
+        try:
+            card = card_id(mv.get("play"))
+            capture = [card_id(n) for n in cap_names]
+        except ValueError as e:
+            raise RecordError(str(e), move=i, seat=seat, line=line) from None
+        if len(set(capture)) != len(capture):
+            raise RecordError("a card appears twice in the capture", move=i, seat=seat, line=line)
+        if capture != sorted(capture):
+            raise RecordError("capture is not sorted by card id", move=i, seat=seat, line=line)
+        why = state.check_move(card, capture)
+        if why is not None:
+            raise RecordError(f"illegal move {NAMES[card]} taking {cap_names}: {why}", move=i, seat=seat, line=line)
+        state.play(card, tuple(capture))
+    if "result" in record:
+        if not state.done:
+            raise RecordError(f"the record states a result but has only {len(moves)} of {NUM_TURNS} moves",
+                              move=len(moves) + 1, line=line)
+        _check_result(record["result"], state.result(), line)
+    return state
+
+
+def _check_result(stated, actual: dict, line) -> None:
+    if not isinstance(stated, dict):
+        raise RecordError("'result' must be an object", line=line)
+    for key in ("team_points", "cards", "winner"):
+        if stated.get(key) != actual[key]:
+            raise RecordError(f"wrong result: {key} is {stated.get(key)!r}, the moves give {actual[key]!r}", line=line)
+    bd = stated.get("breakdown")
+    if not isinstance(bd, list) or len(bd) != 2:
+        raise RecordError("wrong result: 'breakdown' must be a list of two teams", line=line)
+    for team in (0, 1):
+        for key in BREAKDOWN_KEYS:
+            got = bd[team].get(key) if isinstance(bd[team], dict) else None
+            if got != actual["breakdown"][team][key]:
+                raise RecordError(f"wrong result: team {team} {key} is {got!r}, the moves give "
+                                  f"{actual['breakdown'][team][key]!r}", line=line)
+
+
+# ---------------------------------------------------------------- files
+
+
+def load(path) -> dict:
+    """Read one record from a ``.json`` file (not replayed)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{path}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+
+
+def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` from a ``.jsonl`` file, skipping blank lines."""
+    with open(path, encoding="utf-8") as f:
+        for n, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                yield n, json.loads(text)
+            except json.JSONDecodeError as e:
+                raise RecordError(f"not valid JSON ({e.msg} at column {e.colno}; truncated file?)", line=n) from None
+
+
+def read_records(path) -> list[dict]:
+    """All records of a ``.json`` (one record or a list) or ``.jsonl`` file."""
+    path = os.fspath(path)
+    if path.endswith(".jsonl"):
+        return [r for _, r in iter_jsonl(path)]
+    data = load(path)
+    return data if isinstance(data, list) else [data]
+
+
+def write_jsonl(path, records: Iterable[dict]) -> int:
+    """Write records one per line, atomically (temp file then rename)."""
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".jsonl")
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for r in records:
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+                n += 1
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return n
+
+
+def write_json(path, record: dict) -> None:
+    """Write one record as indented JSON, atomically."""
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+    os.replace(tmp, path)
