@@ -1,0 +1,62 @@
+"""The ``cavallo`` command line.
+
+Each subcommand lives in ``cavallo_env/commands/<name>.py`` and provides
+``add_arguments(parser)`` and ``run(args) -> int``; heavy imports (torch,
+onnxruntime, matplotlib) happen inside ``run`` so ``cavallo --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> one-line help, in the order shown by `cavallo --help`
+COMMANDS = {
+    "simulate": "play deals between bots, print a summary, save records",
+    "replay": "check game records (moves and results) and report the first problem",
+    "eval": "duplicate evaluation of bot A against bot B",
+    "tournament": "round robin of several bots with ratings and a chart",
+    "train": "self-play PPO training of a team policy from a YAML config",
+    "export": "export a training checkpoint to a single-file ONNX policy",
+    "play": "play a deal in the terminal with an AI partner against two AIs",
+    "serve": "serve an AI policy over HTTP for a game to call",
+    "demo": "the main job: quick training, evaluation, export and one AI deal",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cavallo", description="Cavalloìcera: rules, bots, evaluation, training and in-game AI.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        try:
+            module = importlib.import_module(f"cavallo_env.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"cavallo_env.commands.{name}":
+                continue
+            raise
+        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
+        # Bad input: a clear one-line error, never a traceback from deep inside.
+        print(f"cavallo {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
