@@ -1,0 +1,97 @@
+"""Checkpoints: ``<name>.safetensors`` (tensors only) + ``<name>.json`` (sidecar).
+
+The sidecar carries the format tag, the training config, seed, step, the
+observation layout and action contract versions, and evaluation results.
+Optimizer and RNG state for ``--resume`` go in the same safetensors file under
+``optim.*``/``rng.*`` keys (tensors, never pickles).  Both files are written to
+a temp name and renamed, so a crash never leaves a half checkpoint; loading
+checks both and says clearly what is wrong with a truncated or foreign file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from cavallo_env import ACTION_CONTRACT_VERSION
+from cavallo_env.encoding import OBS_VERSION
+
+FORMAT = "cavallo-checkpoint/1"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, truncated, foreign or from another layout."""
+
+
+def paths(base) -> tuple[Path, Path]:
+    """``base`` may name the .safetensors, the .json or the common stem."""
+    base = Path(base)
+    if base.suffix in (".safetensors", ".json"):
+        base = base.with_suffix("")
+    return base.with_suffix(".safetensors"), base.with_suffix(".json")
+
+
+def _atomic_write(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-" + path.name)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save(base, tensors: dict[str, torch.Tensor], meta: dict) -> tuple[Path, Path]:
+    """Write tensors and the sidecar atomically (tensors first, sidecar last)."""
+    st_path, json_path = paths(base)
+    meta = dict(meta, format=FORMAT, obs_version=OBS_VERSION, action_version=ACTION_CONTRACT_VERSION,
+                weights=st_path.name)
+    flat = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
+    _atomic_write(st_path, lambda tmp: save_file(flat, tmp))
+
+    def write_json(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(meta, f, indent=1, sort_keys=True)
+
+    _atomic_write(json_path, write_json)
+    return st_path, json_path
+
+
+def load(base, *, check_versions: bool = True) -> tuple[dict[str, torch.Tensor], dict]:
+    """Read a checkpoint; ``CheckpointError`` says what is wrong."""
+    st_path, json_path = paths(base)
+    if not json_path.exists():
+        raise CheckpointError(f"{json_path}: checkpoint sidecar not found (expected <name>.json beside <name>.safetensors)")
+    if not st_path.exists():
+        raise CheckpointError(f"{st_path}: checkpoint weights not found")
+    try:
+        meta = json.loads(json_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{json_path}: not a valid JSON sidecar ({e}); truncated or foreign file?") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise CheckpointError(f"{json_path}: not a cavallo checkpoint (format {got!r}, expected {FORMAT!r})")
+    if check_versions:
+        for key, want in (("obs_version", OBS_VERSION), ("action_version", ACTION_CONTRACT_VERSION)):
+            if meta.get(key) != want:
+                raise CheckpointError(f"{json_path}: {key} is {meta.get(key)!r} but this cavallo-env uses {want!r}; "
+                                      "retrain or use the matching cavallo-env version")
+    try:
+        tensors = load_file(str(st_path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{st_path}: cannot read weights ({e}); truncated or foreign file?") from None
+    return tensors, meta
+
+
+def model_state(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The ``model.*`` entries with the prefix removed (for ``load_state_dict``)."""
+    return {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
