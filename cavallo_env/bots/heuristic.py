@@ -1,0 +1,373 @@
+"""``heuristic``: a hand-written player in the spirit of the Scopone rule books.
+
+The bot reads only its view (hand, table, history, piles, hand sizes) and keeps
+nothing between calls.  For every legal move it computes
+
+    score = what the move wins now  -  what it hands to the next player
+
+and plays the best.  Its rules, in order of importance:
+
+1. **Card values depend on the deal so far** (``award_values``).  Each card is
+   worth, in points of difference, half the swing between our team owning it
+   and theirs owning it:
+
+   - La Mata (2-swords), 10-coins and F-cups: a whole point each.
+   - *Most cards* (+2 at 27 of 52): a card is worth the chance that it decides
+     the race, from both piles and a spread-out guess of how the remaining
+     cards split; worth nothing once a team has 27.
+   - *Most swords* (+1 at 7 of 13): a sword is worth the chance that our
+     swords end at exactly 6 without it; nothing once a team has 7.
+   - *Napula*: A, 2, 3 of swords open a run worth 3..10 points.  Each sword
+     A..10 is worth how much owning it rather than losing it changes the
+     expected napula of both teams, given who already holds which swords
+     (a run the other team has broken is worth nothing).
+
+2. **Immediate points**: the bonuses a capture scores (scùa, picada, simili,
+   quadriglia) plus the value of the played card and of every card taken.
+
+3. **Do not hand points to the next player** (always an opponent).  After the
+   move, every card not yet seen (not in our hand, on the table or in a pile)
+   may be in the next player's hand.  For each such card the bot works out
+   the best capture it would have on the table the move leaves: a picada of a
+   card we placed, a scùa if it can take the whole table (one card of its
+   rank, or numerals summing to its value), simili, quadriglia, and the value
+   of what it takes.  Counting the seen cards, the next player's hand is a
+   random subset of the unseen cards, so the expected best reply is exact
+   under that assumption (hypergeometric over the sorted gains).  This is
+   what stops the bot from placing a card whose rank is still live, from
+   leaving one card or a small sum alone on the table, and from dropping
+   La Mata where it can be taken.
+
+4. **Play with the partner in mind**: after the opponent's reply the partner
+   plays.  A table the next player cannot use forces them to place a card,
+   which our partner may then take with a picada; the bot adds a small bonus
+   for moves that leave the next player few captures, and it values cards
+   placed by ranks the partner may still hold (unseen copies) slightly less
+   dangerous than ranks only the opponents can hold — the cards the partner
+   has already played tell nothing more, so this is a mild preference only.
+
+5. **Endgame**: in the last round (at most ``endgame_turns`` moves left) the
+   unseen cards are exactly the other hands, so the bot enumerates every way
+   they can be dealt and plays the move with the best average final result
+   (each deal solved exactly, both teams playing their best), which also
+   handles who captures last and takes what is left on the table.
+
+Ties are broken deterministically (fewer cards given away, lower card id), so
+a seat's move depends only on its view.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import permutations
+
+from ..cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE, card_id
+from ..engine import NUM_SEATS, NUM_TURNS, GameState, capture_sets, sum_captures
+from .base import Bot
+
+_SQRT2 = math.sqrt(2.0)
+_FIXED = {LA_MATA: 1.0, COINS_10: 1.0, CUPS_FANTE: 1.0}
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / _SQRT2))
+
+
+def _binom_pmf(n: int, k: int) -> float:
+    if k < 0 or k > n:
+        return 0.0
+    return math.comb(n, k) / (1 << n)
+
+
+def expected_napula_diff(p) -> float:
+    """Expected napula of team "us" minus "them"; ``p[i]`` = P(we own sword i).
+
+    ``p`` has 10 entries (A..10 of swords); each card we do not own the other
+    team owns.  The run counts only with A, 2 and 3 (3 points) and grows by
+    one for each next sword.
+    """
+    diff = 0.0
+    for own in (True, False):
+        prob = 1.0
+        total = 0.0
+        for i in range(10):
+            prob *= p[i] if own else 1.0 - p[i]
+            if prob == 0.0:
+                break
+            if i == 2:
+                total += 3.0 * prob
+            elif i > 2:
+                total += prob
+        diff += total if own else -total
+    return diff
+
+
+def award_values(my_pile, their_pile, spread: float = 1.5, hand=(), hand_bias: float = 0.5) -> list[float]:
+    """Value (points of difference) of winning each card now, given the piles.
+
+    ``hand`` cards may be given a probability ``hand_bias`` of ending with us
+    in the napula estimate (0.5 = no better than any other unowned card).
+    """
+    mine, theirs = set(my_pile), set(their_pile)
+    m = len(mine)
+    remaining = NUM_CARDS - m - len(theirs)
+    # most cards: P(our final count without this card is 25 or 26)
+    n = max(remaining - 1, 0)
+    if n == 0:
+        card_v = 1.0 if m in (25, 26) else 0.0
+    else:
+        mu, sd = n / 2.0, spread * math.sqrt(n) / 2.0
+        lo, hi = 25 - m - 0.5, 26 - m + 0.5
+        card_v = _phi((hi - mu) / sd) - _phi((lo - mu) / sd)
+    # most swords: P(our swords without this one end at exactly 6)
+    ms = sum(1 for c in mine if SUIT[c] == SWORDS)
+    ts = sum(1 for c in theirs if SUIT[c] == SWORDS)
+    rs = 13 - ms - ts
+    sword_v = _binom_pmf(rs - 1, 6 - ms) if rs > 0 else 0.0
+    # napula
+    p = []
+    for i in range(10):
+        c = SWORDS_ACE + i
+        p.append(1.0 if c in mine else 0.0 if c in theirs else hand_bias if c in hand else 0.5)
+    nap = [0.0] * 10
+    for i in range(10):
+        if p[i] in (0.0, 1.0):
+            continue
+        q = p[i]
+        p[i] = 1.0
+        with_it = expected_napula_diff(p)
+        p[i] = 0.0
+        without = expected_napula_diff(p)
+        p[i] = q
+        nap[i] = (with_it - without) / 2.0
+    values = []
+    for c in range(NUM_CARDS):
+        v = card_v + _FIXED.get(c, 0.0)
+        if SUIT[c] == SWORDS:
+            v += sword_v
+            i = c - SWORDS_ACE
+            if i < 10:
+                v += nap[i]
+        values.append(v)
+    return values
+
+
+class _Info:
+    """What the heuristic needs from a view, by card ids."""
+
+    __slots__ = ("seat", "hand", "table", "prev_placed", "my_pile", "their_pile", "hand_sizes", "turn", "unseen")
+
+    def __init__(self, view):
+        self.seat = view["seat"]
+        team = self.seat % 2
+        self.hand = [card_id(n) for n in view["hand"]]
+        self.table = sorted(card_id(n) for n in view["table"])
+        hist = view["history"]
+        self.turn = len(hist)
+        last = hist[-1] if hist else None
+        self.prev_placed = card_id(last["play"]) if last is not None and not last["capture"] else None
+        piles = [[card_id(n) for n in p] for p in view["piles"]]
+        self.my_pile, self.their_pile = piles[team], piles[1 - team]
+        self.hand_sizes = list(view["hand_sizes"])
+        seen = set(self.hand) | set(self.table) | set(piles[0]) | set(piles[1])
+        self.unseen = [c for c in range(NUM_CARDS) if c not in seen]
+
+
+def _bonus_base(capture, table_len: int, prev_placed) -> int:
+    """Bonuses of a capture other than simili (which needs the played suit)."""
+    b = 0
+    if len(capture) == table_len:
+        b += 1
+    if len(capture) == 1 and capture[0] == prev_placed:
+        b += 1
+    if len(capture) >= 3:
+        b += 1
+    return b
+
+
+def best_replies(table, prev_placed, values) -> list:
+    """Best capture gain (bonuses + value taken) per (rank, suit) of a played card.
+
+    Returns ``gains[rank]`` = None when that rank captures nothing on
+    ``table``, else a list of 4 gains by suit of the played card (its own
+    value not included).
+    """
+    table = tuple(table)
+    n = len(table)
+    numerals = tuple(t for t in table if VALUE[t])
+    sums = sum_captures(numerals) if len(numerals) >= 2 else None
+    by_rank: dict[int, list] = {}
+    for t in table:
+        by_rank.setdefault(RANK[t], []).append(t)
+    out = [None] * 13
+    for rank in range(13):
+        sets = [(t,) for t in by_rank.get(rank, ())]
+        if rank < 10 and sums is not None:
+            sets.extend(sums[rank + 1])
+        if not sets:
+            continue
+        best = [-1e9] * 4
+        for s in sets:
+            g = _bonus_base(s, n, prev_placed) + sum(values[t] for t in s)
+            suit0 = SUIT[s[0]]
+            simili_suit = suit0 if len(s) >= 2 and all(SUIT[t] == suit0 for t in s) else -1
+            for su in range(4):
+                gs = g + 1 if su == simili_suit else g
+                if gs > best[su]:
+                    best[su] = gs
+        out[rank] = best
+    return out
+
+
+def expected_best_reply(table, prev_placed, values, unseen, hand_size: int) -> tuple[float, float]:
+    """Expected best immediate gain of a player holding ``hand_size`` random unseen cards.
+
+    Returns ``(expected gain, probability of having any capture)``.
+    """
+    u = len(unseen)
+    if hand_size <= 0 or u == 0:
+        return 0.0, 0.0
+    hand_size = min(hand_size, u)
+    replies = best_replies(table, prev_placed, values)
+    gains = []
+    for c in unseen:
+        r = replies[RANK[c]]
+        if r is not None:
+            gains.append(r[SUIT[c]] + values[c])
+    if not gains:
+        return 0.0, 0.0
+    gains.sort(reverse=True)
+    # P(the k-th best card is the best one held) = C(u-k, n-1) / C(u, n)
+    p = hand_size / u
+    expected = 0.0
+    k = 1
+    for g in gains:
+        if g <= 0 or p <= 0:
+            break
+        expected += g * p
+        if k >= u:
+            break
+        p *= (u - k - hand_size + 1) / (u - k)
+        k += 1
+    # P(holds at least one capturing card)
+    m = len(gains)
+    p_none = math.comb(u - m, hand_size) / math.comb(u, hand_size) if u - m >= hand_size else 0.0
+    return expected, 1.0 - p_none
+
+
+class HeuristicBot(Bot):
+    """One-ply rule-book player: immediate points minus the next player's best reply.
+
+    See the module docstring for its rules.  Parameters (for tuning):
+    ``threat_weight`` scales the expected best reply of the next player,
+    ``force_bonus`` rewards leaving the next player without a capture,
+    ``spread`` widens the guess of how the remaining cards split,
+    ``hand_bias`` is the chance a napula sword in hand ends up ours,
+    ``endgame_turns`` is when the exact last-round search takes over.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, seed=None, threat_weight: float = 1.3, force_bonus: float = 0.3, spread: float = 1.5,
+                 hand_bias: float = 0.6, endgame_turns: int = 4):
+        super().__init__(seed)
+        self.threat_weight = threat_weight
+        self.force_bonus = force_bonus
+        self.spread = spread
+        self.hand_bias = hand_bias
+        self.endgame_turns = endgame_turns
+
+    # ------------------------------------------------------------ scoring
+    def move_scores(self, view, legal) -> list[float]:
+        """The score of every legal move (higher is better), in ``legal`` order."""
+        info = _Info(view)
+        values = award_values(info.my_pile, info.their_pile, self.spread, info.hand, self.hand_bias)
+        nxt = (info.seat + 1) % NUM_SEATS
+        next_size = info.hand_sizes[nxt]
+        table = info.table
+        prev = info.prev_placed
+        scores = []
+        cache: dict = {}
+        for card, capture in legal:
+            if capture:
+                left = [t for t in table if t not in capture]
+                suit = SUIT[card]
+                gain = (_bonus_base(capture, len(table), prev)
+                        + (1 if all(SUIT[t] == suit for t in capture) else 0)
+                        + values[card] + sum(values[t] for t in capture))
+                key = (tuple(left), None)
+            else:
+                left = sorted(table + [card])
+                gain = 0.0
+                key = (tuple(left), card)
+            hit = cache.get(key)
+            if hit is None:
+                hit = expected_best_reply(left, key[1], values, info.unseen, next_size)
+                cache[key] = hit
+            threat, p_capture = hit
+            score = gain - self.threat_weight * threat
+            if next_size > 0:
+                score += self.force_bonus * (1.0 - p_capture)
+            scores.append(score)
+        return scores
+
+    def choose_move(self, view, legal):
+        turns_left = NUM_TURNS - len(view["history"])
+        if turns_left <= self.endgame_turns:
+            return self._endgame(view, legal)
+        scores = self.move_scores(view, legal)
+        best = max(range(len(legal)), key=lambda i: (scores[i], len(legal[i][1]), -legal[i][0]))
+        return legal[best]
+
+    # ------------------------------------------------------------ endgame
+    def _endgame(self, view, legal):
+        """Average exact result over every deal of the unseen cards (last round)."""
+        from ..views import state_from_view
+
+        base = state_from_view(view)
+        seat = base.current
+        team = seat % 2
+        others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
+        unseen = sorted(c for s in others for c in base.hands[s])
+        sizes = [len(base.hands[s]) for s in others]
+        totals = [0.0] * len(legal)
+        seen_deals = set()
+        for perm in permutations(unseen):
+            hands = []
+            i = 0
+            for n in sizes:
+                hands.append(tuple(sorted(perm[i:i + n])))
+                i += n
+            key = tuple(hands)
+            if key in seen_deals:
+                continue
+            seen_deals.add(key)
+            state = base.copy()
+            for s, h in zip(others, hands):
+                state.hands[s] = list(h)
+            state._legal = None
+            for j, (card, capture) in enumerate(legal):
+                child = state.copy()
+                child.play(card, capture)
+                totals[j] += _solve(child, team)
+        best = max(range(len(legal)), key=lambda j: (totals[j], len(legal[j][1]), -legal[j][0]))
+        return legal[best]
+
+
+def _solve(state: GameState, team: int) -> float:
+    """Exact final point difference for ``team`` with both teams playing best."""
+    if state.done:
+        tp = state.result()["team_points"]
+        return float(tp[team] - tp[1 - team])
+    maximize = state.current % 2 == team
+    best = -1e9 if maximize else 1e9
+    for card, capture in state.legal_moves():
+        child = state.copy()
+        child.play(card, capture)
+        v = _solve(child, team)
+        if maximize:
+            if v > best:
+                best = v
+        elif v < best:
+            best = v
+    return best
