@@ -33,18 +33,18 @@ and plays the best.  Its rules, in order of importance:
    rank, or numerals summing to its value), simili, quadriglia, and the value
    of what it takes.  Counting the seen cards, the next player's hand is a
    random subset of the unseen cards, so the expected best reply is exact
-   under that assumption (hypergeometric over the sorted gains).  This is
+   under that assumption (hypergeometric over the sorted gains); it is
+   subtracted with weight ``threat_weight`` (1.3: a reply also costs us the
+   tempo, tuned by duplicate play against the weight 1.0).  This is
    what stops the bot from placing a card whose rank is still live, from
    leaving one card or a small sum alone on the table, and from dropping
    La Mata where it can be taken.
 
 4. **Play with the partner in mind**: after the opponent's reply the partner
-   plays.  A table the next player cannot use forces them to place a card,
-   which our partner may then take with a picada; the bot adds a small bonus
-   for moves that leave the next player few captures, and it values cards
-   placed by ranks the partner may still hold (unseen copies) slightly less
-   dangerous than ranks only the opponents can hold — the cards the partner
-   has already played tell nothing more, so this is a mild preference only.
+   plays.  A next player with no capture at all must place a card, which our
+   partner may then take with a picada (and the table stays full for us), so
+   the bot adds ``force_bonus`` times the probability that the next player
+   holds no capturing card on the table the move leaves.
 
 5. **Endgame**: in the last round (at most ``endgame_turns`` moves left) the
    unseen cards are exactly the other hands, so the bot enumerates every way
@@ -52,8 +52,8 @@ and plays the best.  Its rules, in order of importance:
    (each deal solved exactly, both teams playing their best), which also
    handles who captures last and takes what is left on the table.
 
-Ties are broken deterministically (fewer cards given away, lower card id), so
-a seat's move depends only on its view.
+Ties are broken deterministically (the bigger capture, then the lower card
+id), so a seat's move depends only on its view.
 """
 
 from __future__ import annotations
