@@ -1,0 +1,292 @@
+"""Game records: JSONL round trip, and every kind of bad record named precisely (API and CLI)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from cavallo_env.cli import main
+from cavallo_env.engine import GameState, random_playout
+from cavallo_env.records import FORMAT, RecordError, iter_jsonl, read_records, replay, to_record, write_jsonl
+
+
+def played_record(seed: int) -> dict:
+    return to_record(random_playout(GameState.new(seed), random.Random(seed)))
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    return [played_record(seed) for seed in range(6)]
+
+
+@pytest.fixture
+def rec(records) -> dict:
+    return copy.deepcopy(records[0])
+
+
+def replay_error(record) -> RecordError:
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    return info.value
+
+
+def test_jsonl_round_trip(tmp_path, records):
+    path = tmp_path / "sub" / "games.jsonl"
+    assert write_jsonl(path, records) == len(records)
+    back = list(iter_jsonl(path))
+    assert [n for n, _ in back] == list(range(1, len(records) + 1))
+    assert [r for _, r in back] == records
+    assert read_records(path) == records
+    for r in records:
+        assert to_record(replay(r)) == r
+
+
+def test_blank_lines_keep_line_numbers(tmp_path, records):
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n" + json.dumps(records[0]) + "\n\n" + json.dumps(records[1]) + "\n")
+    assert [n for n, _ in iter_jsonl(path)] == [2, 4]
+
+
+def test_unknown_card_in_a_move(rec):
+    rec["moves"][9]["play"] = "11-coins"
+    e = replay_error(rec)
+    assert e.move == 10 and e.seat == rec["moves"][9]["seat"]
+    assert "unknown card '11-coins'" in str(e)
+
+
+def test_unknown_card_in_the_deal(rec):
+    rec["hands"][2][5] = "Q-hearts"
+    e = replay_error(rec)
+    assert e.move is None
+    assert "unknown card 'Q-hearts'" in e.reason and "seat 2" in e.reason
+
+
+def test_duplicated_card_in_the_deal(rec):
+    dup = rec["hands"][0][0]
+    rec["table"][1] = dup
+    e = replay_error(rec)
+    assert f"card {dup} appears twice" in e.reason
+
+
+def test_wrong_seat_order(rec):
+    real = rec["moves"][5]["seat"]
+    rec["moves"][5]["seat"] = (real + 2) % 4
+    e = replay_error(rec)
+    assert e.move == 6
+    assert "wrong seat order" in e.reason and f"seat {real} was to play" in e.reason
+
+
+def test_card_not_in_hand(rec):
+    first = rec["moves"][0]
+    other = (first["seat"] + 1) % 4
+    first["play"] = rec["hands"][other][0]
+    first["capture"] = []
+    e = replay_error(rec)
+    assert e.move == 1 and e.seat == first["seat"]
+    assert "is not in the hand of seat" in e.reason
+
+
+def _find_sum_capture(min_cards: int):
+    """A record, and the index of a move capturing at least ``min_cards`` by sum."""
+    for seed in range(200):
+        r = played_record(seed)
+        for i, mv in enumerate(r["moves"]):
+            if len(mv["capture"]) >= min_cards:
+                return r, i
+    raise AssertionError("no sum capture found")
+
+
+def test_illegal_capture_wrong_sum():
+    r, i = _find_sum_capture(3)
+    dropped = r["moves"][i]["capture"].pop()  # the rest still has >= 2 cards but a smaller sum
+    e = replay_error(r)
+    assert e.move == i + 1 and e.seat == r["moves"][i]["seat"]
+    assert "sum to" in e.reason and "illegal move" in e.reason
+    assert dropped not in r["moves"][i]["capture"]
+
+
+def test_captured_card_not_on_the_table(rec):
+    i = next(k for k, mv in enumerate(rec["moves"]) if mv["capture"])
+    # A card still in a hand is not on the table.
+    later = rec["moves"][-1]["play"]
+    rec["moves"][i]["capture"] = [later]
+    e = replay_error(rec)
+    assert e.move == i + 1
+    assert "not on the table" in e.reason
+
+
+def test_capture_not_sorted():
+    r, i = _find_sum_capture(2)
+    r["moves"][i]["capture"].reverse()
+    e = replay_error(r)
+    assert e.move == i + 1 and "sorted" in e.reason
+
+
+def test_wrong_stated_result(rec):
+    rec["result"]["team_points"][0] += 1
+    e = replay_error(rec)
+    assert "wrong result" in e.reason and "team_points" in e.reason
+
+
+def test_wrong_breakdown(rec):
+    rec["result"]["breakdown"][1]["napula"] = 7
+    e = replay_error(rec)
+    assert "wrong result: team 1 napula is 7" in e.reason
+
+
+def test_result_before_the_end(rec):
+    del rec["moves"][30:]
+    e = replay_error(rec)
+    assert "30 of 48 moves" in e.reason
+
+
+def test_deal_in_progress_without_result_replays(rec):
+    del rec["moves"][30:]
+    del rec["result"]
+    state = replay(rec)
+    assert state.turn == 30 and not state.done
+
+
+def test_too_many_moves(rec):
+    rec["moves"].append(dict(rec["moves"][-1]))
+    assert "49 moves" in replay_error(rec).reason
+
+
+def test_truncated_json_line(tmp_path, records):
+    path = tmp_path / "t.jsonl"
+    write_jsonl(path, records[:3])
+    text = path.read_text().splitlines()
+    path.write_text(text[0] + "\n" + text[1][: len(text[1]) // 2] + "\n" + text[2] + "\n")
+    it = iter_jsonl(path)
+    assert next(it)[0] == 1
+    with pytest.raises(RecordError) as info:
+        next(it)
+    assert info.value.line == 2 and "not valid JSON" in str(info.value)
+
+
+def test_wrong_format_string(rec):
+    rec["format"] = "cavalloicera-record/2"
+    e = replay_error(rec)
+    assert "unknown format 'cavalloicera-record/2'" in e.reason and FORMAT in e.reason
+
+
+@pytest.mark.parametrize("mutate,expected", [
+    (lambda r: r.update(dealer=7), "dealer must be an int 0..3"),
+    (lambda r: r.update(dealer="2"), "dealer must be an int 0..3"),
+    (lambda r: r["hands"][1].pop(), "hand of seat 1 must hold 12 cards, got 11"),
+    (lambda r: r["hands"].pop(), "must be a list of 4 hands"),
+    (lambda r: r.pop("table"), "missing 'table'"),
+    (lambda r: r.update(table="A-cups"), "table must be a list of card names"),
+    (lambda r: r.update(moves={}), "'moves' must be a list"),
+    (lambda r: r["moves"].__setitem__(0, "3-coins"), "a move must be an object"),
+])
+def test_malformed_deal(rec, mutate, expected):
+    mutate(rec)
+    assert expected in str(replay_error(rec))
+
+
+def test_not_an_object():
+    assert "must be a JSON object" in str(replay_error([1, 2]))
+
+
+# ------------------------------------------------------------------ cavallo replay
+
+
+def run_cli(capsys, *argv):
+    code = main(["replay", *map(str, argv)])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_cli_replay_good_files(tmp_path, capsys, records):
+    jl = tmp_path / "good.jsonl"
+    write_jsonl(jl, records)
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(records[0]))
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps(records[:2]))
+    code, text = run_cli(capsys, jl, one, many)
+    assert code == 0
+    assert f"OK {jl}: {len(records)} record(s)" in text
+    assert f"OK {one}: 1 record(s)" in text and f"OK {many}: 2 record(s)" in text
+
+
+def bad_file(tmp_path, records, kind: str):
+    """A JSONL file whose second record has one kind of problem."""
+    recs = copy.deepcopy(records[:3])
+    r = recs[1]
+    if kind == "unknown card":
+        r["moves"][3]["play"] = "0-coins"
+    elif kind == "duplicated card":
+        r["hands"][3][0] = r["hands"][2][0]
+    elif kind == "seat order":
+        r["moves"][3]["seat"] = (r["moves"][3]["seat"] + 1) % 4
+    elif kind == "result":
+        r["result"]["winner"] = None if r["result"]["winner"] is not None else 0
+    elif kind == "illegal capture":
+        r, i = _find_sum_capture(3)
+        r["moves"][i]["capture"].pop()  # wrong sum
+        recs[1] = r
+    path = tmp_path / f"{kind.replace(' ', '_')}.jsonl"
+    write_jsonl(path, recs)
+    if kind == "truncated":
+        path.write_text(path.read_text()[:-200])
+    return path
+
+
+@pytest.mark.parametrize("kind,line,expected", [
+    ("unknown card", 2, "move 4, seat"),
+    ("duplicated card", 2, "appears twice"),
+    ("seat order", 2, "move 4, seat"),
+    ("result", 2, "wrong result: winner"),
+    ("illegal capture", 2, "sum to"),
+    ("truncated", 3, "not valid JSON"),
+])
+def test_cli_replay_bad_file(tmp_path, capsys, records, kind, line, expected):
+    path = bad_file(tmp_path, records, kind)
+    code, text = run_cli(capsys, path)
+    assert code == 1
+    assert f"BAD {path}: line {line}" in text
+    assert expected in text
+    assert "Traceback" not in text
+
+
+def test_cli_replay_stops_at_first_unless_all(tmp_path, capsys, records):
+    recs = copy.deepcopy(records[:4])
+    recs[1]["moves"][0]["seat"] = (recs[1]["moves"][0]["seat"] + 1) % 4
+    recs[3]["format"] = "nope"
+    path = tmp_path / "two_bad.jsonl"
+    write_jsonl(path, recs)
+    code, text = run_cli(capsys, path, path)
+    assert code == 1 and text.count("BAD ") == 1 and "line 2, move 1" in text
+    code = main(["replay", "--all", str(path)])
+    text = capsys.readouterr().out
+    assert code == 1 and text.count("BAD ") == 2
+    assert "line 2, move 1" in text and "line 4: unknown format" in text
+    assert "2 problem(s)" in text and "2 good" in text
+
+
+@pytest.mark.parametrize("content,expected", [
+    (b"", "no records"),
+    (b"\xff\xfe{}\n", "not UTF-8"),
+    (b"[" * 50000 + b"\n", "not valid JSON"),
+    (b'{"format": "cavalloicera-record/1"}\n', "missing 'hands'"),
+])
+def test_cli_replay_odd_files(tmp_path, capsys, content, expected):
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(content)
+    code, text = run_cli(capsys, path)
+    assert code == 1 and expected in text and "Traceback" not in text
+
+
+def test_cli_replay_bad_json_file_and_missing_file(tmp_path, capsys, records):
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(records[0])[:-10])
+    code, text = run_cli(capsys, path, tmp_path / "missing.jsonl")
+    assert code == 1 and f"BAD {path}: not valid JSON" in text
+    code = main(["replay", "--all", str(path), str(tmp_path / "missing.jsonl")])
+    text = capsys.readouterr().out
+    assert code == 1 and "missing.jsonl: cannot read" in text
