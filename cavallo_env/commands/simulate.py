@@ -65,17 +65,17 @@ def add_arguments(parser) -> None:
 
 def play_deal(state: GameState, bots, deal_index: int = 0) -> GameState:
     """Play ``state`` to the end with one bot per seat, checking every returned move."""
-    from ..views import ViewError, make_view, move_from_dict
+    from ..views import make_view, move_from_dict
 
     while not state.done:
         seat = state.current
-        view = make_view(state, seat)
-        move = bots[seat].choose(view)
+        move = bots[seat].choose(make_view(state, seat))
         try:
             card, capture = move_from_dict(move)
             state.play_checked(card, capture)
-        except (ViewError, ValueError) as e:
-            raise ValueError(f"deal {deal_index}: the {bots[seat]!r} bot in seat {seat} returned a bad move "
+        except ValueError as e:  # ViewError (malformed move) is a ValueError too
+            name = getattr(bots[seat], "name", type(bots[seat]).__name__)
+            raise ValueError(f"deal {deal_index}: the {name!r} bot in seat {seat} returned a bad move "
                              f"{move!r:.120}: {e}") from None
     return state
 
