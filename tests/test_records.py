@@ -290,3 +290,11 @@ def test_cli_replay_bad_json_file_and_missing_file(tmp_path, capsys, records):
     code = main(["replay", "--all", str(path), str(tmp_path / "missing.jsonl")])
     text = capsys.readouterr().out
     assert code == 1 and "missing.jsonl: cannot read" in text
+
+
+def test_cli_replay_jsonl_content_in_a_json_file(tmp_path, capsys, records):
+    path = tmp_path / "lines.json"
+    write_jsonl(tmp_path / "lines.jsonl", records[:2])
+    path.write_text((tmp_path / "lines.jsonl").read_text())
+    code, text = run_cli(capsys, path)
+    assert code == 1 and "name the file .jsonl" in text

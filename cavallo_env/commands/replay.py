@@ -71,7 +71,8 @@ def _json_entries(path):
         yield None, None, f"not UTF-8 text ({e.reason} at byte {e.start})"
         return
     except json.JSONDecodeError as e:
-        yield None, None, f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
+        hint = "; one record per line? name the file .jsonl" if e.msg == "Extra data" else ""
+        yield None, None, f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno}{hint})"
         return
     except RecursionError:
         yield None, None, "not valid JSON (nested too deeply)"
