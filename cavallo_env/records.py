@@ -135,14 +135,19 @@ def load(path) -> dict:
 
 def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)`` from a ``.jsonl`` file, skipping blank lines."""
-    with open(path, encoding="utf-8") as f:
-        for n, text in enumerate(f, start=1):
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RecordError("not UTF-8 text", line=n) from None
             if not text.strip():
                 continue
             try:
                 yield n, json.loads(text)
-            except json.JSONDecodeError as e:
-                raise RecordError(f"not valid JSON ({e.msg} at column {e.colno}; truncated file?)", line=n) from None
+            except (json.JSONDecodeError, RecursionError) as e:
+                msg = getattr(e, "msg", "nested too deeply")
+                raise RecordError(f"not valid JSON ({msg}; truncated file?)", line=n) from None
 
 
 def read_records(path) -> list[dict]:
