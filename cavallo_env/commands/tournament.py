@@ -1,0 +1,182 @@
+"""Round robin of several bots with duplicate deals, ratings and a chart.
+
+Every pair of bots plays the same --deals duplicate deals (each deal twice,
+teams swapped).  Ratings come from openskill's Plackett-Luce model fed with
+every game (win, draw or loss; the games are fed deal by deal, pair by pair,
+so the order is fixed by the seed).  Prints the ratings table and the matrix
+of score rates (row against column, draws count half), and writes
+tournament.json and tournament.png (ratings with +-2 sigma, score heatmap)
+to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bots", required=True,
+                   help="comma-separated bot specs, e.g. random,greedy,heuristic,ismcts:200")
+    p.add_argument("--deals", type=int, default=100, help="duplicate deals per pair (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--out", default="tournament", help="folder for tournament.json and tournament.png (default ./tournament)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def parse_bots(text: str) -> list[str]:
+    from ..bots import make
+
+    specs = [s.strip() for s in text.split(",") if s.strip()] if isinstance(text, str) else []
+    # "ismcts:1000,rollout=random" style options contain commas: glue them back
+    merged: list[str] = []
+    for s in specs:
+        if merged and "=" in s and ":" not in s:
+            merged[-1] += "," + s
+        else:
+            merged.append(s)
+    if len(merged) < 2:
+        raise ValueError(f"--bots needs at least two bot specs separated by commas, got {text!r}")
+    dup = sorted({s for s in merged if merged.count(s) > 1})
+    if dup:
+        raise ValueError(f"--bots lists {', '.join(dup)} more than once")
+    for s in merged:
+        make(s, seed=0)
+    return merged
+
+
+def rate(bots: list[str], pair_games: dict) -> dict:
+    """openskill Plackett-Luce ratings from every game, deal by deal.
+
+    ``pair_games[(i, j)]`` is the list of per-deal game lists of bot i
+    against bot j (``evaluation.GameRecord``, from i's point of view).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=b) for b in bots]
+    deals = max((len(v) for v in pair_games.values()), default=0)
+    for d in range(deals):
+        for (i, j), per_deal in sorted(pair_games.items()):
+            if d >= len(per_deal):
+                continue
+            for g in per_deal[d]:
+                ranks = [1, 2] if g.diff > 0 else [2, 1] if g.diff < 0 else [1, 1]
+                [[ri], [rj]] = model.rate([[ratings[i]], [ratings[j]]], ranks=ranks)
+                ratings[i], ratings[j] = ri, rj
+    return {b: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for b, r in zip(bots, ratings)}
+
+
+def tournament(bots: list[str], deals: int, seed, jobs, progress=None) -> dict:
+    """Play the round robin; returns the JSON-able summary."""
+    from ..evaluation import check_deals, run_deals, summarize
+
+    check_deals(deals)
+    pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
+    tasks = [(bots[i], bots[j], seed, d) for i, j in pairs for d in range(deals)]
+    results = run_deals(tasks, jobs, progress)
+    pair_games = {}
+    pair_results = {}
+    n = len(bots)
+    matrix = [[None] * n for _ in range(n)]
+    for k, (i, j) in enumerate(pairs):
+        chunk = results[k * deals:(k + 1) * deals]
+        pair_games[(i, j)] = [gs for gs, _ in chunk]
+        r = summarize(bots[i], bots[j], seed, chunk)
+        pair_results[f"{bots[i]} vs {bots[j]}"] = r.to_dict()
+        matrix[i][j] = r.score
+        matrix[j][i] = 1.0 - r.score
+    ratings = rate(bots, pair_games)
+    overall = {}
+    for i, b in enumerate(bots):
+        row = [matrix[i][j] for j in range(n) if j != i]
+        overall[b] = sum(row) / len(row)
+    order = sorted(bots, key=lambda b: -ratings[b]["ordinal"])
+    return {"bots": bots, "deals_per_pair": deals, "seed": seed, "ratings": ratings, "order": order,
+            "mean_score": overall, "score_matrix": matrix, "pairs": pair_results}
+
+
+def format_table(summary: dict) -> str:
+    bots = summary["bots"]
+    r = summary["ratings"]
+    width = max(12, max(len(b) for b in bots) + 2)
+    lines = [f"round robin: {len(bots)} bots, {summary['deals_per_pair']} duplicate deals per pair, seed {summary['seed']}",
+             "", f"{'#':>3}  {'bot':<{width}}{'mu':>8}{'sigma':>8}{'ordinal':>9}{'mean score':>12}"]
+    for k, b in enumerate(summary["order"], start=1):
+        lines.append(f"{k:>3}  {b:<{width}}{r[b]['mu']:>8.2f}{r[b]['sigma']:>8.2f}{r[b]['ordinal']:>9.2f}"
+                     f"{100 * summary['mean_score'][b]:>11.1f}%")
+    lines += ["", "score of row against column (draws = 1/2):", " " * width + "".join(f"{b[:10]:>11}" for b in bots)]
+    for i, b in enumerate(bots):
+        cells = "".join(f"{'-':>11}" if v is None else f"{100 * v:>10.1f}%" for v in summary["score_matrix"][i])
+        lines.append(f"{b:<{width}}{cells}")
+    return "\n".join(lines)
+
+
+def write_chart(summary: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bots = summary["bots"]
+    order = summary["order"]
+    r = summary["ratings"]
+    n = len(bots)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6 + 1.6 * n, 4.5))
+    mus = [r[b]["mu"] for b in order]
+    errs = [2 * r[b]["sigma"] for b in order]
+    ax1.bar(range(n), mus, yerr=errs, capsize=4, color="#4c72b0")
+    ax1.set_xticks(range(n))
+    ax1.set_xticklabels(order, rotation=30, ha="right")
+    ax1.set_ylabel("openskill Plackett-Luce mu (+-2 sigma)")
+    ax1.set_title("ratings")
+    m = [[float("nan") if v is None else 100 * v for v in row] for row in summary["score_matrix"]]
+    im = ax2.imshow(m, cmap="RdYlGn", vmin=0, vmax=100)
+    ax2.set_xticks(range(n))
+    ax2.set_xticklabels(bots, rotation=30, ha="right")
+    ax2.set_yticks(range(n))
+    ax2.set_yticklabels(bots)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                ax2.text(j, i, f"{m[i][j]:.0f}", ha="center", va="center", fontsize=9)
+    ax2.set_title("score % of row vs column")
+    fig.colorbar(im, ax=ax2, fraction=0.046)
+    fig.suptitle(f"Cavalloìcera round robin, {summary['deals_per_pair']} duplicate deals per pair")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(args) -> int:
+    from ..evaluation import check_deals, check_jobs
+
+    bots = parse_bots(args.bots)
+    check_deals(args.deals)
+    check_jobs(args.jobs)
+    os.makedirs(args.out, exist_ok=True)
+    total = args.deals * len(bots) * (len(bots) - 1) // 2
+    bar = None
+    progress = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="deal", desc="round robin", file=sys.stderr)
+        progress = bar.update
+    try:
+        summary = tournament(bots, args.deals, args.seed, args.jobs, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(format_table(summary))
+    json_path = os.path.join(args.out, "tournament.json")
+    with open(json_path, "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    png_path = os.path.join(args.out, "tournament.png")
+    write_chart(summary, png_path)
+    print(f"\nwrote {json_path} and {png_path}")
+    return 0
