@@ -1,0 +1,241 @@
+"""Training configuration: YAML -> nested dataclasses, validated before anything runs.
+
+Every key of ``configs/*.yaml`` is a field below; an unknown key, a missing
+section's wrong type or a bad value raises ``ConfigError`` naming the key path
+(``ppo.clip``) and what is allowed.  Defaults are the values of
+``configs/default.yaml`` unless stated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+OPPONENT_KINDS = ("self", "snapshots", "greedy", "heuristic")
+
+
+class ConfigError(ValueError):
+    """A config file or value that cannot be used; the message names the key."""
+
+
+@dataclass
+class ModelSection:
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"  # relu | tanh | gelu
+
+    def check(self, where):
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ConfigError(f"{where}.hidden: a non-empty list of positive layer widths, got {self.hidden!r}")
+        if self.activation not in ("relu", "tanh", "gelu"):
+            raise ConfigError(f"{where}.activation: one of relu, tanh, gelu, got {self.activation!r}")
+
+
+@dataclass
+class PPOSection:
+    lr: float = 3e-4
+    anneal_lr: bool = True  # linear decay to 0 over the run
+    gamma: float = 1.0  # deals are short and rewarded only at the end
+    gae_lambda: float = 0.95
+    epochs: int = 4
+    minibatch_size: int = 2048
+    clip: float = 0.2
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    norm_adv: bool = True
+    target_kl: typing.Optional[float] = None  # stop the epochs early past this KL
+
+    def check(self, where):
+        _range(where, "lr", self.lr, 0, 1, lo_open=True)
+        _range(where, "gamma", self.gamma, 0, 1)
+        _range(where, "gae_lambda", self.gae_lambda, 0, 1)
+        _range(where, "epochs", self.epochs, 1, 100)
+        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        _range(where, "clip", self.clip, 0, 10, lo_open=True)
+        _range(where, "vf_coef", self.vf_coef, 0, 100)
+        _range(where, "ent_coef", self.ent_coef, 0, 10)
+        _range(where, "max_grad_norm", self.max_grad_norm, 0, 1e6, lo_open=True)
+        if self.target_kl is not None:
+            _range(where, "target_kl", self.target_kl, 0, 10, lo_open=True)
+
+
+@dataclass
+class LeagueSection:
+    # Share of the games of a rollout against each kind of opponent:
+    # self = the learner on both teams (both trained), snapshots = frozen past
+    # copies of the learner (prioritised), greedy / heuristic = the fixed bots.
+    mix: dict[str, float] = field(default_factory=lambda: {"self": 0.4, "snapshots": 0.3, "greedy": 0.1, "heuristic": 0.2})
+    snapshot_every: int = 10  # updates between two snapshots joining the league
+    max_snapshots: int = 12  # the oldest (except the first) leaves when full
+    pfsp_power: float = 2.0  # snapshot weight = (1 - learner's score vs it) ** power
+    score_decay: float = 0.9  # EMA of the learner's score against each opponent, per rollout
+
+    def check(self, where):
+        unknown = sorted(set(self.mix) - set(OPPONENT_KINDS))
+        if unknown:
+            raise ConfigError(f"{where}.mix: unknown opponent kind(s) {unknown}; known: {', '.join(OPPONENT_KINDS)}")
+        for k, v in self.mix.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ConfigError(f"{where}.mix.{k}: a non-negative number, got {v!r}")
+        if sum(self.mix.values()) <= 0:
+            raise ConfigError(f"{where}.mix: the shares must not all be zero")
+        _range(where, "snapshot_every", self.snapshot_every, 1, 1 << 30)
+        _range(where, "max_snapshots", self.max_snapshots, 1, 1000)
+        _range(where, "pfsp_power", self.pfsp_power, 0, 100)
+        _range(where, "score_decay", self.score_decay, 0, 1)
+
+
+@dataclass
+class EvalSection:
+    every: int = 25  # updates between duplicate evaluations (0 = only at the end)
+    deals: int = 200  # duplicate deals per opponent (2 games each)
+    opponents: list[str] = field(default_factory=lambda: ["greedy", "heuristic"])
+    seed: int = 12345  # the evaluation deals (fixed, so points on the curve compare)
+    jobs: int = 2
+
+    def check(self, where):
+        _range(where, "every", self.every, 0, 1 << 30)
+        _range(where, "deals", self.deals, 1, 1_000_000)
+        _range(where, "jobs", self.jobs, 1, 1024)
+        from cavallo_env.bots import BotSpecError, make
+
+        for spec in self.opponents:
+            try:
+                make(spec, seed=0)
+            except BotSpecError as e:
+                raise ConfigError(f"{where}.opponents: {e}") from None
+
+
+@dataclass
+class TrainConfig:
+    name: str = "default"
+    seed: int = 0
+    device: str = "auto"  # auto | cpu | cuda | cuda:N
+    threads: int = 1  # torch CPU threads (1 is fastest on a small shared CPU)
+    updates: int = 400  # PPO updates; each plays `games` deals in lockstep first
+    games: int = 256  # deals per rollout, stepped in lockstep with batched inference
+    reward: str = "points"  # points | win (CONTRACT.md)
+    reward_scale: float = 10.0  # "points" rewards are divided by this
+    shaping: float = 0.0  # optional: per-decision reward for capture bonuses (diff), off by default
+    checkpoint_every: int = 10  # updates between checkpoints (the last one is always written)
+    model: ModelSection = field(default_factory=ModelSection)
+    ppo: PPOSection = field(default_factory=PPOSection)
+    league: LeagueSection = field(default_factory=LeagueSection)
+    eval: EvalSection = field(default_factory=EvalSection)
+
+    def check(self, where="config"):
+        if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
+            raise ConfigError(f"{where}.name: letters, digits, '-', '_' or '.', got {self.name!r}")
+        _range(where, "seed", self.seed, 0, 2**63 - 1)
+        if not (self.device in ("auto", "cpu", "cuda") or (self.device.startswith("cuda:") and self.device[5:].isdigit())):
+            raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
+        _range(where, "threads", self.threads, 1, 256)
+        _range(where, "updates", self.updates, 1, 1 << 30)
+        _range(where, "games", self.games, 1, 1 << 20)
+        if self.reward not in ("points", "win"):
+            raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
+        _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
+        _range(where, "shaping", self.shaping, 0, 100)
+        _range(where, "checkpoint_every", self.checkpoint_every, 1, 1 << 30)
+        self.model.check(f"{where}.model")
+        self.ppo.check(f"{where}.ppo")
+        self.league.check(f"{where}.league")
+        self.eval.check(f"{where}.eval")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------- building from dicts
+
+
+def _range(where, key, v, lo, hi, lo_open=False):
+    if not (lo < v if lo_open else lo <= v) or not v <= hi:
+        raise ConfigError(f"{where}.{key}: must be {'>' if lo_open else '>='} {lo} and <= {hi}, got {v!r}")
+
+
+def _coerce(value, tp, where):
+    """Check ``value`` against the annotation ``tp`` (ints are accepted for floats)."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _coerce(value, args[0], where)
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, where)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        return [_coerce(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        kt, vt = typing.get_args(tp)
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
+        return {_coerce(k, kt, f"{where} key"): _coerce(v, vt, f"{where}.{k}") for k, v in value.items()}
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads "3e-4" as a string
+            try:
+                value = float(value)
+            except ValueError:
+                raise ConfigError(f"{where}: expected a number, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, got {value!r}")
+        return value
+    raise TypeError(f"unsupported config annotation {tp!r}")  # pragma: no cover - programming error
+
+
+def _build(cls, data, where):
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of keys to values, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in data if k not in names]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(names)}")
+    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}") for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def from_dict(data, where="config") -> TrainConfig:
+    cfg = _build(TrainConfig, data, where)
+    cfg.check(where)
+    return cfg
+
+
+def load(path) -> TrainConfig:
+    """Read and validate a YAML config; ``ConfigError`` says what is wrong."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    return from_dict(data, where=path.name)
+
+
+def dump(cfg: TrainConfig) -> str:
+    import yaml
+
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

@@ -1,0 +1,90 @@
+"""``checkpoint:<path>``: a bot that plays a training checkpoint, in numpy.
+
+Used by the periodic duplicate evaluation during training (``duplicate_eval``
+runs bots by spec string in forked worker processes, so the bot must not need
+torch threads there).  It rebuilds the game from the view
+(``state_from_view``; the observation holds nothing hidden, so the unseen
+cards' placement does not matter), encodes the seat's observation and plays
+the most probable legal action, building a capture step by step exactly like
+the action space, until a whole move is chosen.  Importing this module
+registers the ``checkpoint`` bot kind.  (The shipped in-game AI is the ONNX
+export, ``policy:<path>``; this is its torch-free twin for training runs.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cavallo_env.actions import ActionGame
+from cavallo_env.bots import Bot, BotSpecError, register
+from cavallo_env.encoding import Features
+from cavallo_env.views import state_from_view
+
+_CACHE: dict[str, list] = {}
+
+
+def _activation(name):
+    if name == "relu":
+        return lambda x: np.maximum(x, 0.0)
+    if name == "tanh":
+        return np.tanh
+    erf = np.vectorize(math.erf, otypes=[np.float32])
+    return lambda x: 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def load_layers(path: str) -> tuple[list, callable]:
+    """``[(W, b), ...]`` of the body and the policy head from a checkpoint."""
+    if path not in _CACHE:
+        from .checkpoint import load
+
+        tensors, meta = load(path)
+        model = meta.get("config", {}).get("model", {})
+        hidden = model.get("hidden", [256, 256])
+        layers = []
+        for j in range(len(hidden)):
+            layers.append((tensors[f"model.body.{2 * j}.weight"].numpy().T.copy(), tensors[f"model.body.{2 * j}.bias"].numpy()))
+        layers.append((tensors["model.policy.weight"].numpy().T.copy(), tensors["model.policy.bias"].numpy()))
+        _CACHE[path] = [layers, _activation(model.get("activation", "relu"))]
+    return tuple(_CACHE[path])
+
+
+class CheckpointBot(Bot):
+    name = "checkpoint"
+
+    def __init__(self, path: str, seed=None):
+        super().__init__(seed)
+        self.path = path
+        self.layers, self.act = load_layers(path)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        h = obs
+        for W, b in self.layers[:-1]:
+            h = self.act(h @ W + b)
+        W, b = self.layers[-1]
+        return h @ W + b
+
+    def choose_move(self, view, legal):
+        state = state_from_view(view)
+        game = ActionGame(state)
+        feats = Features()
+        feats.reset(state)
+        seat = state.current
+        while True:
+            acts = game.legal_actions()
+            logits = self.logits(feats.observation(seat))
+            a = max(acts, key=lambda x: logits[x])
+            move = game.step(a)
+            if move is not None:
+                return move
+            feats.set_building(game.building)
+
+
+def from_spec(arg, seed):
+    if not arg:
+        raise BotSpecError("checkpoint bot needs a path: checkpoint:<path to .safetensors or .json>")
+    return CheckpointBot(arg, seed=seed)
+
+
+register("checkpoint", from_spec)

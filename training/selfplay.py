@@ -1,0 +1,284 @@
+"""Self-play rollouts: many deals in lockstep, one batched forward per policy per step.
+
+A rollout plays ``games`` fresh deals to the end, all at once.  Each game has a
+controller per seat: the learner (code 0), a frozen league snapshot (code
+``1 + k``) or a fixed bot (``GREEDY``/``HEURISTIC``).  The learner plays both
+seats of its team with the same network (observations are seat-relative); in
+"self" games it plays both teams.
+
+Every step, each unfinished game has exactly one seat to decide.  The driver
+gathers the observations of every game whose deciding seat is played by the
+same network with one fancy-indexing gather from the ``[games, STATE_SIZE]``
+matrix the encoders write into (``Features`` rows), builds the action masks
+from ``ActionGame.legal_actions()``, runs one forward pass and samples all
+actions at once (Gumbel-max over the masked logits, so an illegal action can
+never be drawn).  Bots decide through their JSON views, one game at a time.
+
+This is the same engine (``ActionGame``), action space and encoder
+(``Features``/``OBS_INDEX``) as the PettingZoo env, which stays the public
+way in; the driver only skips the per-agent dict plumbing.
+
+The learner's decisions are returned as a flat ``Batch`` with GAE advantages,
+computed per (game, team): a team's decisions interleave its two seats and
+share the team's end-of-deal reward (0 before the end, capture-building
+sub-steps included), optionally plus a shaping reward for capture bonuses.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from cavallo_env.actions import NUM_ACTIONS, ActionGame, move_to_actions
+from cavallo_env.encoding import OBS_INDEX, OBS_SIZE, STATE_SIZE, Features
+from cavallo_env.engine import GameState, random_deal
+from cavallo_env.views import make_view, move_from_dict
+
+LEARNER = 0
+GREEDY = -1
+HEURISTIC = -2
+BOT_CODES = {"greedy": GREEDY, "heuristic": HEURISTIC}
+PHASES = ("engine", "encoder", "inference", "bots", "update")
+
+
+@dataclass
+class Batch:
+    """The learner's decisions of one rollout (flat, grouped by game and team)."""
+
+    obs: np.ndarray  # float32 [M, OBS_SIZE]
+    mask: np.ndarray  # bool [M, NUM_ACTIONS]
+    actions: np.ndarray  # int64 [M]
+    logp: np.ndarray  # float32 [M]: log-probability of the action when it was sampled
+    values: np.ndarray  # float32 [M]
+    advantages: np.ndarray  # float32 [M]
+    returns: np.ndarray  # float32 [M]: advantages + values (value targets)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class RolloutStats:
+    decisions: int = 0  # every decision (action) taken in the rollout, any seat
+    learner_decisions: int = 0
+    # per opponent label: list of (learner score 1/0.5/0, learner point difference)
+    results: dict = field(default_factory=dict)
+
+
+def masks_from_legal(legal_lists) -> np.ndarray:
+    """``[len, NUM_ACTIONS]`` bool masks from lists of legal action ids."""
+    n = len(legal_lists)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    rows: list[int] = []
+    cols: list[int] = []
+    for j, legal in enumerate(legal_lists):
+        rows.extend([j] * len(legal))
+        cols.extend(legal)
+    mask[rows, cols] = True
+    return mask
+
+
+@torch.no_grad()
+def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator, device) -> tuple:
+    """Sample one action per row from the masked policy: (actions, logp, values) as numpy."""
+    o = torch.from_numpy(obs).to(device)
+    m = torch.from_numpy(mask).to(device)
+    logits, value = net(o, m)
+    logp_all = torch.log_softmax(logits, dim=-1)
+    u = torch.rand(logits.shape, generator=gen, device=gen.device).clamp_(1e-12, 1.0 - 1e-7).to(device)
+    actions = (logits - torch.log(-torch.log(u))).argmax(dim=-1)  # Gumbel-max: masked logits are -1e9
+    logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+    return actions.cpu().numpy(), logp.cpu().numpy(), value.float().cpu().numpy()
+
+
+class Timers(dict):
+    def __init__(self):
+        super().__init__({p: 0.0 for p in PHASES})
+
+
+def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.random.Generator,
+                 gen: torch.Generator, device, reward: str = "points", reward_scale: float = 10.0,
+                 shaping: float = 0.0, gamma: float = 1.0, gae_lambda: float = 0.95,
+                 timers: Timers | None = None) -> tuple[Batch, RolloutStats]:
+    """Play ``len(opponents)`` deals in lockstep and return the learner's batch.
+
+    ``opponents[i]`` is the opponent of game ``i``: ``"self"``, ``"greedy"``,
+    ``"heuristic"`` or ``("snapshot", k)`` for ``snapshot_nets[k]``.  Deals,
+    seats and bot seeds come from ``rng``; action sampling from ``gen``.
+    """
+    from cavallo_env.bots import make
+
+    timers = timers if timers is not None else Timers()
+    clock = time.perf_counter
+    n_games = len(opponents)
+    S = np.zeros((n_games, STATE_SIZE), dtype=np.float32)
+    games: list[ActionGame] = []
+    feats: list[Features] = []
+    ctl = np.zeros((n_games, 4), dtype=np.int64)
+    labels: list[str] = []
+    learner_team = np.zeros(n_games, dtype=np.int64)
+    bots: dict[int, object] = {}
+    t0 = clock()
+    for i, opp in enumerate(opponents):
+        state = GameState(*random_deal(int(rng.integers(1 << 62))))
+        games.append(ActionGame(state))
+        lt = int(rng.integers(2))
+        learner_team[i] = lt
+        if opp == "self":
+            labels.append("self")
+        else:
+            if isinstance(opp, tuple):
+                code = 1 + opp[1]
+                labels.append(f"snapshot{opp[1]}")
+            else:
+                code = BOT_CODES[opp]
+                labels.append(opp)
+                bots[i] = make(opp, seed=int(rng.integers(1 << 62)))
+            ctl[i, 1 - lt] = code
+            ctl[i, 3 - lt] = code
+    timers["engine"] += clock() - t0
+    t0 = clock()
+    for i, g in enumerate(games):
+        f = Features(S[i])
+        f.reset(g.state)
+        feats.append(f)
+    timers["encoder"] += clock() - t0
+
+    rec_obs, rec_mask, rec_act, rec_logp, rec_val, rec_key, rec_bonus = [], [], [], [], [], [], []
+    final = np.zeros(2 * n_games, dtype=np.float32)  # per (game, team): terminal reward
+    final_bonus = np.zeros(2 * n_games, dtype=np.float32)
+    stats = RolloutStats()
+    active = np.arange(n_games)
+    while len(active):
+        cur = np.fromiter((games[i].state.current for i in active), dtype=np.int64, count=len(active))
+        who = ctl[active, cur]
+        for code in np.unique(who):
+            sel = who == code
+            gi = active[sel]
+            if code < 0:  # a fixed bot: through its view, one game at a time
+                for i in gi:
+                    g = games[i]
+                    st = g.state
+                    t0 = clock()
+                    card, capture = move_from_dict(bots[i].choose(make_view(st, st.current)))
+                    t1 = clock()
+                    acts = move_to_actions(st, card, capture)
+                    for a in acts:
+                        g.step(a)
+                    t2 = clock()
+                    feats[i].after_move(st)
+                    timers["bots"] += t1 - t0
+                    timers["engine"] += t2 - t1
+                    timers["encoder"] += clock() - t2
+                    stats.decisions += len(acts)
+                continue
+            seats = cur[sel]
+            t0 = clock()
+            legal = [games[i].legal_actions() for i in gi]
+            t1 = clock()
+            obs = S[gi[:, None], OBS_INDEX[seats]]
+            mask = masks_from_legal(legal)
+            t2 = clock()
+            net = learner if code == LEARNER else snapshot_nets[code - 1]
+            actions, logp, values = sample_actions(net, obs, mask, gen, device)
+            t3 = clock()
+            timers["engine"] += t1 - t0
+            timers["encoder"] += t2 - t1
+            timers["inference"] += t3 - t2
+            if code == LEARNER:
+                rec_obs.append(obs)
+                rec_mask.append(mask)
+                rec_act.append(actions)
+                rec_logp.append(logp)
+                rec_val.append(values)
+                rec_key.append(gi * 2 + (seats & 1))
+                if shaping:
+                    rec_bonus.append(np.array([_bonus_diff(games[i].state, s & 1) for i, s in zip(gi, seats)], np.float32))
+                stats.learner_decisions += len(gi)
+            stats.decisions += len(gi)
+            t_eng = t_enc = 0.0
+            for i, a in zip(gi.tolist(), actions.tolist()):
+                g = games[i]
+                t0 = clock()
+                moved = g.step(a)
+                t1 = clock()
+                if moved is None:
+                    feats[i].set_building(g.building)
+                else:
+                    feats[i].after_move(g.state)
+                t_eng += t1 - t0
+                t_enc += clock() - t1
+            timers["engine"] += t_eng
+            timers["encoder"] += t_enc
+        still = []
+        for i in active.tolist():
+            st = games[i].state
+            if not st.done:
+                still.append(i)
+                continue
+            ret = st.returns(reward)
+            for team in (0, 1):
+                final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
+                final_bonus[2 * i + team] = _bonus_diff(st, team)
+            if labels[i] != "self":
+                lt = int(learner_team[i])
+                diff = st.returns("points")[lt]
+                stats.results.setdefault(labels[i], []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+            else:
+                diff = st.returns("points")[0]
+                stats.results.setdefault("self", []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+        active = np.asarray(still, dtype=np.int64)
+
+    # ---- flatten, group each (game, team)'s decisions in time order, GAE
+    key = np.concatenate(rec_key)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    values = np.concatenate(rec_val)[order]
+    last = np.ones(len(key), dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    rewards = np.where(last, final[key], 0.0).astype(np.float32)
+    if shaping:
+        bonus = np.concatenate(rec_bonus)[order]
+        nxt = np.empty_like(bonus)
+        nxt[:-1] = bonus[1:]
+        nxt[last] = final_bonus[key[last]]
+        rewards += shaping * (nxt - bonus) / reward_scale
+    advantages = _gae(rewards, values, last, gamma, gae_lambda)
+    batch = Batch(
+        obs=np.concatenate(rec_obs)[order],
+        mask=np.concatenate(rec_mask)[order],
+        actions=np.concatenate(rec_act)[order].astype(np.int64),
+        logp=np.concatenate(rec_logp)[order].astype(np.float32),
+        values=values.astype(np.float32),
+        advantages=advantages,
+        returns=(advantages + values).astype(np.float32),
+    )
+    assert batch.obs.shape[1] == OBS_SIZE
+    return batch, stats
+
+
+def _bonus_diff(state: GameState, team: int) -> float:
+    b = state.bonuses
+    return float(sum(b[team]) - sum(b[1 - team]))
+
+
+def _gae(rewards, values, last, gamma: float, lam: float) -> np.ndarray:
+    """Generalised advantage estimation over consecutive sequences ending at ``last``."""
+    n = len(rewards)
+    adv = np.zeros(n, dtype=np.float32)
+    next_value = np.zeros(n, dtype=np.float32)
+    next_value[:-1] = values[1:]
+    next_value[last] = 0.0
+    delta = (rewards + gamma * next_value - values).tolist()
+    not_last = (~last).tolist()
+    a = 0.0
+    gl = gamma * lam
+    out = [0.0] * n
+    for t in range(n - 1, -1, -1):
+        a = delta[t] + (gl * a if not_last[t] else 0.0)
+        out[t] = a
+    adv[:] = out
+    return adv
