@@ -1,0 +1,327 @@
+"""``policy:<path>``: the in-game AI, an exported policy played through onnxruntime.
+
+An exported model is two files written by ``cavallo export``: ``<name>.onnx``
+(one self-contained ONNX graph: inputs ``obs`` float32 [N, 702] and ``mask``
+float32 [N, 156], outputs ``logits`` [N, 156] with illegal actions at -1e9 and
+``value`` [N]) and the sidecar ``<name>.json`` (format tag, observation layout
+and action contract versions, the training config, evaluation results and the
+sha256 of the ``.onnx``).  Loading checks the sidecar against this
+``cavallo_env`` (``OBS_VERSION``, ``ACTION_CONTRACT_VERSION``) and the file
+against its hash, and raises ``ModelError`` saying what does not match.
+
+This module never imports torch: the runtime needs only numpy and onnxruntime.
+
+Specs (``cavallo_env.bots.make``):
+
+- ``policy:default``            the model shipped in ``cavallo_env/models/default.onnx``
+- ``policy:path/to/model.onnx`` an exported model (the ``.json`` beside it is read too)
+- options follow the path, each after an ``@``:
+  ``@t=0.5`` (or ``@temperature=0.5``) samples from ``softmax(logits / t)``
+  instead of playing the most likely action (``t=0``, the default: greedy);
+  ``@threads=2`` sets onnxruntime's intra-op threads (default 1, the fastest
+  for one decision at a time).  Example: ``policy:default@t=0.7``.
+
+A decision (``choose(view)``): the view is checked and rebuilt as a game
+(``state_from_view``; a malformed or inconsistent view raises ``ViewError``),
+its ``legal_moves`` must agree with the rules, then the seat's observation and
+action mask are fed to the model and the chosen action is stepped through the
+capture-building action space until a move is complete.  Sub-decisions with a
+single legal action skip the model.  With a temperature, the random draw of a
+decision is seeded from the bot's seed and the view, so the same view always
+gets the same move; the bot keeps no state between calls and is safe to call
+from several threads at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+
+from .. import ACTION_CONTRACT_VERSION
+from ..actions import NUM_ACTIONS, ActionGame
+from ..encoding import OBS_SIZE, OBS_VERSION, Features
+from ..views import ViewError, move_from_dict, state_from_view
+from .base import Bot, BotSpecError
+
+#: format tag of an exported model's sidecar
+FORMAT = "cavallo-policy/1"
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "default.onnx"
+
+
+class ModelError(ValueError):
+    """An exported model that is missing, corrupt, foreign or for another layout."""
+
+
+def sidecar_path(model_path) -> Path:
+    """``model.onnx`` -> ``model.json``."""
+    return Path(model_path).with_suffix(".json")
+
+
+def file_sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_sidecar(model_path) -> dict:
+    """Read and check the sidecar of ``model_path``; ``ModelError`` if unusable."""
+    model_path = Path(model_path)
+    meta_path = sidecar_path(model_path)
+    if not model_path.is_file():
+        raise ModelError(f"{model_path}: model file not found")
+    if not meta_path.is_file():
+        raise ModelError(f"{meta_path}: the model's sidecar JSON is missing (cavallo export writes <name>.json "
+                         f"beside <name>.onnx)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelError(f"{meta_path}: not valid JSON ({e}); truncated or foreign file?") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise ModelError(f"{meta_path}: not an exported cavallo policy (format {got!r}, expected {FORMAT!r})")
+    for key, want in (("obs_version", OBS_VERSION), ("action_version", ACTION_CONTRACT_VERSION)):
+        if meta.get(key) != want:
+            raise ModelError(f"{model_path}: the model was exported for {key} {meta.get(key)!r}, but this "
+                             f"cavallo-env uses {want!r}; re-export it from a matching checkpoint or install "
+                             f"the cavallo-env version it was trained with")
+    if meta.get("obs_size", OBS_SIZE) != OBS_SIZE or meta.get("num_actions", NUM_ACTIONS) != NUM_ACTIONS:
+        raise ModelError(f"{meta_path}: the model takes {meta.get('obs_size')} observations and "
+                         f"{meta.get('num_actions')} actions, this cavallo-env has {OBS_SIZE} and {NUM_ACTIONS}")
+    want_hash = meta.get("onnx_sha256")
+    if want_hash is not None and file_sha256(model_path) != want_hash:
+        raise ModelError(f"{model_path}: the file does not match its sidecar (sha256 differs); "
+                         "it was changed, truncated or the sidecar belongs to another export")
+    return meta
+
+
+# (resolved path, size, mtime_ns, threads) -> (session, meta); sessions are thread-safe and read-only
+_SESSIONS: dict = {}
+
+
+def load_model(path, threads: int = 1):
+    """``(onnxruntime.InferenceSession, sidecar dict)`` for an exported model (cached)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError:
+        raise ModelError(f"{path}: model file not found") from None
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, threads)
+    hit = _SESSIONS.get(key)
+    if hit is not None:
+        return hit
+    meta = read_sidecar(path)
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    if threads == 1:
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
+        raise ModelError(f"{path}: onnxruntime cannot load the model ({str(e).strip()[:300]})") from None
+    inputs = {i.name: i for i in sess.get_inputs()}
+    outputs = {o.name for o in sess.get_outputs()}
+    if set(inputs) != {"obs", "mask"} or not {"logits", "value"} <= outputs:
+        raise ModelError(f"{path}: expected inputs obs, mask and outputs logits, value; got inputs "
+                         f"{sorted(inputs)} and outputs {sorted(outputs)}")
+    if inputs["obs"].shape[-1] != OBS_SIZE or inputs["mask"].shape[-1] != NUM_ACTIONS:
+        raise ModelError(f"{path}: input shapes {inputs['obs'].shape} and {inputs['mask'].shape} do not fit "
+                         f"observations of {OBS_SIZE} and masks of {NUM_ACTIONS}")
+    _SESSIONS[key] = (sess, meta)
+    return sess, meta
+
+
+def _decision_seed(seed, view) -> int:
+    key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
+                     separators=(",", ":"), default=str)
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+class PolicyBot(Bot):
+    """An exported policy playing from views (see the module doc)."""
+
+    #: ``choose`` checks the whole view (``state_from_view``), so a server need not
+    validates_views = True
+
+    def __init__(self, path, seed=None, temperature: float = 0.0, threads: int = 1, name: str | None = None):
+        super().__init__(seed)
+        if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
+            raise BotSpecError(f"policy temperature must be a finite number >= 0, got {temperature!r}")
+        if not (isinstance(threads, int) and 1 <= threads <= 64):
+            raise BotSpecError(f"policy threads must be an int in 1..64, got {threads!r}")
+        self.path = Path(path)
+        self.seed = seed
+        self.temperature = float(temperature)
+        self.session, self.meta = load_model(self.path, threads)
+        self.name = name or f"policy:{self.path}"
+        self._outputs = ["logits"]
+
+    # -- model ---------------------------------------------------------------
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits for a batch: ``obs`` float32 [N, 702], ``mask`` float32 [N, 156]."""
+        return self.session.run(self._outputs, {"obs": obs, "mask": mask})[0]
+
+    def evaluate(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, value)`` for a batch, exactly the exported ``PolicyNet.forward``."""
+        logits, value = self.session.run(["logits", "value"], {"obs": obs, "mask": mask})
+        return logits, value
+
+    @property
+    def info(self) -> dict:
+        """What a health check reports about the model."""
+        m = self.meta
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "format": m.get("format"),
+            "obs_version": m.get("obs_version"),
+            "action_version": m.get("action_version"),
+            "onnx_sha256": m.get("onnx_sha256"),
+            "model": m.get("model"),
+            "source": m.get("source"),
+            "evaluation": m.get("evaluation"),
+            "temperature": self.temperature,
+        }
+
+    # -- playing ---------------------------------------------------------------
+    def choose(self, view: dict) -> dict:
+        state = state_from_view(view)
+        legal = state.legal_moves()
+        given = view.get("legal_moves")
+        by_move = None
+        if given is not None:
+            if not isinstance(given, list):
+                raise ViewError("'legal_moves' must be a list of moves")
+            if not given:
+                raise ViewError("the view has no legal moves, but seat "
+                                f"{state.current} is to play and has {len(legal)}")
+            by_move = {}
+            for i, m in enumerate(given, start=1):
+                try:
+                    mv = move_from_dict(m)
+                except ViewError as e:
+                    raise ViewError(f"legal move {i}: {e}") from None
+                by_move[mv] = m
+            if len(by_move) != len(given) or set(by_move) != set(legal):
+                wrong = sorted(set(by_move) - set(legal))
+                missing = sorted(set(legal) - set(by_move))
+                what = []
+                if wrong:
+                    what.append(f"{len(wrong)} listed move(s) are not legal")
+                if missing:
+                    what.append(f"{len(missing)} legal move(s) are missing")
+                if len(by_move) != len(given):
+                    what.append("a move is listed twice")
+                raise ViewError("'legal_moves' contradict the rules for this position: " + ", ".join(what))
+        if len(legal) == 1:
+            move = legal[0]
+        else:
+            move = self._decide(state, view)
+        if by_move is not None:
+            return by_move[move]
+        card, capture = move
+        from ..cards import NAMES
+
+        return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
+
+    def _decide(self, state, view) -> tuple:
+        game = ActionGame(state)
+        seat = state.current
+        feats = Features()
+        feats.reset(state)
+        rng = random.Random(_decision_seed(self.seed, view)) if self.temperature > 0 else None
+        run = self.session.run
+        outputs = self._outputs
+        mask = np.zeros((1, NUM_ACTIONS), np.float32)
+        while True:
+            acts = game.legal_actions()
+            if len(acts) == 1:
+                action = acts[0]
+            else:
+                obs = feats.observation(seat)[None]
+                mask[0, :] = 0.0
+                mask[0, acts] = 1.0
+                logits = run(outputs, {"obs": obs, "mask": mask})[0][0]
+                if rng is None:
+                    action = int(logits.argmax())
+                else:
+                    action = self._sample(logits, acts, rng)
+            move = game.step(action)
+            if move is not None:
+                return move
+            feats.set_building(game.building)
+
+    def _sample(self, logits, acts, rng) -> int:
+        vals = [float(logits[a]) / self.temperature for a in acts]
+        top = max(vals)
+        weights = [math.exp(v - top) for v in vals]
+        r = rng.random() * sum(weights)
+        for a, w in zip(acts, weights):
+            r -= w
+            if r < 0:
+                return a
+        return acts[-1]
+
+
+def _parse_options(parts: list[str], spec: str) -> dict:
+    kwargs = {}
+    for part in parts:
+        k, sep, v = part.partition("=")
+        k = k.strip().lower()
+        if not sep or not k:
+            raise BotSpecError(f"policy option {part!r} in {spec!r} must look like key=value (e.g. t=0.5)")
+        try:
+            if k in ("t", "temperature"):
+                kwargs["temperature"] = float(v)
+            elif k == "threads":
+                kwargs["threads"] = int(v)
+            else:
+                raise BotSpecError(f"unknown policy option {k!r} in {spec!r}; known: t (temperature), threads")
+        except ValueError as e:
+            if isinstance(e, BotSpecError):
+                raise
+            raise BotSpecError(f"policy option {k}={v!r} in {spec!r} is not a number") from None
+    return kwargs
+
+
+def resolve(arg: str) -> Path:
+    """The model file a ``policy:`` argument names (``default`` = the shipped one)."""
+    if arg == "default":
+        if not DEFAULT_MODEL.is_file():
+            raise ModelError(
+                f"policy:default: the shipped model {DEFAULT_MODEL} is not installed in this copy of cavallo-env; "
+                "export one with `cavallo export checkpoints/default.safetensors --out "
+                "cavallo_env/models/default.onnx`, or name an exported model with policy:<path>")
+        return DEFAULT_MODEL
+    return Path(os.path.expanduser(arg))
+
+
+def from_spec(arg, seed=None) -> PolicyBot:
+    """Build from the text after ``policy:`` (see the module doc)."""
+    if arg is None or not str(arg).strip():
+        raise BotSpecError("policy needs a model: 'policy:default' or 'policy:<path to .onnx>'")
+    arg = str(arg).strip()
+    spec = f"policy:{arg}"
+    path_text, options = arg, []
+    if "@" in arg and not Path(os.path.expanduser(arg)).exists():
+        path_text, *options = arg.split("@")
+    kwargs = _parse_options(options, spec)
+    path = resolve(path_text.strip())
+    name = "policy:default" if path_text.strip() == "default" else f"policy:{path_text.strip()}"
+    if kwargs.get("temperature"):
+        name += f"@t={kwargs['temperature']:g}"
+    return PolicyBot(path, seed=seed, name=name, **kwargs)

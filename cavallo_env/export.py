@@ -1,0 +1,228 @@
+"""Export a training checkpoint as the in-game AI: one ONNX file plus a JSON sidecar.
+
+``export_checkpoint(checkpoint, out)`` loads ``<ckpt>.safetensors`` +
+``<ckpt>.json`` (``training.checkpoint.load``: truncated, foreign or
+other-version checkpoints raise ``CheckpointError``), rebuilds the
+``PolicyNet`` from the config in the sidecar, and exports its ``forward`` with
+the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
+
+- inputs ``obs`` float32 [batch, 702] and ``mask`` float32 [batch, 156]
+  (nonzero = legal), outputs ``logits`` float32 [batch, 156] (illegal actions
+  at -1e9) and ``value`` float32 [batch]; the batch axis is dynamic;
+- all weights inside the one ``.onnx`` file (never an external data file:
+  the export happens in a private temporary folder and anything other than
+  the one file it should produce is an error);
+- ``onnx.checker`` (full check, with shape inference) must pass, and
+  onnxruntime must reproduce the torch outputs on random observations and
+  masks within ``tolerance`` (1e-5), or the export fails.
+
+The sidecar ``<out stem>.json`` (format ``cavallo-policy/1``) holds the
+observation layout version, the action contract version, the sizes, the
+input/output description, the model section and the whole training config,
+the evaluation results found in the checkpoint (plus any passed in), the
+source checkpoint (path, sha256 of its weights, step) and the sha256 of the
+``.onnx``.  ``cavallo_env.bots.policy`` checks it on load.
+
+This module imports torch and onnx (the ``train`` extra); the runtime does not.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from . import ACTION_CONTRACT_VERSION, __version__
+from .actions import NUM_ACTIONS
+from .bots.policy import FORMAT, ModelError, file_sha256, sidecar_path
+from .encoding import OBS_SIZE, OBS_VERSION
+
+OPSET = 17
+TOLERANCE = 1e-5
+
+
+class ExportError(ValueError):
+    """The checkpoint cannot be exported (bad config, weights that do not fit, failed check)."""
+
+
+def _model_config(meta: dict, where: str):
+    from training.model import ModelConfig
+
+    cfg = meta.get("config")
+    section = cfg.get("model") if isinstance(cfg, dict) else None
+    if section is None:
+        section = meta.get("model")
+    if not isinstance(section, dict):
+        raise ExportError(f"{where}: the checkpoint sidecar has no model section (config.model) to rebuild the network from")
+    try:
+        mc = ModelConfig(hidden=list(section["hidden"]), activation=str(section.get("activation", "relu")))
+    except (KeyError, TypeError) as e:
+        raise ExportError(f"{where}: bad model section {section!r} ({e})") from None
+    if not mc.hidden or not all(isinstance(h, int) and h > 0 for h in mc.hidden):
+        raise ExportError(f"{where}: model.hidden must be a list of positive ints, got {mc.hidden!r}")
+    return mc
+
+
+def load_policy_net(checkpoint):
+    """``(PolicyNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
+    from training.checkpoint import load, model_state, paths
+    from training.model import PolicyNet
+
+    tensors, meta = load(checkpoint)
+    where = str(paths(checkpoint)[1])
+    mc = _model_config(meta, where)
+    try:
+        net = PolicyNet(mc)
+    except ValueError as e:
+        raise ExportError(f"{where}: {e}") from None
+    state = model_state(tensors)
+    if not state:
+        raise ExportError(f"{paths(checkpoint)[0]}: no model.* weights in the checkpoint")
+    try:
+        net.load_state_dict(state, strict=True)
+    except RuntimeError as e:
+        first = " ".join(str(e).split())[:400]
+        raise ExportError(f"{paths(checkpoint)[0]}: the weights do not fit the model {mc.to_dict()} "
+                          f"described in the sidecar: {first}") from None
+    net.eval()
+    return net, meta
+
+
+def _export_onnx(net, path: Path) -> None:
+    import torch
+
+    obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
+    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)
+    axes = {"obs": {0: "batch"}, "mask": {0: "batch"}, "logits": {0: "batch"}, "value": {0: "batch"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.no_grad():
+            torch.onnx.export(
+                net, (obs, mask), str(path), dynamo=False, external_data=False, export_params=True,
+                input_names=["obs", "mask"], output_names=["logits", "value"], dynamic_axes=axes,
+                opset_version=OPSET, do_constant_folding=True,
+            )
+
+
+def random_inputs(n: int, seed: int = 0):
+    """Random float32 observations in [0, 1) and masks with at least one legal action per row."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    obs = rng.random((n, OBS_SIZE), dtype=np.float32)
+    mask = (rng.random((n, NUM_ACTIONS)) < 0.15).astype(np.float32)
+    mask[np.arange(n), rng.integers(0, NUM_ACTIONS, n)] = 1.0
+    return obs, mask
+
+
+def max_difference(net, onnx_path, obs, mask) -> float:
+    """Largest absolute difference between torch and onnxruntime outputs on legal logits and values."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    logits, value = sess.run(["logits", "value"], {"obs": obs, "mask": mask})
+    with torch.no_grad():
+        t_logits, t_value = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    legal = mask != 0
+    if not np.array_equal(logits[~legal], t_logits.numpy()[~legal]):
+        return float("inf")  # the masked entries must be exactly the mask constant
+    return float(max(np.abs(logits[legal] - t_logits.numpy()[legal]).max(), np.abs(value - t_value.numpy()).max()))
+
+
+def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolerance: float = TOLERANCE,
+                      check_deals: int = 256) -> tuple[Path, Path]:
+    """Write ``out`` (.onnx) and its sidecar; returns both paths.  See the module doc."""
+    import onnx
+
+    from training.checkpoint import paths
+
+    out = Path(out)
+    if out.suffix != ".onnx":
+        raise ExportError(f"--out must name a .onnx file, got {str(out)!r}")
+    net, meta = load_policy_net(checkpoint)
+    st_path, ckpt_json = paths(checkpoint)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(dir=out.parent, prefix=".export-"))
+    try:
+        tmp = tmpdir / "model.onnx"
+        _export_onnx(net, tmp)
+        produced = sorted(p.name for p in tmpdir.iterdir())
+        if produced != ["model.onnx"]:
+            raise ExportError(f"the ONNX export wrote {produced}, expected a single self-contained file")
+        model = onnx.load(str(tmp), load_external_data=False)
+        for init in model.graph.initializer:
+            if init.data_location == onnx.TensorProto.EXTERNAL:
+                raise ExportError(f"initializer {init.name} is stored outside the .onnx file")
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except onnx.checker.ValidationError as e:
+            raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
+        obs, mask = random_inputs(check_deals)
+        diff = max_difference(net, tmp, obs, mask)
+        if not diff <= tolerance:
+            raise ExportError(f"onnxruntime and torch differ by {diff:g} (> {tolerance:g}) on random inputs")
+        sha = file_sha256(tmp)
+        sidecar = {
+            "format": FORMAT,
+            "obs_version": OBS_VERSION,
+            "action_version": ACTION_CONTRACT_VERSION,
+            "obs_size": OBS_SIZE,
+            "num_actions": NUM_ACTIONS,
+            "inputs": {"obs": ["batch", OBS_SIZE, "float32"], "mask": ["batch", NUM_ACTIONS, "float32, nonzero = legal"]},
+            "outputs": {"logits": ["batch", NUM_ACTIONS, "float32, illegal = -1e9"], "value": ["batch", "float32"]},
+            "opset": OPSET,
+            "onnx_file": out.name,
+            "onnx_sha256": sha,
+            "model": net.cfg.to_dict(),
+            "training_config": meta.get("config"),
+            "evaluation": _evaluation(meta, evaluation),
+            "source": {
+                "checkpoint": str(st_path),
+                "checkpoint_sha256": file_sha256(st_path),
+                "step": meta.get("step", meta.get("global_step")),
+                "updates": meta.get("update", meta.get("updates")),
+                "seed": meta.get("seed"),
+            },
+            "check": {"max_abs_diff_vs_torch": diff, "tolerance": tolerance, "random_inputs": check_deals},
+            "exported_by": f"cavallo-env {__version__}",
+            "exported_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        }
+        meta_path = sidecar_path(out)
+        tmp_json = tmpdir / "model.json"
+        tmp_json.write_text(json.dumps(sidecar, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+        os.replace(tmp_json, meta_path)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return out, meta_path
+
+
+def _evaluation(meta: dict, extra: dict | None):
+    found = {}
+    for key in ("eval", "evaluation", "evals", "eval_history", "final_eval"):
+        if meta.get(key) is not None:
+            found[key] = meta[key]
+    if extra:
+        found.update(extra)
+    return found or None
+
+
+def add_evaluation(model_path, results: dict) -> None:
+    """Merge evaluation ``results`` into the sidecar of an exported model."""
+    meta_path = sidecar_path(model_path)
+    try:
+        meta = json.loads(Path(meta_path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{meta_path}: cannot read the sidecar ({e})") from None
+    ev = meta.get("evaluation") or {}
+    ev.update(results)
+    meta["evaluation"] = ev
+    tmp = Path(str(meta_path) + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, meta_path)

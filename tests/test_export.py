@@ -1,0 +1,242 @@
+"""cavallo export: checkpoint -> single-file ONNX + sidecar, equal to torch, clear errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from policy_fixtures import game_views, make_checkpoint, make_model
+
+from cavallo_env import ACTION_CONTRACT_VERSION
+from cavallo_env.actions import NUM_ACTIONS, ActionGame
+from cavallo_env.bots import make
+from cavallo_env.bots.policy import FORMAT, ModelError, PolicyBot, file_sha256
+from cavallo_env.cli import main
+from cavallo_env.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
+from cavallo_env.export import ExportError, export_checkpoint, load_policy_net, random_inputs
+from cavallo_env.views import move_to_dict, state_from_view
+from training.checkpoint import CheckpointError
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    d = tmp_path_factory.mktemp("export")
+    return d, make_model(d)
+
+
+def torch_outputs(net, obs, mask):
+    with torch.no_grad():
+        logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    return logits.numpy(), value.numpy()
+
+
+@pytest.mark.parametrize("hidden,activation", [((64, 64), "relu"), ((32,), "tanh"), ((48, 40, 24), "gelu")])
+def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation):
+    model = make_model(tmp_path, hidden=hidden, activation=activation, seed=3)
+    net, _ = load_policy_net(tmp_path / "model-ckpt")
+    bot = PolicyBot(model)
+    for n in (1, 7, 300):  # the batch axis is dynamic
+        obs, mask = random_inputs(n, seed=n)
+        obs = obs * 4.0 - 2.0  # outside the observation range too
+        logits, value = bot.evaluate(obs, mask)
+        t_logits, t_value = torch_outputs(net, obs, mask)
+        assert logits.shape == (n, NUM_ACTIONS) and value.shape == (n,)
+        legal = mask != 0
+        assert np.abs(logits[legal] - t_logits[legal]).max() <= 1e-5
+        assert np.abs(value - t_value).max() <= 1e-5
+        assert np.array_equal(logits[~legal], t_logits[~legal])  # the mask constant, exactly
+        assert (logits[~legal] <= -1e8).all()
+
+
+def test_onnx_matches_torch_on_real_observations(exported, tmp_path):
+    d, model = exported
+    net, _ = load_policy_net(d / "model-ckpt")
+    bot = PolicyBot(model)
+    obs, masks = [], []
+    for view in game_views(5):
+        state = state_from_view(view)
+        game = ActionGame(state)
+        obs.append(encode_observation(state, state.current))
+        m = np.zeros(NUM_ACTIONS, np.float32)
+        m[game.legal_actions()] = 1
+        masks.append(m)
+    obs, masks = np.stack(obs), np.stack(masks)
+    logits, value = bot.evaluate(obs, masks)
+    t_logits, t_value = torch_outputs(net, obs, masks)
+    assert np.abs(logits - t_logits).max() <= 1e-5
+    assert np.abs(value - t_value).max() <= 1e-5
+
+
+def torch_choice(net, view, seen=None):
+    """The greedy move of the torch model, encoding every sub-step from scratch.
+
+    The observations of the sub-steps with a real choice are appended to ``seen``.
+    """
+    state = state_from_view(view)
+    game = ActionGame(state)
+    seat = state.current
+    while True:
+        legal = game.legal_actions()
+        obs = encode_observation(game.state, seat, game.building)[None]
+        mask = np.zeros((1, NUM_ACTIONS), np.float32)
+        mask[0, legal] = 1
+        if len(legal) > 1 and seen is not None:
+            seen.append(obs[0])
+        logits, _ = torch_outputs(net, obs, mask)
+        move = game.step(int(logits[0].argmax()))
+        if move is not None:
+            return move_to_dict(move)
+
+
+class Recorder:
+    """Stands in for the bot's onnxruntime session and keeps every observation fed to it."""
+
+    def __init__(self, session):
+        self.session, self.seen = session, []
+
+    def run(self, outputs, feeds):
+        self.seen.extend(feeds["obs"])
+        return self.session.run(outputs, feeds)
+
+
+def test_greedy_bot_plays_the_torch_models_moves(exported):
+    d, model = exported
+    net, _ = load_policy_net(d / "model-ckpt")
+    bot = make(f"policy:{model}")
+    bot.session = rec = Recorder(bot.session)
+    decisions = building = 0
+    for seed in range(4):
+        # self-play views, then views of random play (more captures with a choice of set)
+        views = game_views(seed, chooser=bot.choose) if seed < 2 else game_views(seed)
+        for view in views:
+            rec.seen.clear()
+            ref = []
+            assert bot.choose(view) == torch_choice(net, view, ref)
+            assert len(rec.seen) == len(ref)
+            for got, want in zip(rec.seen, ref):
+                assert np.array_equal(got, want)
+                building += bool(want[OBS_BUILD].any())
+            decisions += 1
+    assert decisions == 4 * 48
+    assert building >= 5  # capture building was exercised
+
+
+def test_single_file_and_checker(exported):
+    d, model = exported
+    assert sorted(p.name for p in d.iterdir() if p.name.startswith("model.")) == ["model.json", "model.onnx"]
+    assert not any(p.name.startswith(".export-") for p in d.iterdir())  # the temp folder is gone
+    m = onnx.load(str(model), load_external_data=False)
+    assert all(t.data_location != onnx.TensorProto.EXTERNAL for t in m.graph.initializer)
+    onnx.checker.check_model(m, full_check=True)
+    assert [i.name for i in m.graph.input] == ["obs", "mask"]
+    assert [o.name for o in m.graph.output] == ["logits", "value"]
+    dims = [[d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim] for i in m.graph.input]
+    assert dims == [["batch", OBS_SIZE], ["batch", NUM_ACTIONS]]
+
+
+def test_sidecar_contents(exported):
+    d, model = exported
+    meta = json.loads((d / "model.json").read_text())
+    assert meta["format"] == FORMAT
+    assert meta["obs_version"] == OBS_VERSION and meta["action_version"] == ACTION_CONTRACT_VERSION
+    assert meta["onnx_sha256"] == file_sha256(model)
+    assert meta["model"] == {"hidden": [64, 64], "activation": "relu"}
+    assert meta["training_config"]["model"] == {"hidden": [64, 64], "activation": "relu"}
+    assert meta["evaluation"] == {"eval": {"vs_greedy": {"score": 0.5}}}
+    assert meta["source"]["step"] == 123
+    assert meta["source"]["checkpoint"].endswith("model-ckpt.safetensors")
+    assert meta["check"]["max_abs_diff_vs_torch"] <= 1e-5
+
+
+@pytest.mark.parametrize("key,value", [("obs_version", "cavalloicera-obs/0"), ("action_version", "cavalloicera-actions/9")])
+def test_version_mismatch_is_a_clear_error(exported, tmp_path, key, value):
+    d, model = exported
+    shutil.copy(model, tmp_path / "m.onnx")
+    meta = json.loads((d / "model.json").read_text())
+    meta[key] = value
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=f"{key} '{value}'.*this cavallo-env uses"):
+        make(f"policy:{tmp_path / 'm.onnx'}")
+
+
+def test_checkpoint_version_mismatch_is_refused_at_export(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c")
+    meta = json.loads((tmp_path / "c.json").read_text())
+    meta["obs_version"] = "cavalloicera-obs/0"
+    (tmp_path / "c.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="obs_version"):
+        export_checkpoint(ckpt, tmp_path / "m.onnx")
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_truncated_checkpoint(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c")
+    data = (tmp_path / "c.safetensors").read_bytes()
+    (tmp_path / "c.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or foreign"):
+        export_checkpoint(ckpt, tmp_path / "m.onnx")
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_foreign_checkpoint(tmp_path):
+    (tmp_path / "c.safetensors").write_bytes(b"\x00" * 64)
+    (tmp_path / "c.json").write_text(json.dumps({"format": "something-else/3"}))
+    with pytest.raises(CheckpointError, match="not a cavallo checkpoint"):
+        export_checkpoint(tmp_path / "c", tmp_path / "m.onnx")
+
+
+def test_weights_that_do_not_fit_the_config(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c", hidden=(64, 64))
+    meta = json.loads((tmp_path / "c.json").read_text())
+    meta["config"]["model"]["hidden"] = [32, 32]
+    (tmp_path / "c.json").write_text(json.dumps(meta))
+    with pytest.raises(ExportError, match="do not fit the model"):
+        export_checkpoint(ckpt, tmp_path / "m.onnx")
+
+
+def test_missing_model_section(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c")
+    meta = json.loads((tmp_path / "c.json").read_text())
+    del meta["config"]["model"]
+    (tmp_path / "c.json").write_text(json.dumps(meta))
+    with pytest.raises(ExportError, match="no model section"):
+        export_checkpoint(ckpt, tmp_path / "m.onnx")
+
+
+def test_corrupt_or_unpaired_model_files(exported, tmp_path):
+    d, model = exported
+    data = model.read_bytes()
+    (tmp_path / "t.onnx").write_bytes(data[: len(data) // 3])
+    shutil.copy(d / "model.json", tmp_path / "t.json")
+    with pytest.raises(ModelError, match="does not match its sidecar"):
+        make(f"policy:{tmp_path / 't.onnx'}")
+    shutil.copy(model, tmp_path / "lonely.onnx")
+    with pytest.raises(ModelError, match="sidecar JSON is missing"):
+        make(f"policy:{tmp_path / 'lonely.onnx'}")
+    with pytest.raises(ModelError, match="not found"):
+        make(f"policy:{tmp_path / 'absent.onnx'}")
+    # a sidecar without a hash still cannot make onnxruntime accept garbage
+    meta = json.loads((d / "model.json").read_text())
+    del meta["onnx_sha256"]
+    (tmp_path / "g.onnx").write_bytes(b"not an onnx model at all")
+    (tmp_path / "g.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="onnxruntime cannot load"):
+        make(f"policy:{tmp_path / 'g.onnx'}")
+
+
+def test_cli_export(tmp_path, capsys):
+    make_checkpoint(tmp_path / "c")
+    assert main(["export", str(tmp_path / "c.safetensors"), "--out", str(tmp_path / "out" / "ai.onnx")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    bot = make(f"policy:{tmp_path / 'out' / 'ai.onnx'}")
+    view = game_views(1, limit=1)[0]
+    assert bot.choose(view) in view["legal_moves"]
+    assert main(["export", str(tmp_path / "missing"), "--out", str(tmp_path / "x.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert "cavallo export: error:" in err and "not found" in err
+    assert main(["export", str(tmp_path / "c"), "--out", str(tmp_path / "x.bin")]) == 2
+    assert ".onnx" in capsys.readouterr().err
