@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import ACTION_CONTRACT_VERSION
 from ..actions import NUM_ACTIONS, ActionGame
+from ..cards import NAMES
 from ..encoding import OBS_SIZE, OBS_VERSION, Features
 from ..views import ViewError, move_from_dict, state_from_view
 from .base import Bot, BotSpecError
@@ -145,6 +146,45 @@ def load_model(path, threads: int = 1):
     return sess, meta
 
 
+def checked_view(view) -> tuple:
+    """Check a whole view: ``(state, legal moves, {move: the view's dict} or None)``.
+
+    ``state_from_view`` checks the cards, the history and the hand; then the
+    view's ``legal_moves`` (optional: when absent they come from the rules)
+    must be exactly the legal moves of the position.  ``ViewError`` otherwise.
+    """
+    state = state_from_view(view)
+    legal = state.legal_moves()
+    given = view.get("legal_moves")
+    if given is None:
+        return state, legal, None
+    if not isinstance(given, list):
+        raise ViewError("'legal_moves' must be a list of moves")
+    if not given:
+        raise ViewError(f"the view has no legal moves, but seat {state.current} is to play and has {len(legal)}")
+    by_move = {}
+    for i, m in enumerate(given, start=1):
+        try:
+            mv = move_from_dict(m)
+        except ViewError as e:
+            raise ViewError(f"legal move {i}: {e}") from None
+        by_move[mv] = m
+    if len(by_move) != len(given) or by_move.keys() != set(legal):
+        what = []
+        wrong = sorted(set(by_move) - set(legal))
+        if wrong:
+            c, cap = wrong[0]
+            what.append(f"{len(wrong)} listed move(s) are not legal (e.g. {NAMES[c]} taking "
+                        f"{[NAMES[t] for t in cap]})")
+        missing = len(set(legal) - set(by_move))
+        if missing:
+            what.append(f"{missing} legal move(s) are missing")
+        if len(by_move) != len(given):
+            what.append("a move is listed twice")
+        raise ViewError("'legal_moves' contradict the rules for this position: " + ", ".join(what))
+    return state, legal, by_move
+
+
 def _decision_seed(seed, view) -> int:
     key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
                      separators=(",", ":"), default=str)
@@ -199,43 +239,11 @@ class PolicyBot(Bot):
 
     # -- playing ---------------------------------------------------------------
     def choose(self, view: dict) -> dict:
-        state = state_from_view(view)
-        legal = state.legal_moves()
-        given = view.get("legal_moves")
-        by_move = None
-        if given is not None:
-            if not isinstance(given, list):
-                raise ViewError("'legal_moves' must be a list of moves")
-            if not given:
-                raise ViewError("the view has no legal moves, but seat "
-                                f"{state.current} is to play and has {len(legal)}")
-            by_move = {}
-            for i, m in enumerate(given, start=1):
-                try:
-                    mv = move_from_dict(m)
-                except ViewError as e:
-                    raise ViewError(f"legal move {i}: {e}") from None
-                by_move[mv] = m
-            if len(by_move) != len(given) or set(by_move) != set(legal):
-                wrong = sorted(set(by_move) - set(legal))
-                missing = sorted(set(legal) - set(by_move))
-                what = []
-                if wrong:
-                    what.append(f"{len(wrong)} listed move(s) are not legal")
-                if missing:
-                    what.append(f"{len(missing)} legal move(s) are missing")
-                if len(by_move) != len(given):
-                    what.append("a move is listed twice")
-                raise ViewError("'legal_moves' contradict the rules for this position: " + ", ".join(what))
-        if len(legal) == 1:
-            move = legal[0]
-        else:
-            move = self._decide(state, view)
+        state, legal, by_move = checked_view(view)
+        move = legal[0] if len(legal) == 1 else self._decide(state, view)
         if by_move is not None:
             return by_move[move]
         card, capture = move
-        from ..cards import NAMES
-
         return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
 
     def _decide(self, state, view) -> tuple:

@@ -1,0 +1,255 @@
+"""``cavallo serve``: the in-game AI over HTTP (FastAPI), for a game to call.
+
+- ``POST /v1/move``: the body is a view (CONTRACT.md, "Bots and the in-game
+  AI"); the answer is the chosen move, ``{"play": "7-coins", "capture":
+  ["3-coins", "4-cups"]}``, one of the view's ``legal_moves`` (which may be
+  left out: the server then plays from the rules' legal moves).
+- ``GET /v1/health``: status, the bot, the model's versions and provenance.
+- ``/docs`` (Swagger UI), ``/redoc`` and ``/openapi.json``.
+
+Every view is checked before the bot sees it: JSON that does not parse, a
+field of the wrong type, an unknown or duplicated card, a hand or table that
+contradicts the history, ``legal_moves`` that are not the legal moves of the
+position (an empty list included) all get **422** with ``{"detail": "<what is
+wrong>"}`` (plus ``"errors"``, the field-by-field list, for schema errors).
+The bot (``policy:default`` unless told otherwise) is built once, when the
+app is created, and shared by all requests of the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from typing import Annotated, Optional
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+try:  # the faster parser, when installed
+    import httptools  # noqa: F401
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _BaseHTTP
+except ImportError:
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _BaseHTTP
+
+from . import ACTION_CONTRACT_VERSION, __version__
+from .encoding import OBS_VERSION
+from .views import ViewError, move_to_dict
+
+API_VERSION = "v1"
+ENV_BOT = "CAVALLO_SERVE_BOT"
+ENV_SEED = "CAVALLO_SERVE_SEED"
+
+Seat = Annotated[StrictInt, Field(ge=0, le=3)]
+Card = Annotated[StrictStr, Field(max_length=16, examples=["7-coins"])]
+
+
+class Move(BaseModel):
+    """A move by card names: the card played and the table cards it takes (empty = place only)."""
+
+    model_config = ConfigDict(json_schema_extra={"example": {"play": "7-coins", "capture": ["3-coins", "4-cups"]}})
+
+    play: Card
+    capture: list[Card] = Field(max_length=12)
+
+
+class HistoryMove(Move):
+    """A move of the deal so far, with the seat that made it."""
+
+    model_config = ConfigDict(json_schema_extra={"example": {"seat": 1, "play": "R-cups", "capture": []}})
+
+    seat: Seat
+
+
+_EXAMPLE_VIEW = {
+    "seat": 2, "dealer": 0,
+    "hand": ["2-coins", "6-coins", "9-coins", "10-coins", "5-cups", "8-cups", "C-cups", "3-swords", "4-swords",
+             "F-swords", "2-clubs"],
+    "table": ["A-coins", "6-swords", "C-swords", "R-clubs"],
+    "hand_sizes": [12, 11, 11, 12],
+    "piles": [[], ["7-clubs", "7-cups"]],
+    "history": [{"seat": 1, "play": "7-clubs", "capture": ["7-cups"]}],
+    "legal_moves": [
+        {"play": "2-coins", "capture": []}, {"play": "6-coins", "capture": []},
+        {"play": "6-coins", "capture": ["6-swords"]}, {"play": "9-coins", "capture": []},
+        {"play": "10-coins", "capture": []}, {"play": "5-cups", "capture": []}, {"play": "8-cups", "capture": []},
+        {"play": "C-cups", "capture": []}, {"play": "C-cups", "capture": ["C-swords"]},
+        {"play": "3-swords", "capture": []}, {"play": "4-swords", "capture": []}, {"play": "F-swords", "capture": []},
+        {"play": "2-clubs", "capture": []},
+    ],
+}
+
+
+class View(BaseModel):
+    """What the seat to play sees (CONTRACT.md); fields beyond these are ignored."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"example": _EXAMPLE_VIEW})
+
+    seat: Seat = Field(description="the seat to play (0..3); teams are seats 0+2 and 1+3")
+    dealer: Seat = Field(description="the dealer of the deal; seat dealer+1 played first")
+    hand: list[Card] = Field(max_length=12, description="the seat's own cards")
+    table: list[Card] = Field(max_length=52, description="the cards face up on the table")
+    hand_sizes: Optional[list[StrictInt]] = Field(None, min_length=4, max_length=4, description="cards in each seat's hand (checked when given)")
+    piles: Optional[list[list[Card]]] = Field(None, min_length=2, max_length=2, description="each team's captured cards (checked when given)")
+    history: list[HistoryMove] = Field(max_length=48, description="every move of the deal so far, in order")
+    legal_moves: Optional[list[Move]] = Field(None, max_length=4096, description="the seat's legal moves; computed from the rules when left out")
+
+
+class Health(BaseModel):
+    status: str
+    bot: str
+    obs_version: str
+    action_version: str
+    cavallo_env: str
+    model: Optional[dict] = None
+    pid: int
+    uptime_s: float
+
+
+def _error_text(err: dict) -> str:
+    loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+    if err.get("type") == "json_invalid":
+        ctx = err.get("ctx") or {}
+        return f"the body is not valid JSON: {ctx.get('error', err.get('msg'))}"
+    if loc == "" and err.get("type") in ("missing", "model_attributes_type", "model_type"):
+        return "the body must be a JSON object (a view) sent as Content-Type: application/json"
+    return f"{loc or 'body'}: {err.get('msg')}"
+
+
+def _validation_response(errors) -> JSONResponse:
+    text = "; ".join(_error_text(e) for e in errors[:5])
+    if len(errors) > 5:
+        text += f"; and {len(errors) - 5} more"
+    safe = []
+    for e in errors[:50]:
+        loc = list(e.get("loc", ()))
+        if loc[:1] != ["body"]:
+            loc.insert(0, "body")
+        safe.append({"loc": loc, "msg": str(e.get("msg")), "type": str(e.get("type"))})
+    return JSONResponse({"detail": f"invalid view: {text}", "errors": safe}, status_code=422)
+
+
+def _openapi(app: FastAPI) -> dict:
+    """FastAPI's schema plus the ``View`` body schema (the route reads the raw body for speed)."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        view = View.model_json_schema(ref_template="#/components/schemas/{model}")
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.update(view.pop("$defs", {}))
+        components["View"] = view
+        app.openapi_schema = schema
+    return app.openapi_schema
+
+
+def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
+    """The app with its bot built now (a bad spec or model fails here, not on a request)."""
+    from .bots import make
+    from .bots.policy import checked_view
+
+    bot = make(bot_spec, seed=seed)
+    validates = getattr(bot, "validates_views", False)
+    info = bot.info if hasattr(bot, "info") else None
+    started = time.time()
+
+    app = FastAPI(
+        title="Cavalloìcera in-game AI",
+        version=__version__,
+        description=(
+            "Ask the AI for a move: POST the view of the seat to play (CONTRACT.md) to `/v1/move`. "
+            f"Bot: `{bot_spec}`. Observation layout `{OBS_VERSION}`, action contract `{ACTION_CONTRACT_VERSION}`. "
+            "A malformed or inconsistent view gets 422 with a `detail` saying what is wrong."
+        ),
+    )
+    app.state.bot = bot
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return _validation_response(exc.errors())
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400 and request.url.path.endswith("/move"):
+            # FastAPI's answer to a body its JSON decoder gives up on (e.g. nested too deep)
+            return JSONResponse({"detail": "invalid view: the body is not a JSON document that can be read "
+                                           f"({exc.detail})"}, status_code=422)
+        return await http_exception_handler(request, exc)
+
+    @app.exception_handler(ViewError)
+    async def _inconsistent(request: Request, exc: ViewError):
+        return JSONResponse({"detail": f"invalid view: {exc}"}, status_code=422)
+
+    @app.get("/", include_in_schema=False)
+    async def _root():
+        return RedirectResponse("/docs")
+
+    @app.get(f"/{API_VERSION}/health", response_model=Health, summary="Is the service up, and with which model")
+    async def health():
+        return {
+            "status": "ok", "bot": getattr(bot, "name", bot_spec), "obs_version": OBS_VERSION,
+            "action_version": ACTION_CONTRACT_VERSION, "cavallo_env": __version__, "model": info,
+            "pid": os.getpid(), "uptime_s": round(time.time() - started, 3),
+        }
+
+    @app.post(
+        f"/{API_VERSION}/move", response_model=Move, summary="The AI's move for a view",
+        openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/View"}}}}},
+        responses={422: {"description": "the view is malformed or contradicts itself; `detail` says how",
+                         "content": {"application/json": {"example": {"detail": "invalid view: hand: card 7-coins appears twice"}}}}},
+    )
+    async def move(request: Request):
+        """The bot's move for the view in the body: one of the view's legal moves.
+
+        The body is a view (schema `View`); `legal_moves` may be left out.
+        """
+        body = await request.body()
+        try:
+            View.model_validate_json(body)  # types and sizes, with field-by-field messages
+        except ValidationError as e:
+            return _validation_response(e.errors(include_url=False))
+        data = json.loads(body)
+        if data.get("legal_moves") is None:
+            data.pop("legal_moves", None)
+        if validates:
+            answer = bot.choose(data)
+        else:
+            # other bots trust their input: check the view here, and give them the legal moves
+            state, legal, by_move = checked_view(data)
+            if by_move is None:
+                data["legal_moves"] = [move_to_dict(m) for m in legal]
+            answer = bot.choose(data)
+        return Response(json.dumps(answer, separators=(",", ":")), media_type="application/json")
+
+    app.openapi = lambda: _openapi(app)
+    return app
+
+
+class NoDelayHTTPProtocol(_BaseHTTP):
+    """uvicorn's HTTP protocol (httptools when installed, else h11) with TCP_NODELAY on every connection.
+
+    With ``--workers > 1`` uvicorn binds the listening socket itself with
+    protocol number 0, and asyncio then skips TCP_NODELAY on the connections it
+    accepts: a response written in two parts (head, body) then waits ~40 ms for
+    the client's delayed ACK.  ``cavallo serve`` uses this class for ``http``.
+    """
+
+    def connection_made(self, transport):
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:  # not TCP (a Unix socket)
+                pass
+        super().connection_made(transport)
+
+
+def app_from_env() -> FastAPI:
+    """App factory for ``uvicorn --factory`` (several workers): bot and seed from the environment."""
+    seed = os.environ.get(ENV_SEED)
+    return create_app(os.environ.get(ENV_BOT, "policy:default"), seed=int(seed) if seed else None)
