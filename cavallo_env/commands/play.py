@@ -1,0 +1,192 @@
+"""Play a deal in the terminal: you in seat 0, an AI partner in seat 2, two AI opponents.
+
+Each of your turns shows your hand, the table, both teams' piles, the score
+so far and your legal moves, numbered, with the bonuses each would score
+(e.g. ``7-coins takes 3-coins + 4-cups  [Simili]``); type the number (``q``
+quits).  Every AI move is shown with its bonuses.  The deal ends with the full
+breakdown of both teams, and its record (CONTRACT.md format, replayable with
+``cavallo replay``) is saved.  Play goes 0 -> 1 -> 2 -> 3; seats 1 and 3 are
+the opponents, so the player after you and the one before you are both
+against you.  ``--partner`` and ``--opponents`` take any bot spec
+(``policy:default`` is the shipped AI; ``heuristic``, ``greedy``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+
+BONUS_NAMES = ("Scùa", "Picada", "Simili", "Quadriglia")
+AWARD_LABELS = {
+    "scua": "Scùa", "picada": "Picada", "simili": "Simili", "quadriglia": "Quadriglia",
+    "most_cards": "Most cards", "most_swords": "Most swords", "la_mata": "La Mata (2-swords)",
+    "coins_10": "10-coins", "cups_fante": "F-cups", "napula": "Napula",
+}
+HUMAN = 0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--partner", default="policy:default", help="bot spec of your partner, seat 2 (default policy:default)")
+    p.add_argument("--opponents", default="policy:default",
+                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots (default: a random one, printed)")
+    p.add_argument("--record", metavar="PATH", default=None,
+                   help="where to save the deal's record (default runs/play/deal-<seed>.json)")
+    p.add_argument("--no-record", action="store_true", help="do not save the record")
+
+
+def seat_label(seat: int) -> str:
+    return {0: "you", 1: "opponent (seat 1)", 2: "partner (seat 2)", 3: "opponent (seat 3)"}[seat]
+
+
+def move_text(card: int, capture: tuple, table, prev_placed) -> str:
+    """``"7-coins takes 3-coins + 4-cups  [Simili]"`` or ``"place 7-coins"``."""
+    from ..cards import NAMES
+    from ..engine import capture_points
+
+    if not capture:
+        return f"place {NAMES[card]}"
+    points = capture_points(card, capture, len(capture) == len(table), prev_placed)
+    text = f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
+    bonuses = [name for name, p in zip(BONUS_NAMES, points) if p]
+    return text + (f"  [{', '.join(bonuses)}]" if bonuses else "")
+
+
+def _cards(cards) -> str:
+    from ..cards import NAMES
+
+    return " ".join(NAMES[c] for c in cards) if cards else "(none)"
+
+
+def _pile(pile) -> str:
+    from ..cards import SUIT, SWORDS
+
+    swords = sum(1 for c in pile if SUIT[c] == SWORDS)
+    return f"{len(pile)} cards, {swords} swords: {_cards(sorted(pile))}"
+
+
+def _bonus_line(b) -> str:
+    total = sum(b)
+    parts = [f"{name} {n}" for name, n in zip(BONUS_NAMES, b) if n]
+    return f"{total}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def show_position(state, out) -> None:
+    from ..cards import NAMES
+    from ..engine import score
+
+    w = out.write
+    w(f"\n--- turn {state.turn + 1} of 48: your move ---\n")
+    w(f"Table:       {_cards(state.table)}\n")
+    if state.prev_placed is not None:
+        w(f"             (seat {state.moves[-1][0]} placed {NAMES[state.prev_placed]}: "
+          f"take it by rank for a Picada)\n")
+    w(f"Your hand:   {_cards(state.hands[HUMAN])}\n")
+    w(f"Our pile:    {_pile(state.piles[0])}\n")
+    w(f"Their pile:  {_pile(state.piles[1])}\n")
+    w(f"Hands:       partner {len(state.hands[2])}, opponents {len(state.hands[1])} and {len(state.hands[3])} cards\n")
+    w(f"Score so far (capture bonuses): us {_bonus_line(state.bonuses[0])}, them {_bonus_line(state.bonuses[1])}\n")
+    now = score(state.piles, state.bonuses)["team_points"]
+    w(f"If the deal ended now (bonuses + awards on the piles): us {now[0]}, them {now[1]}\n")
+
+
+def ask_move(state, legal, out, read) -> tuple | None:
+    """Show the numbered legal moves and read a choice; None = quit."""
+    w = out.write
+    w("Your moves:\n")
+    for i, (card, capture) in enumerate(legal, start=1):
+        w(f"  {i:>2}) {move_text(card, capture, state.table, state.prev_placed)}\n")
+    while True:
+        out.flush()
+        try:
+            line = read(f"Choose 1-{len(legal)} (q to quit): ")
+        except EOFError:
+            return None
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, or q to quit\n")
+
+
+def show_result(state, out) -> None:
+    from ..engine import BREAKDOWN_KEYS
+
+    res = state.result()
+    w = out.write
+    w("\n=== end of the deal ===\n")
+    if state.unclaimed:
+        w(f"Nobody captured: {_cards(state.unclaimed)} stay unclaimed.\n")
+    elif state.last_capturer is not None:
+        w(f"The cards left on the table went to the last capturer, {seat_label(state.last_capturer)}.\n")
+    w(f"\n  {'':<20}{'us (0+2)':>10}{'them (1+3)':>12}\n")
+    for key in BREAKDOWN_KEYS:
+        a, b = res["breakdown"][0][key], res["breakdown"][1][key]
+        w(f"  {AWARD_LABELS[key]:<20}{a:>10}{b:>12}\n")
+    w(f"  {'-' * 42}\n")
+    w(f"  {'total':<20}{res['team_points'][0]:>10}{res['team_points'][1]:>12}\n")
+    w(f"  {'cards':<20}{res['cards'][0]:>10}{res['cards'][1]:>12}\n")
+    winner = res["winner"]
+    verdict = "You and your partner win!" if winner == 0 else "The opponents win." if winner == 1 else "A draw."
+    w(f"\n{verdict} {res['team_points'][0]} - {res['team_points'][1]}\n")
+
+
+def play(state, bots, out=None, read=input) -> bool:
+    """Play ``state`` to the end, seat 0 by ``read``; returns False if the player quit."""
+    from ..views import make_view, move_from_dict
+
+    out = out or sys.stdout
+    while not state.done:
+        seat = state.current
+        if seat == HUMAN:
+            show_position(state, out)
+            move = ask_move(state, state.legal_moves(), out, read)
+            if move is None:
+                return False
+            text = move_text(*move, state.table, state.prev_placed)
+            state.play(*move)
+            out.write(f"  you: {text}\n")
+        else:
+            answer = bots[seat].choose(make_view(state, seat))
+            card, capture = move_from_dict(answer)
+            text = move_text(card, capture, state.table, state.prev_placed)
+            state.play_checked(card, capture)
+            out.write(f"  {seat_label(seat)}: {text}\n")
+    show_result(state, out)
+    return True
+
+
+def run(args) -> int:
+    from ..bots import make
+    from ..engine import GameState
+    from ..evaluation import derive_seed
+    from ..records import to_record, write_json
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    opp = [s.strip() for s in args.opponents.split(",")] if "," in args.opponents and not os.path.exists(args.opponents) else [args.opponents] * 2
+    if len(opp) != 2 or not all(opp):
+        raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {args.opponents!r}")
+    specs = {1: opp[0], 2: args.partner, 3: opp[1]}
+    bots = {seat: make(spec, seed=derive_seed("play", seed, seat)) for seat, spec in specs.items()}
+    state = GameState.new(seed)
+    print(f"Cavalloìcera, deal seed {seed} (replay it with --seed {seed}).")
+    print(f"You are seat 0; your partner (seat 2) is {specs[2]}; the opponents (seats 1 and 3) are "
+          f"{specs[1]} and {specs[3]}.")
+    print(f"Seat {state.dealer} deals; seat {state.current} plays first; play goes 0 -> 1 -> 2 -> 3.")
+    read = input
+    if not sys.stdin.isatty():  # piped input: echo it so the transcript reads like a session
+        def read(prompt):
+            line = input(prompt)
+            print(line.strip())
+            return line
+    finished = play(state, bots, read=read)
+    if not finished:
+        print("\nYou left the deal.")
+    if not args.no_record:
+        path = args.record or os.path.join("runs", "play", f"deal-{seed}.json")
+        write_json(path, to_record(state))
+        print(f"Record saved to {path}" + ("" if finished else " (deal in progress)"))
+    return 0 if finished else 1
