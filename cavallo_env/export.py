@@ -50,6 +50,9 @@ class ExportError(ValueError):
 
 
 def _model_config(meta: dict, where: str):
+    """``ModelConfig`` from the checkpoint's ``config.model`` section (every field the model has)."""
+    import dataclasses
+
     from training.model import ModelConfig
 
     cfg = meta.get("config")
@@ -58,11 +61,16 @@ def _model_config(meta: dict, where: str):
         section = meta.get("model")
     if not isinstance(section, dict):
         raise ExportError(f"{where}: the checkpoint sidecar has no model section (config.model) to rebuild the network from")
+    known = {f.name for f in dataclasses.fields(ModelConfig)}
+    unknown = sorted(set(section) - known)
+    if unknown:
+        raise ExportError(f"{where}: model option(s) {unknown} are unknown to this version's network "
+                          f"(it has {sorted(known)}); export with the version that trained it")
     try:
-        mc = ModelConfig(hidden=list(section["hidden"]), activation=str(section.get("activation", "relu")))
-    except (KeyError, TypeError) as e:
+        mc = ModelConfig(**section)
+    except TypeError as e:
         raise ExportError(f"{where}: bad model section {section!r} ({e})") from None
-    if not mc.hidden or not all(isinstance(h, int) and h > 0 for h in mc.hidden):
+    if not isinstance(mc.hidden, list) or not mc.hidden or not all(isinstance(h, int) and h > 0 for h in mc.hidden):
         raise ExportError(f"{where}: model.hidden must be a list of positive ints, got {mc.hidden!r}")
     return mc
 

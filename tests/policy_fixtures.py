@@ -14,18 +14,18 @@ from cavallo_env.engine import GameState
 from cavallo_env.views import make_view, move_from_dict
 
 
-def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra=None) -> Path:
+def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra=None, **model_kw) -> Path:
     import torch
 
     from training.checkpoint import save
     from training.model import ModelConfig, PolicyNet
 
     torch.manual_seed(seed)
-    net = PolicyNet(ModelConfig(hidden=list(hidden), activation=activation))
+    net = PolicyNet(ModelConfig(hidden=list(hidden), activation=activation, **model_kw))
     with torch.no_grad():
         net.policy.weight.normal_(0.0, 0.5)
         net.policy.bias.normal_(0.0, 0.5)
-    config = {"model": {"hidden": list(hidden), "activation": activation}, "seed": seed}
+    config = {"model": {"hidden": list(hidden), "activation": activation, **model_kw}, "seed": seed}
     meta = {"config": config, "step": 123, "eval": {"vs_greedy": {"score": 0.5}}}
     meta.update(meta_extra or {})
     save(base, {f"model.{k}": v for k, v in net.state_dict().items()}, meta)

@@ -34,9 +34,22 @@ def torch_outputs(net, obs, mask):
     return logits.numpy(), value.numpy()
 
 
-@pytest.mark.parametrize("hidden,activation", [((64, 64), "relu"), ((32,), "tanh"), ((48, 40, 24), "gelu")])
-def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation):
-    model = make_model(tmp_path, hidden=hidden, activation=activation, seed=3)
+def _model_options():
+    import dataclasses
+
+    from training.model import ModelConfig
+
+    return {f.name for f in dataclasses.fields(ModelConfig)}
+
+
+@pytest.mark.parametrize("hidden,activation,extra", [
+    ((64, 64), "relu", {}), ((32,), "tanh", {}), ((48, 40, 24), "gelu", {}),
+    ((64, 64), "relu", {"mask_input": True}),
+])
+def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation, extra):
+    if not set(extra) <= _model_options():
+        pytest.skip(f"this network has no option {sorted(set(extra) - _model_options())}")
+    model = make_model(tmp_path, hidden=hidden, activation=activation, seed=3, **extra)
     net, _ = load_policy_net(tmp_path / "model-ckpt")
     bot = PolicyBot(model)
     for n in (1, 7, 300):  # the batch axis is dynamic
@@ -144,7 +157,7 @@ def test_sidecar_contents(exported):
     assert meta["format"] == FORMAT
     assert meta["obs_version"] == OBS_VERSION and meta["action_version"] == ACTION_CONTRACT_VERSION
     assert meta["onnx_sha256"] == file_sha256(model)
-    assert meta["model"] == {"hidden": [64, 64], "activation": "relu"}
+    assert {k: meta["model"][k] for k in ("hidden", "activation")} == {"hidden": [64, 64], "activation": "relu"}
     assert meta["training_config"]["model"] == {"hidden": [64, 64], "activation": "relu"}
     assert meta["evaluation"] == {"eval": {"vs_greedy": {"score": 0.5}}}
     assert meta["source"]["step"] == 123
@@ -195,6 +208,15 @@ def test_weights_that_do_not_fit_the_config(tmp_path):
     meta["config"]["model"]["hidden"] = [32, 32]
     (tmp_path / "c.json").write_text(json.dumps(meta))
     with pytest.raises(ExportError, match="do not fit the model"):
+        export_checkpoint(ckpt, tmp_path / "m.onnx")
+
+
+def test_unknown_model_option(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c")
+    meta = json.loads((tmp_path / "c.json").read_text())
+    meta["config"]["model"]["attention_heads"] = 4
+    (tmp_path / "c.json").write_text(json.dumps(meta))
+    with pytest.raises(ExportError, match="attention_heads"):
         export_checkpoint(ckpt, tmp_path / "m.onnx")
 
 
