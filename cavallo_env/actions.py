@@ -14,7 +14,7 @@ the training driver and anything else that speaks actions.
 from __future__ import annotations
 
 from .cards import NAMES
-from .engine import GameState
+from .engine import NUM_TURNS, GameState
 
 NUM_ACTIONS = 156
 PLACE, CAPTURE, TAKE = 0, 52, 104
@@ -54,19 +54,17 @@ class ActionGame:
     legal capture sets still consistent with them.
     """
 
-    __slots__ = ("state", "building", "_by_card", "_legal")
+    __slots__ = ("state", "building", "_legal")
 
     def __init__(self, state: GameState):
         self.state = state
         self.building = None
-        self._by_card = None
         self._legal = None
 
     def copy(self) -> "ActionGame":
         g = ActionGame.__new__(ActionGame)
         g.state = self.state.copy()
         g.building = self.building
-        g._by_card = self._by_card
         g._legal = self._legal
         return g
 
@@ -84,15 +82,8 @@ class ActionGame:
         return self.state.done
 
     def captures_by_card(self) -> dict:
-        """Capture sets of every hand card this turn (from the cached legal moves)."""
-        by_card = self._by_card
-        if by_card is None:
-            by_card = {}
-            for card, cap in self.state.legal_moves():
-                if cap:
-                    by_card.setdefault(card, []).append(cap)
-            self._by_card = by_card
-        return by_card
+        """``{card: [capture sets]}`` for the hand cards that can capture this turn."""
+        return {c: list(sets) for c, sets in self.state.captures().items()}
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the seat to act, increasing; cached per decision."""
@@ -100,13 +91,11 @@ class ActionGame:
         if legal is not None:
             return legal
         st = self.state
-        if st.done:
+        if st.turn >= NUM_TURNS:
             legal = []
         elif self.building is None:
-            hand = st.hands[st.current]
-            by_card = self.captures_by_card()
-            legal = list(hand)
-            legal.extend(CAPTURE + c for c in hand if c in by_card)
+            legal = st.hands[st.current][:]
+            legal.extend([CAPTURE + c for c in st.captures()])  # captures() is in hand order
         else:
             _, taken, sets = self.building
             k = len(taken)
@@ -125,7 +114,7 @@ class ActionGame:
             return self._execute(action, ())
         if action < TAKE:
             card = action - CAPTURE
-            sets = self.captures_by_card()[card]
+            sets = self.state.captures()[card]
             if len(sets) == 1:
                 return self._execute(card, sets[0])
             self.building = (card, (), sets)
@@ -141,6 +130,5 @@ class ActionGame:
 
     def _execute(self, card: int, capture: tuple):
         self.building = None
-        self._by_card = None
         self.state.play(card, capture)
         return card, capture

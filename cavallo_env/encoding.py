@@ -70,9 +70,14 @@ STATE_SIZE = _o
 _S = {k: v[0] for k, v in STATE_LAYOUT.items()}
 HANDS, TABLE, PILES, PLAYED, PTIME, UNSEEN = _S["hands"], _S["table"], _S["piles"], _S["played_by"], _S["play_time"], _S["unseen"]
 PREV, CCARD, CTAKEN = _S["prev_placed"], _S["capture_card"], _S["capture_taken"]
-TAIL = _S["hand_sizes"]  # hand_sizes .. current: rewritten as one slice after each move
+TAIL = _S["hand_sizes"]  # hand_sizes .. current: the small per-deal counters
 TAIL_END = STATE_SIZE
 BUILD_START, BUILD_END = CCARD, CTAKEN + C
+HAND_SIZES, LAST_CAPTURER, BONUS, CARDS, SWORD_COUNT = (
+    _S["hand_sizes"], _S["last_capturer"], _S["bonuses"], _S["cards"], _S["swords"])
+TURN, CURRENT = _S["turn"], _S["current"]
+_UNSEEN_OTHERS = tuple(tuple(UNSEEN + o * C for o in range(4) if o != seat) for seat in range(4))
+_ONE_HOT_5 = np.eye(5, dtype=np.float32)
 
 # ---- observation layout, as gathers from the state vector
 OBS_BLOCKS = [
@@ -115,6 +120,22 @@ def _obs_index(seat: int) -> np.ndarray:
 
 #: per seat, the state indices that make its observation
 OBS_INDEX = np.stack([_obs_index(s) for s in range(4)])
+_OBS_ROWS = tuple(OBS_INDEX[s] for s in range(4))  # the rows as ready-made arrays
+_BUILD_ZEROS = memoryview(np.zeros(BUILD_END - BUILD_START, np.float32))
+_ONE_HOT_5_MV = tuple(memoryview(row) for row in _ONE_HOT_5)
+
+
+def _writer(buf: np.ndarray):
+    # Item writes through a memoryview cost half of NumPy's __setitem__.
+    if buf.dtype == np.float32 and buf.ndim == 1 and buf.flags.c_contiguous and buf.flags.writeable:
+        return memoryview(buf)
+    return buf
+
+
+def _restore_features(s, swords, prev, built) -> "Features":
+    f = Features(s)
+    f._swords, f._prev, f._built = list(swords), prev, built
+    return f
 
 
 class Features:
@@ -126,17 +147,23 @@ class Features:
     the capture being built changes.
     """
 
-    __slots__ = ("s", "_swords", "_prev")
+    __slots__ = ("s", "_w", "_swords", "_prev", "_built")
 
     def __init__(self, buf: np.ndarray | None = None):
         self.s = np.zeros(STATE_SIZE, np.float32) if buf is None else buf
+        self._w = _writer(self.s)  # s, or a memoryview of it, for single writes
         self._swords = [0, 0]
         self._prev = None
+        self._built = True  # the capture block may be non-zero (unknown buffer)
+
+    def __reduce__(self):
+        return _restore_features, (self.s, self._swords, self._prev, self._built)
 
     def reset(self, state: GameState) -> None:
         """Rebuild from scratch (any point of a deal)."""
         s = self.s
         s[:] = 0.0
+        self._built = False
         initial_hands = state.initial_hands
         seen_by_all = set(state.initial_table)
         for seat, h in enumerate(state.hands):
@@ -166,36 +193,64 @@ class Features:
 
     def after_move(self, state: GameState) -> None:
         """Update for the move just played (``state.moves[-1]``)."""
-        s = self.s
+        s = self._w
         seat, card, capture = state.moves[-1]
         s[HANDS + seat * C + card] = 0.0
         s[PLAYED + seat * C + card] = 1.0
-        s[PTIME + card] = state.turn / NUM_TURNS
-        for o in range(4):
-            if o != seat:
-                s[UNSEEN + o * C + card] = 0.0
+        turn = state.turn
+        s[PTIME + card] = turn / NUM_TURNS
+        for base in _UNSEEN_OTHERS[seat]:
+            s[base + card] = 0.0
         if self._prev is not None:
             s[PREV + self._prev] = 0.0
+        if self._built:
+            s[BUILD_START:BUILD_END] = _BUILD_ZEROS
+            self._built = False
+        if turn >= NUM_TURNS:  # end of deal: leftovers may move to a pile; rewrite all
+            if capture:
+                self._capture(state, seat, card, capture)
+            else:
+                s[TABLE + card] = 1.0
+                s[PREV + card] = 1.0
+                self._prev = card
+            if state.last_capturer is not None:
+                self._sync_end(state)
+            self._write_tail(state)
+            return
         if capture:
-            team = seat & 1
-            base = PILES + team * C
-            s[base + card] = 1.0
-            sw = 1 if SUIT[card] == SWORDS else 0
-            for t in capture:
-                s[TABLE + t] = 0.0
-                s[base + t] = 1.0
-                if SUIT[t] == SWORDS:
-                    sw += 1
-            self._swords[team] += sw
-            self._prev = None
+            team = self._capture(state, seat, card, capture)
+            s[LAST_CAPTURER:LAST_CAPTURER + 5] = _ONE_HOT_5_MV[seat]
+            b = state.bonuses[team]
+            o = BONUS + 4 * team
+            s[o] = b[0] / 10
+            s[o + 1] = b[1] / 10
+            s[o + 2] = b[2] / 10
+            s[o + 3] = b[3] / 10
+            s[CARDS + team] = len(state.piles[team]) / C
+            s[SWORD_COUNT + team] = self._swords[team] / 13
         else:
             s[TABLE + card] = 1.0
             s[PREV + card] = 1.0
             self._prev = card
-        s[BUILD_START:BUILD_END] = 0.0
-        if state.done and state.last_capturer is not None:
-            self._sync_end(state)
-        self._write_tail(state)
+        s[HAND_SIZES + seat] = len(state.hands[seat]) / HAND_SIZE
+        s[TURN] = turn / NUM_TURNS
+        s[CURRENT + seat] = 0.0
+        s[CURRENT + state.current] = 1.0
+
+    def _capture(self, state: GameState, seat: int, card: int, capture) -> int:
+        s = self._w
+        team = seat & 1
+        base = PILES + team * C
+        s[base + card] = 1.0
+        sw = 1 if SUIT[card] == SWORDS else 0
+        for t in capture:
+            s[TABLE + t] = 0.0
+            s[base + t] = 1.0
+            if SUIT[t] == SWORDS:
+                sw += 1
+        self._swords[team] += sw
+        self._prev = None
+        return team
 
     def _sync_end(self, state: GameState) -> None:
         # End of deal: the leftovers went to the last capturer's pile (no bonus).
@@ -226,13 +281,17 @@ class Features:
 
     def set_building(self, building) -> None:
         """Mirror the capture being built (``ActionGame.building``)."""
-        s = self.s
-        s[BUILD_START:BUILD_END] = 0.0
+        s = self._w
+        if self._built:
+            s[BUILD_START:BUILD_END] = _BUILD_ZEROS
         if building is not None:
             card, taken, _ = building
             s[CCARD + card] = 1.0
             for t in taken:
                 s[CTAKEN + t] = 1.0
+            self._built = True
+        else:
+            self._built = False
 
     def observation(self, seat: int, acting: bool = True) -> np.ndarray:
         """A new float32 array: the observation of ``seat``.
@@ -240,8 +299,8 @@ class Features:
         ``acting=False`` blanks the capture being built (it belongs to the seat
         that is choosing).
         """
-        obs = self.s.take(OBS_INDEX[seat])
-        if not acting:
+        obs = self.s.take(_OBS_ROWS[seat])
+        if not acting and self._built:
             obs[OBS_BUILD] = 0.0
         return obs
 

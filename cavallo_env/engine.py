@@ -6,8 +6,11 @@ is shared by the PettingZoo env, the bots, the records and the training driver.
 A *move* is ``(card, capture)``: the card played from hand and the sorted tuple
 of table cards it takes (``()`` = place only).  ``GameState.legal_moves()``
 lists every legal ``(card, capture set)`` pair; ``GameState.play()`` applies a
-move.  Capture sets come from a subset-sum search over the table's numerals
-that only extends partial sets still under the target, cached by table.
+move.  ``GameState.captures()`` gives the capture sets by hand card; they come
+from the list of every set of table numerals summing to at most 10, which is
+updated from the previous turn's list (a placed numeral adds the sets
+containing it, a capture drops the sets using the cards it took) rather than
+searched afresh.  ``sum_captures`` is the stand-alone subset-sum search.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ Move = tuple  # (card: int, capture: tuple[int, ...])
 
 _SUMS_CACHE: dict[tuple, tuple] = {}
 _SUMS_CACHE_MAX = 200_000
-_NO_SUMS = ((),) * 11
+_PLACE = tuple((c, ()) for c in range(NUM_CARDS))  # the place-only move of each card
+_CAPS_ONLY = object()  # GameState._legal: captures() is cached, legal_moves() not yet
 
 
 def sum_captures(numerals: tuple) -> tuple:
@@ -72,6 +76,101 @@ def sum_captures(numerals: tuple) -> tuple:
         _SUMS_CACHE.clear()
     _SUMS_CACHE[numerals] = result
     return result
+
+
+# The move generator works on card sets as bit masks with card c at bit 51 - c.
+# For two capture sets with the same sum (so neither contains the other),
+# increasing id order of the sets (as sorted tuples) is decreasing order of
+# their masks.  A numeral's captures are exactly the sets of table numerals
+# whose values sum to its value (one card: the rank match; two or more: a
+# sum), so one list of all numeral sets with sums <= 10, by decreasing mask,
+# gives every numeral's captures in order.  There are only 4050 such sets in
+# the deck; ``_SETS`` maps each mask to its sorted tuple.
+_BIT = tuple(1 << (NUM_CARDS - 1 - c) for c in range(NUM_CARDS))
+_NUMERAL_MASK = sum(_BIT[c] for c in range(NUM_CARDS) if VALUE[c])
+_RANK_MASK = tuple(sum(_BIT[c] for c in range(NUM_CARDS) if RANK[c] == r) for r in range(13))
+
+
+def _all_small_sets() -> dict:
+    sets = {0: ()}
+    totals = {0: 0}
+    for c in range(NUM_CARDS):  # increasing id: each tuple comes out sorted
+        v = VALUE[c]
+        if v:
+            for m, t in list(sets.items()):
+                if totals[m] + v <= 10:
+                    sets[m | _BIT[c]] = t + (c,)
+                    totals[m | _BIT[c]] = totals[m] + v
+    del sets[0]
+    return sets
+
+
+_SETS: dict[int, tuple] = _all_small_sets()
+
+
+def _court_matches() -> dict:
+    # any set of table courts of one rank -> their one-card captures, in order
+    out = {}
+    for r in range(10, 13):
+        cards = [c for c in range(NUM_CARDS) if RANK[c] == r]
+        for k in range(1, 1 << len(cards)):
+            chosen = [c for i, c in enumerate(cards) if k >> i & 1]
+            out[sum(_BIT[c] for c in chosen)] = tuple((c,) for c in chosen)
+    return out
+
+
+_COURT_MATCHES = _court_matches()
+
+
+def _table_sets(nmask: int, table, base) -> tuple:
+    """``(nmask, entries, by_value)`` for the table whose numerals have mask ``nmask``.
+
+    ``entries``: ``(mask, sum)`` of every set of table numerals summing to at
+    most 10, by decreasing mask; ``by_value[v]``: the captures of a numeral of
+    value ``v`` in increasing order (None if it has none).  Entries are shared
+    (copies of a state share theirs) and never mutated.
+
+    Derived from the entry ``base`` of an earlier table when one turn
+    separates them (a placed numeral adds the sets containing it; a capture
+    drops the sets that use a taken card); any other difference means a full
+    enumeration, so ``base`` may be any earlier entry.  No global cache:
+    deriving costs about as much as a lookup would.
+    """
+    entries = None
+    if base is not None:
+        bmask, bentries, _ = base
+        removed = bmask & ~nmask
+        added = nmask & ~bmask
+        if not added:
+            if not removed:
+                return base
+            entries = [p for p in bentries if not p[0] & removed]
+        elif not removed and not added & (added - 1):  # exactly one numeral added
+            v = VALUE[NUM_CARDS - added.bit_length()]
+            lim = 10 - v
+            entries = [(m | added, s + v) for m, s in bentries if s <= lim]
+            entries.append((added, v))
+            entries += bentries
+            entries.sort(reverse=True)
+    if entries is None:
+        entries = []
+        for t in table:
+            v = VALUE[t]
+            if v:
+                b = _BIT[t]
+                lim = 10 - v
+                entries += [(m | b, s + v) for m, s in entries if s <= lim]
+                entries.append((b, v))
+        entries.sort(reverse=True)
+    by_value: list = [None] * 11
+    sets = _SETS
+    for m, s in entries:
+        got = by_value[s]
+        if got is None:
+            by_value[s] = [sets[m]]
+        else:
+            got.append(sets[m])
+    return nmask, entries, by_value
 
 
 def capture_sets(card: int, table) -> list[tuple]:
@@ -170,7 +269,7 @@ class GameState:
     __slots__ = (
         "dealer", "initial_hands", "initial_table", "hands", "table", "piles",
         "current", "turn", "last_capturer", "prev_placed", "bonuses", "moves",
-        "unclaimed", "_legal",
+        "unclaimed", "_legal", "_caps", "_sums",
     )
 
     def __init__(self, hands, table, dealer: int):
@@ -188,6 +287,8 @@ class GameState:
         self.moves = []
         self.unclaimed = []
         self._legal = None
+        self._caps = None
+        self._sums = None  # the _table_sets entry of a recent table
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -216,6 +317,8 @@ class GameState:
         s.moves = self.moves[:]
         s.unclaimed = self.unclaimed[:]
         s._legal = self._legal
+        s._caps = self._caps
+        s._sums = self._sums
         return s
 
     __copy__ = copy
@@ -239,33 +342,60 @@ class GameState:
         sets in increasing order.  Empty once the deal is over.
         """
         legal = self._legal
-        if legal is not None:
+        if legal.__class__ is list:
             return legal
-        if self.turn >= NUM_TURNS:
-            self._legal = []
-            return self._legal
-        table = self.table
-        numerals = tuple(t for t in table if VALUE[t])
-        sums = sum_captures(numerals) if len(numerals) >= 2 else _NO_SUMS
-        by_rank: dict[int, list] = {}
-        for t in table:
-            by_rank.setdefault(RANK[t], []).append((t,))
+        caps = self._caps if legal is _CAPS_ONLY else self._captures()
         legal = []
         append = legal.append
-        for c in self.hands[self.current]:
-            append((c, ()))
-            matches = by_rank.get(RANK[c])
-            v = VALUE[c]
-            if v and sums[v]:
-                caps = matches + list(sums[v]) if matches else list(sums[v])
-                caps.sort()
-                for cap in caps:
-                    append((c, cap))
-            elif matches:
-                for cap in matches:
-                    append((c, cap))
+        extend = legal.extend
+        get = caps.get
+        if self.turn < NUM_TURNS:
+            for c in self.hands[self.current]:
+                append(_PLACE[c])
+                s = get(c)
+                if s is not None:
+                    extend([(c, x) for x in s])
         self._legal = legal
         return legal
+
+    def captures(self) -> dict:
+        """``{card: capture sets}`` for the hand cards of the seat to play that
+        can capture (sets sorted, as in ``legal_moves``; keys in hand order),
+        cached per turn.  Shared with the cache: do not mutate.
+        """
+        if self._legal is None:
+            self._captures()
+            self._legal = _CAPS_ONLY
+        return self._caps
+
+    def _captures(self) -> dict:
+        # The per-turn cache is ``_legal`` (None = stale, _CAPS_ONLY = only
+        # ``_caps`` is up to date, a list = both are); code that edits hands or
+        # the table in place resets ``_legal`` to None.
+        caps: dict[int, list] = {}
+        self._caps = caps
+        table = self.table
+        if not table or self.turn >= NUM_TURNS:
+            return caps
+        tmask = 0
+        for t in table:
+            tmask |= _BIT[t]
+        nmask = tmask & _NUMERAL_MASK
+        entry = self._sums  # the previous turn's table, as a rule
+        if entry is None or entry[0] != nmask:
+            entry = self._sums = _table_sets(nmask, table, entry)
+        by_value = entry[2]
+        for c in self.hands[self.current]:
+            r = RANK[c]
+            if r < 10:
+                sets = by_value[r + 1]
+                if sets is not None:
+                    caps[c] = sets
+            else:
+                same = tmask & _RANK_MASK[r]
+                if same:
+                    caps[c] = _COURT_MATCHES[same]
+        return caps
 
     def check_move(self, card: int, capture) -> str | None:
         """Why ``(card, capture)`` is illegal for the seat to play, or None."""
@@ -313,10 +443,25 @@ class GameState:
             pile = self.piles[team]
             pile.append(card)
             pile.extend(capture)
-            points = capture_points(card, capture, not table, self.prev_placed)
+            suit = SUIT[card]
+            for t in capture:
+                if SUIT[t] != suit:
+                    simili = 0
+                    break
+            else:
+                simili = 1
+            n = len(capture)
+            points = [
+                0 if table else 1,
+                1 if n == 1 and capture[0] == self.prev_placed else 0,
+                simili,
+                1 if n >= 3 else 0,
+            ]
             b = self.bonuses[team]
-            for i in range(4):
-                b[i] += points[i]
+            b[0] += points[0]
+            b[1] += points[1]
+            b[2] += points[2]
+            b[3] += points[3]
             self.last_capturer = seat
             self.prev_placed = None
         else:
