@@ -25,6 +25,7 @@ class ConfigError(ValueError):
 class ModelSection:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh | gelu
+    mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
 
     def check(self, where):
         if not self.hidden or any(h < 1 for h in self.hidden):
@@ -47,8 +48,16 @@ class PPOSection:
     max_grad_norm: float = 0.5
     norm_adv: bool = True
     target_kl: typing.Optional[float] = None  # stop the epochs early past this KL
+    # value baseline: "policy" = the policy network's own value head;
+    # "state" = a separate centralised critic that also sees the hidden hands
+    critic: str = "policy"
+    critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
 
     def check(self, where):
+        if self.critic not in ("policy", "state"):
+            raise ConfigError(f"{where}.critic: policy or state, got {self.critic!r}")
+        if not self.critic_hidden or any(h < 1 for h in self.critic_hidden):
+            raise ConfigError(f"{where}.critic_hidden: a non-empty list of positive layer widths, got {self.critic_hidden!r}")
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "gamma", self.gamma, 0, 1)
         _range(where, "gae_lambda", self.gae_lambda, 0, 1)
@@ -119,7 +128,7 @@ class TrainConfig:
     games: int = 256  # deals per rollout, stepped in lockstep with batched inference
     reward: str = "points"  # points | win (CONTRACT.md)
     reward_scale: float = 10.0  # "points" rewards are divided by this
-    shaping: float = 0.0  # optional: per-decision reward for capture bonuses (diff), off by default
+    shaping: float = 0.0  # optional potential-based shaping (selfplay.potential) weight, off by default
     checkpoint_every: int = 10  # updates between checkpoints (the last one is always written)
     model: ModelSection = field(default_factory=ModelSection)
     ppo: PPOSection = field(default_factory=PPOSection)

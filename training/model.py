@@ -23,6 +23,9 @@ MASKED_LOGIT = -1e9
 class ModelConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh | gelu
+    # also feed the legal-action mask to the body (it tells which cards can
+    # capture, which an MLP finds hard to work out from the table's sums)
+    mask_input: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -38,7 +41,7 @@ class PolicyNet(nn.Module):
         if self.cfg.activation not in _ACTIVATIONS:
             raise ValueError(f"model.activation must be one of {sorted(_ACTIVATIONS)}, got {self.cfg.activation!r}")
         layers: list[nn.Module] = []
-        width = obs_size
+        width = obs_size + (num_actions if self.cfg.mask_input else 0)
         for h in self.cfg.hidden:
             layers += [nn.Linear(width, h), _ACTIVATIONS[self.cfg.activation]()]
             width = h
@@ -50,6 +53,50 @@ class PolicyNet(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``obs`` float32 [N, 702], ``mask`` [N, 156] (nonzero = legal) -> (logits [N,156], value [N])."""
-        h = self.body(obs)
+        x = torch.cat([obs, (mask != 0).to(obs.dtype)], dim=-1) if self.cfg.mask_input else obs
+        h = self.body(x)
         logits = self.policy(h).masked_fill(mask == 0, MASKED_LOGIT)
         return logits, self.value(h).squeeze(-1)
+
+
+# ---------------------------------------------------------------- centralised critic
+
+def _critic_index():
+    """Per seat: the observation gather plus the three other hands (next, partner, previous)."""
+    import numpy as np
+
+    from cavallo_env.encoding import OBS_INDEX, STATE_LAYOUT
+
+    hands = STATE_LAYOUT["hands"][0]
+    out = []
+    for seat in range(4):
+        extra = [hands + ((seat + k) % 4) * 52 + c for k in (1, 2, 3) for c in range(52)]
+        out.append(np.concatenate([OBS_INDEX[seat], np.asarray(extra, dtype=np.intp)]))
+    return np.stack(out)
+
+
+#: per seat, the state indices of the centralised critic's input (obs + hidden hands, seat-relative)
+CRITIC_INDEX = _critic_index()
+CRITIC_SIZE = CRITIC_INDEX.shape[1]
+
+
+class StateCritic(nn.Module):
+    """A value network that sees everything (training only, never exported).
+
+    Its input is the acting seat's observation plus the three hidden hands,
+    ordered relative to that seat (``CRITIC_INDEX``), so like the policy it is
+    seat-relative; it only serves as the PPO baseline.
+    """
+
+    def __init__(self, hidden: list[int], activation: str = "relu"):
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = CRITIC_SIZE
+        for h in hidden:
+            layers += [nn.Linear(width, h), _ACTIVATIONS[activation]()]
+            width = h
+        layers.append(nn.Linear(width, 1))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x).squeeze(-1)

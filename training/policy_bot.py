@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from cavallo_env.actions import ActionGame
+from cavallo_env.actions import NUM_ACTIONS, ActionGame
 from cavallo_env.bots import Bot, BotSpecError, register
 from cavallo_env.encoding import Features
 from cavallo_env.views import state_from_view
@@ -34,8 +34,8 @@ def _activation(name):
     return lambda x: 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
 
 
-def load_layers(path: str) -> tuple[list, callable]:
-    """``[(W, b), ...]`` of the body and the policy head from a checkpoint."""
+def load_layers(path: str) -> tuple:
+    """``([(W, b), ...] of the body and the policy head, activation, mask_input)`` from a checkpoint."""
     if path not in _CACHE:
         from .checkpoint import load
 
@@ -46,7 +46,7 @@ def load_layers(path: str) -> tuple[list, callable]:
         for j in range(len(hidden)):
             layers.append((tensors[f"model.body.{2 * j}.weight"].numpy().T.copy(), tensors[f"model.body.{2 * j}.bias"].numpy()))
         layers.append((tensors["model.policy.weight"].numpy().T.copy(), tensors["model.policy.bias"].numpy()))
-        _CACHE[path] = [layers, _activation(model.get("activation", "relu"))]
+        _CACHE[path] = [layers, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False))]
     return tuple(_CACHE[path])
 
 
@@ -56,9 +56,13 @@ class CheckpointBot(Bot):
     def __init__(self, path: str, seed=None):
         super().__init__(seed)
         self.path = path
-        self.layers, self.act = load_layers(path)
+        self.layers, self.act, self.mask_input = load_layers(path)
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
+    def logits(self, obs: np.ndarray, legal: list) -> np.ndarray:
+        if self.mask_input:
+            mask = np.zeros(NUM_ACTIONS, np.float32)
+            mask[legal] = 1.0
+            obs = np.concatenate([obs, mask])
         h = obs
         for W, b in self.layers[:-1]:
             h = self.act(h @ W + b)
@@ -73,7 +77,7 @@ class CheckpointBot(Bot):
         seat = state.current
         while True:
             acts = game.legal_actions()
-            logits = self.logits(feats.observation(seat))
+            logits = self.logits(feats.observation(seat), acts)
             a = max(acts, key=lambda x: logits[x])
             move = game.step(a)
             if move is not None:

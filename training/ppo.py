@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from . import checkpoint as ckpt
 from .config import ConfigError, PPOSection, TrainConfig, dump, from_dict
 from .league import League
-from .model import ModelConfig, PolicyNet
+from .model import ModelConfig, PolicyNet, StateCritic
 from .selfplay import PHASES, Batch, Timers, play_rollout
 
 # ---------------------------------------------------------------- helpers
@@ -50,7 +50,14 @@ def resolve_device(name: str) -> torch.device:
 
 
 def make_net(cfg: TrainConfig, device) -> PolicyNet:
-    return PolicyNet(ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation)).to(device)
+    return PolicyNet(ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation,
+                                 mask_input=cfg.model.mask_input)).to(device)
+
+
+def make_critic(cfg: TrainConfig, device) -> StateCritic | None:
+    if cfg.ppo.critic != "state":
+        return None
+    return StateCritic(list(cfg.ppo.critic_hidden), cfg.model.activation).to(device)
 
 
 def _label(spec: str) -> str:
@@ -69,14 +76,19 @@ class UpdateStats:
 
 
 def ppo_update(model: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, p: PPOSection,
-               gen: torch.Generator, device) -> UpdateStats:
-    """A few epochs of clipped PPO over the batch, masked logits throughout."""
+               gen: torch.Generator, device, critic: StateCritic | None = None) -> UpdateStats:
+    """A few epochs of clipped PPO over the batch, masked logits throughout.
+
+    With a centralised ``critic`` the value loss trains it and the policy's
+    own value head alike (so the exported model keeps a meaningful value).
+    """
     obs = torch.from_numpy(batch.obs).to(device)
     mask = torch.from_numpy(batch.mask).to(device)
     actions = torch.from_numpy(batch.actions).to(device)
     old_logp = torch.from_numpy(batch.logp).to(device)
     adv_all = torch.from_numpy(batch.advantages).to(device)
     ret_all = torch.from_numpy(batch.returns).to(device)
+    cobs = torch.from_numpy(batch.critic_obs).to(device) if critic is not None else None
     m = len(batch)
     n_mb = max(1, m // p.minibatch_size)
     sums = {"lp": 0.0, "lv": 0.0, "ent": 0.0, "kl": 0.0, "cf": 0.0}
@@ -101,10 +113,14 @@ def ppo_update(model: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, p: PP
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             loss_pi = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip, 1 + p.clip)).mean()
             loss_v = 0.5 * F.mse_loss(value, ret_all[idx])
+            if critic is not None:
+                loss_v = 0.5 * (loss_v + 0.5 * F.mse_loss(critic(cobs[idx]), ret_all[idx]))
             loss = loss_pi + p.vf_coef * loss_v - p.ent_coef * ent
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
+            if critic is not None:
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), p.max_grad_norm)
             opt.step()
             sums["lp"] += loss_pi.item()
             sums["lv"] += loss_v.item()
@@ -124,9 +140,11 @@ def ppo_update(model: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, p: PP
 # ---------------------------------------------------------------- checkpoints
 
 
-def save_checkpoint(path, model, opt, league, cfg, counters: dict, rng, gen, evals, *, full: bool = True):
-    """Weights (+ optimizer, league, RNG when ``full``) and the JSON sidecar."""
+def save_checkpoint(path, model, opt, league, cfg, counters: dict, rng, gen, evals, *, full: bool = True, critic=None):
+    """Weights (+ critic, optimizer, league, RNG when ``full``) and the JSON sidecar."""
     tensors = {f"model.{k}": v for k, v in model.state_dict().items()}
+    if full and critic is not None:
+        tensors.update({f"critic.{k}": v for k, v in critic.state_dict().items()})
     meta = {"config": cfg.to_dict(), "seed": cfg.seed, "step": counters["update"], "counters": dict(counters),
             "evals": evals, "kind": "training" if full else "model"}
     if full:
@@ -144,12 +162,14 @@ def save_checkpoint(path, model, opt, league, cfg, counters: dict, rng, gen, eva
     return ckpt.save(path, tensors, meta)
 
 
-def load_training_checkpoint(path, model, opt, league, cfg, gen, device):
+def load_training_checkpoint(path, model, opt, league, cfg, gen, device, critic=None):
     tensors, meta = ckpt.load(path)
     if meta.get("kind") != "training":
         raise ckpt.CheckpointError(f"{path}: a model-only checkpoint, not a training checkpoint to resume from")
     try:
         model.load_state_dict(ckpt.model_state(tensors))
+        if critic is not None:
+            critic.load_state_dict({k[len("critic."):]: v for k, v in tensors.items() if k.startswith("critic.")})
         osd = opt.state_dict()
         osd["state"] = {}
         for pid in meta["optim"]["params"]:
@@ -337,12 +357,14 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     gen = torch.Generator().manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = make_net(cfg, dev)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+    critic = make_critic(cfg, dev)
+    params = list(model.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    opt = torch.optim.Adam(params, lr=cfg.ppo.lr, eps=1e-5)
     league = League(cfg.league)
     counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "wall_s": 0.0}
     evals: list[dict] = []
     if resume:
-        rng, counters, evals = load_training_checkpoint(last_path, model, opt, league, cfg, gen, dev)
+        rng, counters, evals = load_training_checkpoint(last_path, model, opt, league, cfg, gen, dev, critic)
         log(f"resumed {run_dir} at update {counters['update']} ({counters['learner_decisions']} learner decisions)")
     runlog = RunLog(run_dir, cfg)
     log(f"run {run_dir}  device {dev}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
@@ -369,11 +391,11 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             batch, stats = play_rollout(
                 model, opponents, league.nets(), rng=rng, gen=gen, device=dev, reward=cfg.reward,
                 reward_scale=cfg.reward_scale, shaping=cfg.shaping, gamma=cfg.ppo.gamma,
-                gae_lambda=cfg.ppo.gae_lambda, timers=timers)
+                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers)
             # ---- 2c. PPO update
             model.train()
             t0 = time.perf_counter()
-            us = ppo_update(model, opt, batch, cfg.ppo, gen, dev)
+            us = ppo_update(model, opt, batch, cfg.ppo, gen, dev, critic)
             timers["update"] += time.perf_counter() - t0
             elapsed = time.perf_counter() - t_start
             # ---- 2d. league
@@ -421,7 +443,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 log(f"update {update}: duplicate eval ({cfg.eval.deals} deals, {time.perf_counter() - t0:.0f}s): {msg}")
             runlog.write(row)
             if update % cfg.checkpoint_every == 0 or is_last:
-                save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals)
+                save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
             if cfg.eval.every and update % cfg.eval.every == 0 or is_last:
                 plot_learning_curve(run_dir, evals)
             if bar is not None:
@@ -431,7 +453,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 bar.update(1)
             done_this_call += 1
             if stop_after is not None and done_this_call >= stop_after and not is_last:
-                save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals)
+                save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
                 break
     finally:
         if bar is not None:

@@ -21,7 +21,8 @@ way in; the driver only skips the per-agent dict plumbing.
 The learner's decisions are returned as a flat ``Batch`` with GAE advantages,
 computed per (game, team): a team's decisions interleave its two seats and
 share the team's end-of-deal reward (0 before the end, capture-building
-sub-steps included), optionally plus a shaping reward for capture bonuses.
+sub-steps included), optionally plus a potential-based shaping reward (see
+``potential``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ import torch
 
 from cavallo_env.actions import NUM_ACTIONS, ActionGame, move_to_actions
 from cavallo_env.encoding import OBS_INDEX, OBS_SIZE, STATE_SIZE, Features
-from cavallo_env.engine import GameState, random_deal
+from cavallo_env.engine import GameState, random_deal, score
 from cavallo_env.views import make_view, move_from_dict
+
+from .model import CRITIC_INDEX
 
 LEARNER = 0
 GREEDY = -1
@@ -55,6 +58,7 @@ class Batch:
     values: np.ndarray  # float32 [M]
     advantages: np.ndarray  # float32 [M]
     returns: np.ndarray  # float32 [M]: advantages + values (value targets)
+    critic_obs: np.ndarray | None = None  # float32 [M, CRITIC_SIZE] with a centralised critic
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -102,12 +106,14 @@ class Timers(dict):
 def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.random.Generator,
                  gen: torch.Generator, device, reward: str = "points", reward_scale: float = 10.0,
                  shaping: float = 0.0, gamma: float = 1.0, gae_lambda: float = 0.95,
-                 timers: Timers | None = None) -> tuple[Batch, RolloutStats]:
+                 critic=None, timers: Timers | None = None) -> tuple[Batch, RolloutStats]:
     """Play ``len(opponents)`` deals in lockstep and return the learner's batch.
 
     ``opponents[i]`` is the opponent of game ``i``: ``"self"``, ``"greedy"``,
     ``"heuristic"`` or ``("snapshot", k)`` for ``snapshot_nets[k]``.  Deals,
     seats and bot seeds come from ``rng``; action sampling from ``gen``.
+    With a ``critic`` (``StateCritic``), the values for GAE are its estimates
+    from the full-information input; otherwise the policy's value head.
     """
     from cavallo_env.bots import make
 
@@ -147,9 +153,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         feats.append(f)
     timers["encoder"] += clock() - t0
 
-    rec_obs, rec_mask, rec_act, rec_logp, rec_val, rec_key, rec_bonus = [], [], [], [], [], [], []
+    rec_obs, rec_mask, rec_act, rec_logp, rec_val, rec_key, rec_bonus, rec_cobs = [], [], [], [], [], [], [], []
     final = np.zeros(2 * n_games, dtype=np.float32)  # per (game, team): terminal reward
-    final_bonus = np.zeros(2 * n_games, dtype=np.float32)
     stats = RolloutStats()
     active = np.arange(n_games)
     while len(active):
@@ -189,6 +194,13 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             timers["encoder"] += t2 - t1
             timers["inference"] += t3 - t2
             if code == LEARNER:
+                if critic is not None:
+                    t0 = clock()
+                    cobs = S[gi[:, None], CRITIC_INDEX[seats]]
+                    with torch.no_grad():
+                        values = critic(torch.from_numpy(cobs).to(device)).float().cpu().numpy()
+                    rec_cobs.append(cobs)
+                    timers["inference"] += clock() - t0
                 rec_obs.append(obs)
                 rec_mask.append(mask)
                 rec_act.append(actions)
@@ -196,7 +208,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                 rec_val.append(values)
                 rec_key.append(gi * 2 + (seats & 1))
                 if shaping:
-                    rec_bonus.append(np.array([_bonus_diff(games[i].state, s & 1) for i, s in zip(gi, seats)], np.float32))
+                    rec_bonus.append(np.array([potential(games[i].state, s & 1) for i, s in zip(gi, seats)], np.float32))
                 stats.learner_decisions += len(gi)
             stats.decisions += len(gi)
             t_eng = t_enc = 0.0
@@ -222,7 +234,6 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             ret = st.returns(reward)
             for team in (0, 1):
                 final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
-                final_bonus[2 * i + team] = _bonus_diff(st, team)
             if labels[i] != "self":
                 lt = int(learner_team[i])
                 diff = st.returns("points")[lt]
@@ -244,7 +255,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         bonus = np.concatenate(rec_bonus)[order]
         nxt = np.empty_like(bonus)
         nxt[:-1] = bonus[1:]
-        nxt[last] = final_bonus[key[last]]
+        nxt[last] = 0.0  # the potential of the end of the deal is 0: the shaping sums to -potential(first)
         rewards += shaping * (nxt - bonus) / reward_scale
     advantages = _gae(rewards, values, last, gamma, gae_lambda)
     batch = Batch(
@@ -255,14 +266,24 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         values=values.astype(np.float32),
         advantages=advantages,
         returns=(advantages + values).astype(np.float32),
+        critic_obs=np.concatenate(rec_cobs)[order] if critic is not None else None,
     )
     assert batch.obs.shape[1] == OBS_SIZE
     return batch, stats
 
 
-def _bonus_diff(state: GameState, team: int) -> float:
-    b = state.bonuses
-    return float(sum(b[team]) - sum(b[1 - team]))
+def potential(state: GameState, team: int) -> float:
+    """The shaping potential: the team's point difference if the deal ended now.
+
+    Bonuses scored so far plus the awards of the piles as they stand (cards on
+    the table not counted).  Shaping rewards are ``shaping * (potential after -
+    potential before) / reward_scale`` between a team's decisions, and the
+    potential is 0 at the end of the deal, so with ``gamma = 1`` the shaping
+    only moves credit earlier and leaves the best policy unchanged (Ng et al.
+    1999, potential-based shaping).
+    """
+    pts = score(state.piles, state.bonuses)["team_points"]
+    return float(pts[team] - pts[1 - team])
 
 
 def _gae(rewards, values, last, gamma: float, lam: float) -> np.ndarray:

@@ -1,0 +1,113 @@
+"""End-to-end training speed: agent decisions per second, rollout plus PPO update.
+
+    .venv/bin/python benchmarks/train_speed.py [--config configs/default.yaml] [--updates 10]
+
+Runs the training loop of ``training.ppo`` (league draw, lockstep rollout,
+PPO update) for a few updates after a warm-up one, with the config's league
+mix (so bot opponents cost what they cost in training), and reports:
+
+- decisions/s: every decision taken in the training games (all four seats,
+  capture-building sub-steps included) per second of rollout + update wall
+  time; learner samples/s: the decisions that are trained on;
+- the share of that time spent in the engine (legal actions, stepping), the
+  encoder (feature updates, observation gathers, masks), inference (batched
+  forward passes and sampling), the fixed bots, and the PPO update.
+
+Nothing is written to disk.  The machine's other load matters: the numbers
+are wall-clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--config", default="configs/default.yaml")
+    ap.add_argument("--updates", type=int, default=10, help="timed updates (after one warm-up update)")
+    ap.add_argument("--games", type=int, default=None, help="override the config's games per rollout")
+    ap.add_argument("--threads", type=int, default=None, help="override the config's torch threads")
+    ap.add_argument("--device", default=None, help="override the config's device (auto, cpu, cuda)")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = ap.parse_args(argv)
+
+    import numpy as np
+    import torch
+
+    from training.config import load
+    from training.league import League
+    from training.ppo import make_critic, make_net, ppo_update, resolve_device
+    from training.selfplay import PHASES, Timers, play_rollout
+
+    cfg = load(args.config)
+    if args.games:
+        cfg.games = args.games
+    if args.threads:
+        cfg.threads = args.threads
+    torch.set_num_threads(cfg.threads)
+    dev = resolve_device(args.device or cfg.device)
+    torch.manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    model = make_net(cfg, dev)
+    critic = make_critic(cfg, dev)
+    params = list(model.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    opt = torch.optim.Adam(params, lr=cfg.ppo.lr, eps=1e-5)
+    league = League(cfg.league)
+    league.add(model, 0)  # so that the snapshot share of the mix is played too
+
+    def one_update(timers):
+        opponents = league.draw_opponents(cfg.games, rng)
+        model.eval()
+        batch, stats = play_rollout(model, opponents, league.nets(), rng=rng, gen=gen, device=dev,
+                                    reward=cfg.reward, reward_scale=cfg.reward_scale, shaping=cfg.shaping,
+                                    gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers)
+        model.train()
+        t0 = time.perf_counter()
+        ppo_update(model, opt, batch, cfg.ppo, gen, dev, critic)
+        timers["update"] += time.perf_counter() - t0
+        league.record(stats.results)
+        return stats
+
+    one_update(Timers())  # warm-up
+    timers = Timers()
+    decisions = samples = 0
+    t0 = time.perf_counter()
+    for _ in range(args.updates):
+        stats = one_update(timers)
+        decisions += stats.decisions
+        samples += stats.learner_decisions
+    wall = time.perf_counter() - t0
+    measured = sum(timers.values())
+    out = {
+        "config": args.config, "device": str(dev), "threads": cfg.threads, "games_per_rollout": cfg.games,
+        "updates": args.updates, "wall_s": wall, "decisions": decisions, "learner_samples": samples,
+        "decisions_per_s": decisions / wall, "learner_samples_per_s": samples / wall,
+        "shares": {p: timers[p] / wall for p in PHASES},
+        "other_share": max(0.0, 1 - measured / wall),
+        "mix": cfg.league.mix,
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"train_speed: {args.config}, {out['device']}, {cfg.threads} torch thread(s), {cfg.games} games per rollout, "
+          f"{args.updates} updates in {wall:.1f} s")
+    print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
+    print(f"  learner samples/s (trained on)              {out['learner_samples_per_s']:10.0f}")
+    print("  share of wall time:")
+    for p in PHASES:
+        print(f"    {p:<10} {100 * out['shares'][p]:5.1f}%")
+    print(f"    {'other':<10} {100 * out['other_share']:5.1f}%  (GAE, batching, league draw)")
+    print(f"  league mix: {cfg.league.mix}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""Training: config validation, masking, GAE, a smoke run with checkpoint + exact resume, CLI errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("yaml")
+
+from cavallo_env.actions import NUM_ACTIONS  # noqa: E402
+from cavallo_env.cli import main  # noqa: E402
+from training import checkpoint as ckpt  # noqa: E402
+from training.config import ConfigError, from_dict, load  # noqa: E402
+from training.model import PolicyNet  # noqa: E402
+from training.selfplay import _gae, masks_from_legal, play_rollout, sample_actions  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+torch.set_num_threads(1)
+
+
+def tiny(**over) -> dict:
+    """A config small enough for a test: a handful of games, a 32-unit net."""
+    d = {
+        "name": "smoke", "seed": 3, "device": "cpu", "threads": 1, "updates": 3, "games": 12,
+        "checkpoint_every": 1,
+        "model": {"hidden": [32, 32]},
+        "ppo": {"epochs": 2, "minibatch_size": 128, "lr": 1e-3},
+        "league": {"mix": {"self": 0.4, "snapshots": 0.2, "greedy": 0.2, "heuristic": 0.2}, "snapshot_every": 1},
+        "eval": {"every": 0, "deals": 2, "jobs": 1},
+    }
+    for k, v in over.items():
+        if isinstance(v, dict):
+            d.setdefault(k, {}).update(v)
+        else:
+            d[k] = v
+    return d
+
+
+# ---------------------------------------------------------------- configs
+
+
+@pytest.mark.parametrize("name", ["quick", "default"])
+def test_shipped_configs_are_valid(name):
+    cfg = load(ROOT / "configs" / f"{name}.yaml")
+    assert cfg.name == name
+
+
+@pytest.mark.parametrize("data, where", [
+    ({"learning_rate": 0.1}, "unknown key 'learning_rate'"),
+    ({"ppo": {"clipp": 0.2}}, "config.ppo: unknown key 'clipp'"),
+    ({"ppo": {"clip": -0.2}}, "config.ppo.clip"),
+    ({"ppo": {"lr": "fast"}}, "config.ppo.lr: expected a number"),
+    ({"reward": "money"}, "config.reward: points or win"),
+    ({"games": 0}, "config.games"),
+    ({"games": 2.5}, "config.games: expected an integer"),
+    ({"ppo": {"norm_adv": "yes"}}, "config.ppo.norm_adv: expected true or false"),
+    ({"model": {"hidden": []}}, "config.model.hidden"),
+    ({"model": {"activation": "swish"}}, "config.model.activation"),
+    ({"ppo": {"critic": "oracle"}}, "config.ppo.critic"),
+    ({"league": {"mix": {"self": 1, "ismcts": 1}}}, "config.league.mix: unknown opponent kind"),
+    ({"league": {"mix": {"self": 0, "greedy": 0}}}, "must not all be zero"),
+    ({"league": {"mix": {"self": -1}}}, "config.league.mix.self"),
+    ({"eval": {"opponents": ["gredy"]}}, "config.eval.opponents: unknown bot 'gredy'"),
+    ({"device": "tpu"}, "config.device"),
+    ({"ppo": [1, 2]}, "config.ppo: expected a mapping"),
+])
+def test_bad_configs_are_clear_errors(data, where):
+    with pytest.raises(ConfigError) as e:
+        from_dict(data)
+    assert where in str(e.value)
+
+
+def test_config_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load(bad)
+    bad.write_text("seed: 1\nsed: 2\n")
+    with pytest.raises(ConfigError, match="bad.yaml: unknown key 'sed'"):
+        load(bad)
+
+
+def test_cli_reports_a_bad_config_before_running(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nppo:\n  epochs: 0\n")
+    assert main(["train", "--config", str(bad), "--runs", str(tmp_path / "runs")]) == 2
+    assert "ppo.epochs" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+    assert main(["train"]) == 2
+    assert "--config" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- masking
+
+
+class Adversary(torch.nn.Module):
+    """A policy whose raw preferences are huge exactly on the illegal actions."""
+
+    def forward(self, obs, mask):
+        raw = torch.where(mask != 0, torch.zeros_like(obs[:, :1]).expand(-1, NUM_ACTIONS), torch.full_like(obs[:, :1], 1e6).expand(-1, NUM_ACTIONS))
+        return raw.masked_fill(mask == 0, -1e9), obs[:, 0]
+
+
+def test_sampling_never_picks_a_masked_action():
+    rng = np.random.default_rng(0)
+    gen = torch.Generator().manual_seed(0)
+    net = PolicyNet()
+    for model in (net, Adversary()):
+        for _ in range(20):
+            n = 64
+            legal = [sorted(rng.choice(NUM_ACTIONS, size=rng.integers(1, 6), replace=False).tolist()) for _ in range(n)]
+            mask = masks_from_legal(legal)
+            assert mask.sum() == sum(len(x) for x in legal)
+            obs = rng.standard_normal((n, 702)).astype(np.float32)
+            actions, logp, _ = sample_actions(model, obs, mask, gen, "cpu")
+            assert all(a in lg for a, lg in zip(actions.tolist(), legal))
+            assert np.all(np.isfinite(logp)) and np.all(logp <= 1e-6)
+
+
+def test_rollout_actions_are_legal_and_games_complete():
+    torch.manual_seed(0)
+    net = PolicyNet()
+    rng = np.random.default_rng(1)
+    gen = torch.Generator().manual_seed(1)
+    opponents = ["self", "greedy", "heuristic", ("snapshot", 0)] * 2
+    batch, stats = play_rollout(net, opponents, [PolicyNet()], rng=rng, gen=gen, device="cpu")
+    assert batch.mask[np.arange(len(batch)), batch.actions].all()
+    assert stats.learner_decisions == len(batch)
+    # 8 games, 48 turns each: every turn is at least one decision
+    assert stats.decisions >= 8 * 48
+    assert sum(len(v) for v in stats.results.values()) == 8
+    # the learner plays both teams in self games, one team otherwise: >= 24 decisions per team per game
+    assert len(batch) >= (2 * 2 + 6) * 24
+    assert np.isfinite(batch.advantages).all() and np.isfinite(batch.returns).all()
+
+
+def test_gae_by_hand():
+    rewards = np.array([0, 0, 1.0, 0, -2.0], dtype=np.float32)
+    values = np.array([0.5, 0.2, 0.4, 0.1, 0.3], dtype=np.float32)
+    last = np.array([False, False, True, False, True])
+    adv = _gae(rewards, values, last, gamma=1.0, lam=0.5)
+    d = [0.2 - 0.5, 0.4 - 0.2, 1.0 - 0.4, 0.3 - 0.1, -2.0 - 0.3]
+    want = [d[0] + 0.5 * (d[1] + 0.5 * d[2]), d[1] + 0.5 * d[2], d[2], d[3] + 0.5 * d[4], d[4]]
+    np.testing.assert_allclose(adv, want, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- training smoke test and resume
+
+
+def _weights(run_dir: Path) -> dict:
+    tensors, meta = ckpt.load(run_dir / "checkpoints" / "last")
+    return tensors, meta
+
+
+def test_smoke_train_checkpoint_and_exact_resume(tmp_path):
+    from training.ppo import train
+
+    cfg = from_dict(tiny())
+    # straight through: 3 updates
+    full = train(cfg, tmp_path / "full", progress=False, log=lambda m: None)
+    assert full["update"] == 3
+    t_full, meta_full = _weights(tmp_path / "full")
+    assert meta_full["step"] == 3 and meta_full["seed"] == 3 and meta_full["kind"] == "training"
+    assert meta_full["obs_version"] == "cavalloicera-obs/1"
+    assert meta_full["config"]["games"] == 12
+    assert {e["opponent"] for e in meta_full["evals"]} == {"greedy", "heuristic"}
+    rows = list(csv.DictReader(open(tmp_path / "full" / "metrics.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3]
+    for r in rows:
+        for k in ("loss_policy", "loss_value", "entropy"):
+            assert math.isfinite(float(r[k]))
+    assert rows[-1]["eval_greedy_score"] != ""
+    assert (tmp_path / "full" / "learning_curve.png").stat().st_size > 1000
+    assert list((tmp_path / "full" / "tb").iterdir())
+    evaluated = tmp_path / "full" / "checkpoints" / "update-00003.json"
+    assert json.loads(evaluated.read_text())["evals"][0]["update"] == 3
+
+    # stopped after 2 updates, then resumed: the same step, then the same weights as straight through
+    part = train(cfg, tmp_path / "part", progress=False, stop_after=2, log=lambda m: None)
+    assert part["update"] == 2
+    _, meta_part = _weights(tmp_path / "part")
+    assert meta_part["step"] == 2
+    resumed = train(cfg, tmp_path / "part", resume=True, progress=False, log=lambda m: None)
+    assert resumed["update"] == 3
+    t_part, _ = _weights(tmp_path / "part")
+    for k, v in t_full.items():
+        if k.startswith(("model.", "optim.", "league.")):
+            assert torch.equal(v, t_part[k]), k
+    rows = list(csv.DictReader(open(tmp_path / "part" / "metrics.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3]
+
+
+def test_truncated_and_foreign_checkpoints_are_clear_errors(tmp_path):
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=1))
+    train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
+    st = tmp_path / "run" / "checkpoints" / "last.safetensors"
+    data = st.read_bytes()
+    st.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ckpt.CheckpointError, match="truncated or foreign"):
+        train(cfg, tmp_path / "run", resume=True, progress=False, log=lambda m: None)
+    js = tmp_path / "run" / "checkpoints" / "last.json"
+    js.write_text(json.dumps({"format": "someone-else/3"}))
+    with pytest.raises(ckpt.CheckpointError, match="not a cavallo checkpoint"):
+        ckpt.load(js)
+    js.write_text('{"format": "cavallo-checkp')
+    with pytest.raises(ckpt.CheckpointError, match="truncated or foreign"):
+        ckpt.load(js)
+    # through the CLI: a clear one-line error, exit code 2
+    assert main(["train", "--resume", str(tmp_path / "run")]) == 2
+    assert main(["train", "--resume", str(tmp_path / "missing")]) == 2
+
+
+def test_model_only_checkpoint_cannot_be_resumed(tmp_path):
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=1))
+    train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
+    ck = tmp_path / "run" / "checkpoints"
+    for ext in (".json", ".safetensors"):
+        (ck / f"last{ext}").write_bytes((ck / f"update-00001{ext}").read_bytes())
+    with pytest.raises(ckpt.CheckpointError, match="model-only"):
+        train(cfg, tmp_path / "run", resume=True, progress=False, log=lambda m: None)
+
+
+def test_checkpoint_bot_plays_legal_moves(tmp_path):
+    from cavallo_env.evaluation import duplicate_eval
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=1))
+    train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
+    r = duplicate_eval(f"checkpoint:{tmp_path / 'run' / 'checkpoints' / 'update-00001.json'}", "random", 3, seed=0, jobs=1)
+    assert r.games == 6
