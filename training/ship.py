@@ -1,0 +1,87 @@
+"""Ship a trained model: copy one evaluated checkpoint of a run to ``checkpoints/``
+and evaluate it on 1,000 fresh duplicate deals against the fixed bots.
+
+    python -m training.ship runs/default-20261130-202623 [--update N] [--deals 1000]
+
+Writes ``checkpoints/default.safetensors`` (the ``model.*`` weights only, a
+few MB) and ``checkpoints/default.json`` (config, seed, step, observation
+layout version, how it was trained, and the evaluation results), then prints
+the evaluation table for the README.  The evaluation deals use ``--seed``
+(default 0), not the run's periodic-evaluation seed, so picking an update by
+its periodic score does not bias the shipped numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
+    ap.add_argument("run_dir")
+    ap.add_argument("--update", type=int, default=None, help="which evaluated update (default: the last one)")
+    ap.add_argument("--out", default="checkpoints/default")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--opponents", default="greedy,heuristic")
+    ap.add_argument("--command", default="cavallo train --config configs/default.yaml",
+                    help="the command that trained the run (recorded in the sidecar)")
+    args = ap.parse_args(argv)
+
+    from cavallo_env.evaluation import duplicate_eval, format_result
+
+    from . import checkpoint as ckpt
+    from . import policy_bot  # noqa: F401  (registers checkpoint:<path>)
+
+    run = Path(args.run_dir)
+    cks = sorted((run / "checkpoints").glob("update-*.json"))
+    if not cks:
+        raise SystemExit(f"{run}: no evaluated checkpoints (checkpoints/update-*.json)")
+    src = cks[-1] if args.update is None else run / "checkpoints" / f"update-{args.update:05d}.json"
+    tensors, meta = ckpt.load(src)
+    last_tensors, last_meta = ckpt.load(run / "checkpoints" / "last")
+    model = {k: v for k, v in tensors.items() if k.startswith("model.")}
+    counters = meta["counters"]
+    info = {
+        "command": args.command,
+        "run": run.name,
+        "seed": meta["seed"],
+        "updates": counters["update"],
+        "decisions": counters["decisions"],
+        "learner_decisions": counters["learner_decisions"],
+        "training_wall_s": counters["wall_s"],
+        "run_updates_total": last_meta["counters"]["update"],
+        "periodic_evals": meta.get("evals", []),
+    }
+    out = Path(args.out)
+    ship_meta = {"config": meta["config"], "seed": meta["seed"], "step": meta["step"], "kind": "model",
+                 "training": info, "evals": []}
+    ckpt.save(out, model, ship_meta)
+    results = []
+    for spec in args.opponents.split(","):
+        r = duplicate_eval(f"checkpoint:{out.with_suffix('.json')}", spec, args.deals, seed=args.seed, jobs=args.jobs)
+        print(format_result(r))
+        print()
+        d = r.to_dict()
+        d.pop("timing", None)
+        d["bot_a"] = "checkpoints/default"
+        results.append(d)
+    ship_meta["evals"] = results
+    ckpt.save(out, model, ship_meta)
+    print("| opponent | deals | W / D / L | score (draws 1/2) | 95% CI | points/game (model - bot) |")
+    print("|---|---|---|---|---|---|")
+    for d in results:
+        lo, hi = d["score_ci"]
+        dlo, dhi = d["mean_diff_ci"]
+        print(f"| {d['bot_b']} | {d['deals']} | {d['wins']} / {d['draws']} / {d['losses']} | {100 * d['score']:.1f}% | "
+              f"[{100 * lo:.1f}%, {100 * hi:.1f}%] | {d['mean_diff']:+.2f} [{dlo:+.2f}, {dhi:+.2f}] |")
+    print(json.dumps({k: v for k, v in info.items() if k != "periodic_evals"}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
