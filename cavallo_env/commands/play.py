@@ -112,9 +112,21 @@ def ask_move(state, legal, out, read) -> tuple | None:
         w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, or q to quit\n")
 
 
-def show_result(state, out) -> None:
+def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
+    """The full breakdown of a result (``GameState.result()``) as a text table."""
     from ..engine import BREAKDOWN_KEYS
 
+    a_w, b_w = max(10, len(labels[0]) + 2), max(10, len(labels[1]) + 2)
+    lines = [f"\n  {'':<20}{labels[0]:>{a_w}}{labels[1]:>{b_w}}"]
+    for key in BREAKDOWN_KEYS:
+        lines.append(f"  {AWARD_LABELS[key]:<20}{res['breakdown'][0][key]:>{a_w}}{res['breakdown'][1][key]:>{b_w}}")
+    lines.append(f"  {'-' * (20 + a_w + b_w)}")
+    lines.append(f"  {'total':<20}{res['team_points'][0]:>{a_w}}{res['team_points'][1]:>{b_w}}")
+    lines.append(f"  {'cards':<20}{res['cards'][0]:>{a_w}}{res['cards'][1]:>{b_w}}")
+    return "\n".join(lines) + "\n"
+
+
+def show_result(state, out) -> None:
     res = state.result()
     w = out.write
     w("\n=== end of the deal ===\n")
@@ -122,13 +134,7 @@ def show_result(state, out) -> None:
         w(f"Nobody captured: {_cards(state.unclaimed)} stay unclaimed.\n")
     elif state.last_capturer is not None:
         w(f"The cards left on the table went to the last capturer, {seat_label(state.last_capturer)}.\n")
-    w(f"\n  {'':<20}{'us (0+2)':>10}{'them (1+3)':>12}\n")
-    for key in BREAKDOWN_KEYS:
-        a, b = res["breakdown"][0][key], res["breakdown"][1][key]
-        w(f"  {AWARD_LABELS[key]:<20}{a:>10}{b:>12}\n")
-    w(f"  {'-' * 42}\n")
-    w(f"  {'total':<20}{res['team_points'][0]:>10}{res['team_points'][1]:>12}\n")
-    w(f"  {'cards':<20}{res['cards'][0]:>10}{res['cards'][1]:>12}\n")
+    w(breakdown_table(res, ("us (0+2)", "them (1+3)")))
     winner = res["winner"]
     verdict = "You and your partner win!" if winner == 0 else "The opponents win." if winner == 1 else "A draw."
     w(f"\n{verdict} {res['team_points'][0]} - {res['team_points'][1]}\n")

@@ -1,0 +1,162 @@
+"""The main job, end to end: train, export, evaluate, and watch one deal of the AI.
+
+1. trains a team policy with ``--config`` (``configs/quick.yaml``: a few
+   minutes on two CPU cores) into a new run directory under ``--runs``;
+2. exports its final checkpoint to ``<run>/model.onnx`` + ``model.json``
+   (``cavallo export``: one ONNX file, checked against torch);
+3. evaluates the *exported* model (``policy:<run>/model.onnx``, no torch)
+   against ``greedy`` over ``--eval-deals`` duplicate deals and adds the
+   result to the model's sidecar;
+4. prints one deal played by the exported AI in all four seats, move by move
+   with the bonuses of every capture, and the final breakdown.
+
+``--checkpoint PATH`` skips the training and starts from an existing
+checkpoint.  ``make demo`` runs ``cavallo demo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", default="configs/quick.yaml", metavar="YAML", help="training config (default configs/quick.yaml)")
+    p.add_argument("--runs", default="runs", metavar="DIR", help="where the run directory goes (default runs)")
+    p.add_argument("--checkpoint", metavar="PATH", default=None, help="skip training: export and show this checkpoint")
+    p.add_argument("--eval-deals", type=int, default=None, metavar="N",
+                   help="duplicate deals of the evaluation (default: the training config's eval.deals, else 200)")
+    p.add_argument("--eval-seed", type=int, default=None,
+                   help="seed of the evaluation deals (default: the training config's eval.seed, else 0)")
+    p.add_argument("--eval-opponent", default="greedy", metavar="SPEC", help="opponent of the evaluation (default greedy)")
+    p.add_argument("--jobs", type=int, default=None, help="evaluation worker processes (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal shown at the end (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _step(n: int, text: str) -> None:
+    print(f"\n=== {n}/4  {text}", flush=True)
+
+
+def show_deal(bot_spec: str, seed: int, out=None) -> dict:
+    """Play deal ``seed`` with ``bot_spec`` in every seat, printing each move; returns the result."""
+    from ..bots import make
+    from ..evaluation import derive_seed
+    from ..engine import GameState
+    from ..views import make_view, move_from_dict
+    from .play import _cards, breakdown_table, move_text
+
+    out = out or sys.stdout
+    w = out.write
+    bots = [make(bot_spec, seed=derive_seed("demo", seed, s)) for s in range(4)]
+    state = GameState.new(seed)
+    w(f"deal seed {seed}: seat {state.dealer} deals, seat {state.current} plays first; "
+      f"team 0 = seats 0+2, team 1 = seats 1+3\n")
+    w(f"table: {_cards(state.table)}\n")
+    for s in range(4):
+        w(f"seat {s} holds: {_cards(state.hands[s])}\n")
+    w("\n")
+    while not state.done:
+        seat = state.current
+        answer = bots[seat].choose(make_view(state, seat))
+        card, capture = move_from_dict(answer)
+        text = move_text(card, capture, state.table, state.prev_placed)
+        table = _cards(state.table)
+        state.play_checked(card, capture)
+        w(f"{state.turn:>2}. seat {seat} (team {seat % 2}): {text:<46} on {table}\n")
+    res = state.result()
+    if state.unclaimed:
+        w(f"\nnobody captured: {_cards(state.unclaimed)} stay unclaimed\n")
+    elif state.last_capturer is not None:
+        w(f"\nthe cards left on the table go to the last capturer, seat {state.last_capturer} "
+          f"(team {state.last_capturer % 2}), with no bonus\n")
+    w(breakdown_table(res, ("team 0 (0+2)", "team 1 (1+3)")))
+    winner = res["winner"]
+    w(f"\n{'a draw' if winner is None else f'team {winner} wins'}, "
+      f"{res['team_points'][0]} - {res['team_points'][1]}\n")
+    out.flush()
+    return res
+
+
+def compare_with_training(result, evals: list) -> str:
+    """Does the exported model score exactly what training measured for the checkpoint (same deals)?"""
+    same = [e for e in evals if e.get("opponent") == result.bot_b and e.get("deals") == result.deals
+            and e.get("seed") == result.seed]
+    if not same:
+        return "(the training did not evaluate this checkpoint on the same deals: nothing to compare)"
+    e = same[-1]
+    got = (result.wins, result.draws, result.losses)
+    want = (e.get("wins"), e.get("draws"), e.get("losses"))
+    if got == want:
+        return (f"the exported model scores exactly what training measured for the checkpoint on the same deals "
+                f"({got[0]}/{got[1]}/{got[2]}): the export plays like the trained network")
+    return (f"note: the exported model's {got[0]}/{got[1]}/{got[2]} differs from the training's {want[0]}/{want[1]}/"
+            f"{want[2]} on the same deals (near-tied actions can flip between float implementations)")
+
+
+def run(args) -> int:
+    from ..bots import make
+    from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
+    from ..export import add_evaluation, export_checkpoint
+
+    if args.eval_deals is not None:
+        check_deals(args.eval_deals)
+    check_jobs(args.jobs)
+    make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
+    started = time.perf_counter()
+
+    if args.checkpoint:
+        checkpoint = Path(args.checkpoint)
+        out_dir = checkpoint.parent
+        _step(1, f"training skipped: starting from {checkpoint}")
+    else:
+        from training.config import load
+        from training.ppo import new_run_dir, train
+
+        cfg = load(args.config)
+        run_dir = new_run_dir(cfg, args.runs)
+        _step(1, f"training {args.config}: {cfg.updates} updates x {cfg.games} deals -> {run_dir}")
+        summary = train(cfg, run_dir, progress=not args.no_progress, log=lambda m: print(m, file=sys.stderr, flush=True))
+        checkpoint = Path(summary["run_dir"]) / "checkpoints" / f"update-{summary['update']:05d}"
+        out_dir = Path(summary["run_dir"])
+        print(f"trained {summary['update']} updates, {summary['learner_decisions']} learner decisions in "
+              f"{summary['wall_s'] / 60:.1f} min; final checkpoint {checkpoint}")
+        for e in summary["evals"]:
+            if e.get("update") == summary["update"]:
+                print(f"  training's own evaluation vs {e['opponent']}: score {100 * e['score']:.1f}%, "
+                      f"points/game {e['mean_diff']:+.2f} ({e['deals']} duplicate deals)")
+
+    model_path = out_dir / "model.onnx"
+    _step(2, f"export -> {model_path}")
+    onnx_path, json_path = export_checkpoint(checkpoint, model_path)
+    print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB, one file) and {json_path}; "
+          f"play it with policy:{onnx_path}")
+
+    spec = f"policy:{onnx_path}"
+    meta = json.loads(json_path.read_text(encoding="utf-8"))
+    ev_cfg = (meta.get("training_config") or {}).get("eval") or {}
+    deals = args.eval_deals if args.eval_deals is not None else int(ev_cfg.get("deals", 200))
+    seed = args.eval_seed if args.eval_seed is not None else int(ev_cfg.get("seed", 0))
+    _step(3, f"duplicate evaluation of the exported model against {args.eval_opponent} ({deals} deals, seed {seed})")
+    bar = progress = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, unit="deal", file=sys.stderr)
+        progress = bar.update
+    try:
+        result = duplicate_eval(spec, args.eval_opponent, deals, seed=seed, jobs=args.jobs, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(format_result(result))
+    add_evaluation(onnx_path, {f"demo_vs_{args.eval_opponent}": result.to_dict()})
+    print(compare_with_training(result, (meta.get("evaluation") or {}).get("evals") or []))
+
+    _step(4, "one deal, the exported AI in all four seats")
+    show_deal(spec, args.seed)
+    print(f"\ndemo done in {(time.perf_counter() - started) / 60:.1f} min; model: {onnx_path}")
+    return 0
