@@ -164,7 +164,7 @@ def malformed_views(view: dict) -> dict[str, tuple[bytes, str]]:
         "bad JSON": (b'{"seat": 1, "hand": [', "application/json"),
         "empty body": (b"", "application/json"),
         "not an object": (b"[1, 2, 3]", "application/json"),
-        "not JSON content type": (json.dumps(view).encode(), "text/plain"),
+        "incomplete view as text/plain": (b'{"seat": 0, "dealer": 3}', "text/plain"),
         "deeply nested": (b"[" * 100_000, "application/json"),
         "unknown card": (dict(view, hand=hand[:-1] + ["11-coins"]), ""),
         "duplicated card": (dict(view, hand=hand[:-1] + [hand[0]]), ""),

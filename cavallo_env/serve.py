@@ -12,8 +12,10 @@ field of the wrong type, an unknown or duplicated card, a hand or table that
 contradicts the history, ``legal_moves`` that are not the legal moves of the
 position (an empty list included) all get **422** with ``{"detail": "<what is
 wrong>"}`` (plus ``"errors"``, the field-by-field list, for schema errors).
-The bot (``policy:default`` unless told otherwise) is built once, when the
-app is created, and shared by all requests of the process.
+The body is read as JSON whatever its Content-Type (game engines' HTTP
+clients often label a posted string text/plain or form-encoded).  The bot
+(``policy:default`` unless told otherwise) is built once, when the app is
+created, and shared by all requests of the process.
 """
 
 from __future__ import annotations

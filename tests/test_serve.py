@@ -97,6 +97,13 @@ def test_legal_moves_may_be_left_out(server, views):
         assert r.json() in view["legal_moves"]
 
 
+def test_any_content_type(server, views):
+    view = views[20]
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"):
+        r = server.post("/v1/move", content=json.dumps(view), headers={"content-type": ctype})
+        assert r.status_code == 200 and r.json() in view["legal_moves"], (ctype, r.text)
+
+
 def test_concurrent_requests(server, model, views):
     bot = make(f"policy:{model}")
     batch = views[:60]
