@@ -5,13 +5,72 @@
 - ``cavallo_env.records``  game records: write, read, replay and check
 - ``cavallo_env.views``    what one seat sees (the bot protocol)
 - ``cavallo_env.bots``     baseline bots and the in-game AI runtime
-- ``cavallo_env.env(...)`` / ``raw_env(...)``: the PettingZoo AEC environment
+- ``cavallo_env.env(...)`` / ``raw_env(...)``: the PettingZoo AEC environment,
+  also registered with PettingZoo's registry as ``ENV_ID``
+  (``pettingzoo.make("aec", "cavallo/Cavalloicera-v1")`` after ``import cavallo_env``)
 """
+
+import sys as _sys
 
 __version__ = "0.1.0"
 
 #: version of the action contract (CONTRACT.md) implemented here
 ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"
+
+#: id of the environment in PettingZoo's registry
+ENV_ID = "cavallo/Cavalloicera-v1"
+_ENTRY_POINT = "cavallo_env.aec:env"
+_REGISTRY_MODULE = "pettingzoo.env_registry.registration"
+
+
+def _register_env(registration) -> None:
+    """Register the env in PettingZoo's AEC registry (module ``registration``)."""
+    if ENV_ID not in registration.aec_registry:
+        registration.register("aec", ENV_ID, entry_point=_ENTRY_POINT)
+
+
+class _RegisterOnImport:
+    """Registers the env as soon as PettingZoo's registry module is imported.
+
+    ``import cavallo_env`` must stay light (no numpy, gymnasium or pettingzoo),
+    yet ``pettingzoo.make("aec", ENV_ID)`` must work after it whichever of the
+    two packages is imported first.  This meta-path finder only looks at the
+    registry module's name: when it is imported, it wraps the module's
+    ``exec_module`` to register the env right after the module has run, and
+    then takes itself off ``sys.meta_path``.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != _REGISTRY_MODULE:
+            return None
+        if self in _sys.meta_path:
+            _sys.meta_path.remove(self)
+        from importlib.util import find_spec
+
+        spec = find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        run = getattr(loader, "exec_module", None)
+        if run is None:
+            return spec
+
+        def exec_module(module):
+            run(module)
+            try:
+                _register_env(module)
+            except Exception:  # never break pettingzoo's own import
+                pass
+
+        loader.exec_module = exec_module
+        return spec
+
+    def invalidate_caches(self):
+        pass
+
+
+if _REGISTRY_MODULE in _sys.modules:
+    _register_env(_sys.modules[_REGISTRY_MODULE])
+elif not any(isinstance(f, _RegisterOnImport) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _RegisterOnImport())
 
 
 def __getattr__(name):
