@@ -42,7 +42,7 @@ except ImportError:
 
 from . import ACTION_CONTRACT_VERSION, __version__
 from .encoding import OBS_VERSION
-from .views import ViewError, move_to_dict
+from .views import ViewError, move_from_dict, move_to_dict
 
 API_VERSION = "v1"
 ENV_BOT = "CAVALLO_SERVE_BOT"
@@ -226,6 +226,8 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
             if by_move is None:
                 data["legal_moves"] = [move_to_dict(m) for m in legal]
             answer = bot.choose(data)
+            if by_move is not None:  # answer in the view's own spelling of the move
+                answer = by_move.get(move_from_dict(answer), answer)
         return Response(json.dumps(answer, separators=(",", ":")), media_type="application/json")
 
     app.openapi = lambda: _openapi(app)

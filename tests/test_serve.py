@@ -222,6 +222,11 @@ def test_other_bots_several_workers(views):
             assert r.status_code == 422 and "no legal moves" in r.json()["detail"]
             r = c.post("/v1/move", json={k: v for k, v in view.items() if k != "legal_moves"})
             assert r.status_code == 200 and r.json() in view["legal_moves"]
+            # the answer keeps the view's spelling of the move (a capture listed in another order)
+            for v in batch:
+                flipped = dict(v, legal_moves=[dict(m, capture=m["capture"][::-1]) for m in v["legal_moves"]])
+                r = c.post("/v1/move", json=flipped)
+                assert r.status_code == 200 and r.json() in flipped["legal_moves"]
             # no ~40 ms Nagle/delayed-ACK stall per request with several workers
             t0 = time.perf_counter()
             for v in batch[:20]:
