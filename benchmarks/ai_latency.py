@@ -242,7 +242,11 @@ def main(argv=None) -> int:
 
     from cavallo_env.bots import make
 
-    bot = make(args.bot, seed=0)
+    try:
+        bot = make(args.bot, seed=0)
+    except ValueError as e:  # no such model, bad spec
+        print(f"ai_latency: error: {e}", file=sys.stderr)
+        return 2
     views = make_views(bot, args.deals)
     lat = decision_latency(bot, views, args.repeats)
     print(f"decision time of {args.bot} from a view ({lat['decisions']} decisions, {os.cpu_count()} CPUs): "
