@@ -194,7 +194,7 @@ def _decision_seed(seed, view) -> int:
 class PolicyBot(Bot):
     """An exported policy playing from views (see the module doc)."""
 
-    #: ``choose`` checks the whole view (``state_from_view``), so a server need not
+    #: ``choose`` checks the whole view (``checked_view``): a server need not check it again
     validates_views = True
 
     def __init__(self, path, seed=None, temperature: float = 0.0, threads: int = 1, name: str | None = None):
