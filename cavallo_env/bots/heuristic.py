@@ -113,12 +113,14 @@ def award_values(my_pile, their_pile, spread: float = 1.5, hand=(), hand_bias: f
     remaining = NUM_CARDS - m - len(theirs)
     # most cards: P(our final count without this card is 25 or 26)
     n = max(remaining - 1, 0)
-    if n == 0:
+    if m >= 27 or len(theirs) >= 27:
+        card_v = 0.0
+    elif n == 0:
         card_v = 1.0 if m in (25, 26) else 0.0
     else:
         mu, sd = n / 2.0, spread * math.sqrt(n) / 2.0
-        lo, hi = 25 - m - 0.5, 26 - m + 0.5
-        card_v = _phi((hi - mu) / sd) - _phi((lo - mu) / sd)
+        lo, hi = max(25 - m - 0.5, -0.5), min(26 - m + 0.5, n + 0.5)
+        card_v = max(0.0, _phi((hi - mu) / sd) - _phi((lo - mu) / sd))
     # most swords: P(our swords without this one end at exactly 6)
     ms = sum(1 for c in mine if SUIT[c] == SWORDS)
     ts = sum(1 for c in theirs if SUIT[c] == SWORDS)

@@ -35,17 +35,83 @@ import json
 import math
 import random
 
-from ..cards import NUM_CARDS, RANK, SUIT, VALUE
+from ..cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
 from ..engine import NUM_TURNS, GameState, sum_captures
 from ..views import state_from_view
 from .base import Bot, BotSpecError
+from .heuristic import expected_napula_diff
 from .values import CARD_VALUE
 
 ROLLOUTS = ("greedy", "random")
+EXPANSIONS = ("greedy", "random")
+OPTIONS = ("rollout", "c", "reward", "scale", "epsilon", "depth", "prior", "expand")
 REWARDS = ("points", "win", "mixed")
 MAX_ITERATIONS = 10_000_000
 
 _NO_SUMS = ((),) * 11
+_SQRT2 = math.sqrt(2.0)
+_FIXED_CARDS = (LA_MATA, COINS_10, CUPS_FANTE)
+# _BINOM_CDF[n][k] = P(Bin(n, 1/2) <= k)
+_BINOM_CDF = [[sum(math.comb(n, j) for j in range(k + 1)) / 2 ** n for k in range(n + 1)] for n in range(14)]
+
+
+def static_eval(state: GameState, spread: float = 1.5) -> float:
+    """Expected final point difference (team 0 minus team 1) from the piles so far.
+
+    Exact once the deal is over.  Otherwise: the bonuses already scored, the
+    award cards already won, and for *most cards*, *most swords* and *napula*
+    the chances given the piles, with every card not yet won equally likely to
+    end with either team (the card split spread ``spread`` times a fair coin's).
+    """
+    piles = state.piles
+    b = state.bonuses
+    if state.turn >= NUM_TURNS:
+        tp = state.result()["team_points"]
+        return float(tp[0] - tp[1])
+    p0, p1 = piles
+    diff = float(b[0][0] + b[0][1] + b[0][2] + b[0][3] - b[1][0] - b[1][1] - b[1][2] - b[1][3])
+    n0, n1 = len(p0), len(p1)
+    rem = NUM_CARDS - n0 - n1
+    mu = n0 + rem / 2.0
+    sd = spread * math.sqrt(rem) / 2.0 + 1e-9
+    if n0 >= 27:
+        diff += 2.0
+    elif n1 >= 27:
+        diff -= 2.0
+    else:
+        diff += 2.0 * (1.0 - 0.5 * (1.0 + math.erf((26.5 - mu) / (sd * _SQRT2)))
+                       - 0.5 * (1.0 + math.erf((25.5 - mu) / (sd * _SQRT2))))
+    s0 = s1 = 0
+    p = [0.5] * 10
+    for c in p0:
+        if SUIT[c] == SWORDS:
+            s0 += 1
+            i = c - SWORDS_ACE
+            if i < 10:
+                p[i] = 1.0
+    for c in p1:
+        if SUIT[c] == SWORDS:
+            s1 += 1
+            i = c - SWORDS_ACE
+            if i < 10:
+                p[i] = 0.0
+    rs = 13 - s0 - s1
+    cdf = _BINOM_CDF[rs]
+    # P(s0 + X <= 6) and P(s1 + (rs - X) <= 6) = P(X >= rs + s1 - 6)
+    k0 = 6 - s0
+    p0_low = 0.0 if k0 < 0 else 1.0 if k0 >= rs else cdf[k0]
+    k1 = rs + s1 - 7  # X <= k1  <=>  team 1 gets >= 7
+    p1_high = 0.0 if k1 < 0 else 1.0 if k1 >= rs else cdf[k1]
+    diff += (1.0 - p0_low) - p1_high
+    held0 = set(p0)
+    held1 = set(p1)
+    for c in _FIXED_CARDS:
+        if c in held0:
+            diff += 1.0
+        elif c in held1:
+            diff -= 1.0
+    diff += expected_napula_diff(p)
+    return diff
 
 
 def view_seed(seed, view) -> int:
@@ -58,16 +124,17 @@ def view_seed(seed, view) -> int:
 # ---------------------------------------------------------------- rollouts
 
 
-def random_rollout(state: GameState, rng: random.Random, epsilon: float = 0.0) -> None:
-    """Uniformly random legal moves to the end of the deal (mutates ``state``)."""
+def random_rollout(state: GameState, rng: random.Random, epsilon: float = 0.0, plies: int = NUM_TURNS) -> None:
+    """Uniformly random legal moves for ``plies`` turns or to the end (mutates ``state``)."""
     choice = rng.choice
-    while state.turn < NUM_TURNS:
+    stop = min(NUM_TURNS, state.turn + plies)
+    while state.turn < stop:
         card, capture = choice(state.legal_moves())
         state.play(card, capture)
 
 
-def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1) -> None:
-    """A fast greedy-ish playout to the end of the deal (mutates ``state``).
+def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1, plies: int = NUM_TURNS) -> None:
+    """A fast greedy-ish playout for ``plies`` turns or to the end (mutates ``state``).
 
     Captures the set worth most (bonuses + award value of the cards won);
     with no capture places the card whose rank has the fewest copies still in
@@ -82,7 +149,8 @@ def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1) -
     for h in hands:
         for c in h:
             live[RANK[c]] += 1
-    while state.turn < NUM_TURNS:
+    stop = min(NUM_TURNS, state.turn + plies)
+    while state.turn < stop:
         seat = state.current
         hand = hands[seat]
         if epsilon and rnd() < epsilon:
@@ -140,6 +208,48 @@ def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1) -
         state.play(best[0], best[1])
 
 
+def quick_score(state: GameState, move) -> float:
+    """The greedy rollout's idea of a move: points and award value it wins now.
+
+    A place scores minus the value of the card given away, below any capture.
+    """
+    card, capture = move
+    value = CARD_VALUE
+    if not capture:
+        return -1.0 - value[card]
+    s = value[card]
+    su = SUIT[card]
+    same = True
+    for t in capture:
+        s += value[t]
+        if SUIT[t] != su:
+            same = False
+    n = len(capture)
+    if n == len(state.table):
+        s += 1.0
+    if n == 1:
+        if capture[0] == state.prev_placed:
+            s += 1.0
+    else:
+        if same:
+            s += 1.0
+        if n >= 3:
+            s += 1.0
+    return s
+
+
+def _best_quick(state: GameState, moves, rng: random.Random):
+    best = []
+    top = -1e18
+    for m in moves:
+        q = quick_score(state, m)
+        if q > top:
+            top, best = q, [m]
+        elif q == top:
+            best.append(m)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
 _ROLLOUT_FUNCS = {"greedy": greedy_rollout, "random": random_rollout}
 
 
@@ -162,7 +272,8 @@ class ISMCTSBot(Bot):
     name = "ismcts"
 
     def __init__(self, iterations: int = 1000, seed=None, rollout: str = "greedy", exploration: float = 0.7,
-                 reward: str = "points", scale: float = 10.0, epsilon: float = 0.1):
+                 reward: str = "points", scale: float = 10.0, epsilon: float = 0.1, depth: int = NUM_TURNS,
+                 prior: float = 0.0, expand: str = "greedy"):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
             raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -176,6 +287,15 @@ class ISMCTSBot(Bot):
             raise BotSpecError(f"ismcts scale must be > 0, got {scale!r}")
         if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"ismcts epsilon must be in 0..1, got {epsilon!r}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= NUM_TURNS:
+            raise BotSpecError(f"ismcts depth must be an int in 0..{NUM_TURNS}, got {depth!r}")
+        if not prior >= 0:
+            raise BotSpecError(f"ismcts prior must be >= 0, got {prior!r}")
+        if expand not in EXPANSIONS:
+            raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
+        self.depth = depth
+        self.prior = prior
+        self.expand = expand
         self.iterations = iterations
         self.seed = seed
         self.rollout = rollout
@@ -191,13 +311,21 @@ class ISMCTSBot(Bot):
     def choose_move(self, view, legal):
         rng = random.Random(view_seed(self.seed, view))
         base = state_from_view(view, rng)
-        return self.search(base, rng, legal)
+        bias = None
+        if self.prior > 0:
+            from .heuristic import HeuristicBot
 
-    def search(self, base: GameState, rng: random.Random, legal=None) -> tuple:
+            scores = HeuristicBot().move_scores(view, legal)
+            top = max(scores)
+            bias = {m: self.prior * (h - top) / self.scale for m, h in zip(legal, scores)}
+        return self.search(base, rng, legal, bias)
+
+    def search(self, base: GameState, rng: random.Random, legal=None, bias=None) -> tuple:
         """Run the search from ``base`` (as seen by the seat to play); return the move.
 
         Only the seat's own hand, the table and the public history of ``base``
-        are used: the other hands are redealt every iteration.
+        are used: the other hands are redealt every iteration.  ``bias`` maps
+        root moves to a progressive bias (reward units, divided by visits + 1).
         """
         seat = base.current
         my_team = seat & 1
@@ -214,6 +342,8 @@ class ISMCTSBot(Bot):
         c_explore = self.exploration
         mode = self.reward
         scale = self.scale
+        depth = self.depth
+        guided = self.expand == "greedy"
         log = math.log
         sqrt = math.sqrt
         shuffle = rng.shuffle
@@ -249,11 +379,18 @@ class ISMCTSBot(Bot):
                     ch.avail += 1
                     if untried is None:
                         u = ch.total / ch.visits + c_explore * sqrt(log(ch.avail) / ch.visits)
+                        if bias is not None and node is root:
+                            u += bias[m] / (ch.visits + 1)
                         if u > best_u:
                             best_u, best = u, m
                 team = state.current & 1
                 if untried is not None:
-                    m = untried[0] if len(untried) == 1 else rchoice(untried)
+                    if len(untried) == 1:
+                        m = untried[0]
+                    elif guided:
+                        m = _best_quick(state, untried, rng)
+                    else:
+                        m = rchoice(untried)
                     ch = _Node()
                     ch.avail = 1
                     children[m] = ch
@@ -264,11 +401,10 @@ class ISMCTSBot(Bot):
                 state.play(best[0], best[1])
                 path.append((ch, team))
                 node = ch
-            # rollout
-            if state.turn < NUM_TURNS:
-                rollout(state, rng, epsilon)
-            tp = state.result()["team_points"]
-            diff = tp[0] - tp[1]
+            # rollout, then the exact result or the static evaluation
+            if state.turn < NUM_TURNS and depth:
+                rollout(state, rng, epsilon, depth)
+            diff = static_eval(state)
             if mode == "points":
                 r0 = diff / scale
             elif mode == "win":
@@ -322,8 +458,14 @@ def from_spec(arg, seed=None) -> ISMCTSBot:
                     kwargs["scale"] = float(v)
                 elif k in ("epsilon", "eps"):
                     kwargs["epsilon"] = float(v)
+                elif k == "depth":
+                    kwargs["depth"] = int(v)
+                elif k == "prior":
+                    kwargs["prior"] = float(v)
+                elif k == "expand":
+                    kwargs["expand"] = v
                 else:
-                    raise BotSpecError(f"unknown ismcts option {k!r}; known: rollout, c, reward, scale, epsilon")
+                    raise BotSpecError(f"unknown ismcts option {k!r}; known: {', '.join(OPTIONS)}")
             except ValueError:
                 raise BotSpecError(f"ismcts option {k}={v!r} is not a number") from None
     return ISMCTSBot(iterations, seed=seed, **kwargs)

@@ -1,0 +1,279 @@
+"""Bots: legal moves only, seeded determinism, statelessness, spec errors, and
+checks of the heuristic's and the search's building blocks against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import pytest
+
+from cavallo_env.bots import BotSpecError, make
+from cavallo_env.bots.heuristic import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
+from cavallo_env.bots.ismcts import ISMCTSBot, from_spec, greedy_rollout, quick_score, random_rollout, static_eval
+from cavallo_env.cards import LA_MATA, NUM_CARDS, card_id
+from cavallo_env.engine import NUM_TURNS, GameState
+from cavallo_env.views import make_view, move_from_dict
+
+
+def random_position(rng: random.Random, turn: int | None = None) -> GameState:
+    """A random deal played by random legal moves to a random (or given) turn."""
+    state = GameState.new(rng.randrange(1 << 30))
+    stop = rng.randrange(NUM_TURNS) if turn is None else turn
+    while state.turn < stop:
+        state.play(*rng.choice(state.legal_moves()))
+    return state
+
+
+def positions(n: int, seed: int):
+    rng = random.Random(seed)
+    return [random_position(rng) for _ in range(n)]
+
+
+@pytest.mark.parametrize("spec,count", [("random", 2000), ("greedy", 2000), ("heuristic", 2000), ("ismcts:50", 120)])
+def test_bots_return_legal_moves(spec, count):
+    bot = make(spec, seed=1)
+    for state in positions(count, seed=hash(spec) % 1000):
+        view = make_view(state, state.current)
+        answer = bot.choose(view)
+        assert answer in view["legal_moves"], (spec, answer)
+        card, capture = move_from_dict(answer)
+        assert state.check_move(card, capture) is None
+
+
+def test_heuristic_plays_whole_deals_legally_in_every_seat():
+    bots = [make("heuristic", seed=s) for s in range(4)]
+    for seed in range(30):
+        state = GameState.new(seed)
+        while not state.done:
+            view = make_view(state, state.current)
+            answer = bots[state.current].choose(view)
+            assert answer in view["legal_moves"]
+            state.play(*move_from_dict(answer))
+        assert state.result()["cards"][0] + state.result()["cards"][1] + len(state.unclaimed) == NUM_CARDS
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "ismcts:40"])
+def test_bots_are_deterministic_for_a_seed(spec):
+    views = [make_view(s, s.current) for s in positions(25, seed=7)]
+    a = [make(spec, seed=42).choose(v) for v in views]
+    b = [make(spec, seed=42).choose(v) for v in views]
+    assert a == b
+
+
+@pytest.mark.parametrize("spec", ["greedy", "heuristic", "ismcts:40"])
+def test_bots_are_stateless_between_calls(spec):
+    """The answer to a view does not depend on which views (seats) came before."""
+    views = [make_view(s, s.current) for s in positions(20, seed=8)]
+    forward_bot = make(spec, seed=9)
+    forward = [forward_bot.choose(v) for v in views]
+    backward_bot = make(spec, seed=9)
+    backward = [backward_bot.choose(v) for v in reversed(views)][::-1]
+    assert forward == backward
+    # and asking twice in a row gives the same answer
+    assert [forward_bot.choose(v) for v in views[:5]] == forward[:5]
+
+
+def test_ismcts_seed_changes_the_search():
+    """Different seeds draw different determinizations (some answer differs)."""
+    views = [make_view(s, s.current) for s in positions(40, seed=10) if len(s.legal_moves()) > 4]
+    a = [make("ismcts:30", seed=1).choose(v) for v in views]
+    b = [make("ismcts:30", seed=2).choose(v) for v in views]
+    assert a != b
+
+
+@pytest.mark.parametrize("spec", [
+    "", "nosuch", "heuristic:3", "greedy:x", "ismcts", "ismcts:", "ismcts:abc", "ismcts:0", "ismcts:-5",
+    "ismcts:1.5", "ismcts:100,foo=1", "ismcts:100,rollout=bogus", "ismcts:100,c=-1", "ismcts:100,c=abc",
+    "ismcts:100,depth=99", "ismcts:100,reward=money", "ismcts:100,epsilon=2", "ismcts:100,expand=best",
+    "ismcts:100,depth",
+])
+def test_bad_specs_raise_bot_spec_error(spec):
+    with pytest.raises(BotSpecError) as err:
+        make(spec, seed=0)
+    assert str(err.value)
+
+
+def test_ismcts_spec_options():
+    bot = from_spec("300,rollout=random,c=0.4,reward=win,scale=5,epsilon=0,depth=6,prior=2,expand=random", seed=3)
+    assert isinstance(bot, ISMCTSBot)
+    assert (bot.iterations, bot.rollout, bot.exploration, bot.reward, bot.scale, bot.epsilon, bot.depth, bot.prior,
+            bot.expand) == (300, "random", 0.4, "win", 5.0, 0.0, 6, 2.0, "random")
+    assert make("ismcts:1000", seed=0).iterations == 1000
+
+
+def test_bot_refuses_a_view_without_legal_moves():
+    state = GameState.new(3)
+    view = make_view(state, (state.current + 1) % 4)
+    for spec in ("random", "greedy", "heuristic", "ismcts:10"):
+        with pytest.raises(ValueError, match="no legal moves"):
+            make(spec, seed=0).choose(view)
+
+
+# ---------------------------------------------------------------- heuristic parts
+
+
+def test_expected_napula_diff_known_values():
+    assert expected_napula_diff([1.0] * 10) == 10.0
+    assert expected_napula_diff([0.0] * 10) == -10.0
+    assert expected_napula_diff([1, 1, 1, 0, 1, 1, 1, 1, 1, 1]) == 3.0
+    assert expected_napula_diff([1, 1, 0.0] + [1.0] * 7) == 0.0
+    assert expected_napula_diff([0.5] * 10) == pytest.approx(0.0)
+    # A, 2, 3 ours, 4 a coin flip, 5.. theirs: 3 + 0.5 points
+    assert expected_napula_diff([1, 1, 1, 0.5, 0, 0, 0, 0, 0, 0]) == pytest.approx(3.5)
+
+
+def test_award_values_follow_the_piles():
+    v = award_values([], [])
+    assert v[LA_MATA] > 1.0 and v[card_id("10-coins")] >= 1.0 and v[card_id("F-cups")] >= 1.0
+    assert v[card_id("A-swords")] > v[card_id("9-swords")] > v[card_id("9-cups")] > 0
+    # once we have 27 cards, a plain card is worth nothing more; nor once they have
+    nine_cups = card_id("9-cups")
+    mine = [c for c in range(NUM_CARDS) if c != nine_cups][:27]
+    assert award_values(mine, [])[nine_cups] == 0.0
+    assert award_values([], mine)[nine_cups] == 0.0
+    # the last sword at 6-6 decides "most swords" (+1 point of value); at 7-5 it decides nothing
+    sw = {r: card_id(f"{r}-swords") for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F", "C", "R")}
+    mine = [sw[r] for r in ("4", "5", "6", "7", "8", "9")]
+    theirs = [sw[r] for r in ("A", "2", "3", "F", "C", "R")]
+    even = award_values(mine + [nine_cups], theirs)[sw["10"]]
+    decided = award_values(mine + [sw["R"]], theirs[:-1] + [nine_cups])[sw["10"]]  # same card counts
+    assert even - decided == pytest.approx(1.0)
+
+
+def _brute_force_best_reply(table, prev, values, unseen, n):
+    """Average over every hand of n unseen cards of the best immediate gain."""
+    from cavallo_env.engine import capture_points
+
+    total = 0.0
+    count = 0
+    for hand in itertools.combinations(unseen, n):
+        best = 0.0
+        state = GameState([list(hand), [], [], []], [], 3)
+        state.table = sorted(table)
+        state.prev_placed = prev
+        for card, cap in state.legal_moves():
+            if cap:
+                empty = len(cap) == len(table)
+                g = sum(capture_points(card, cap, empty, prev)) + values[card] + sum(values[t] for t in cap)
+                best = max(best, g)
+        total += best
+        count += 1
+    return total / count
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_expected_best_reply_is_exact_for_random_hands(seed):
+    rng = random.Random(seed)
+    deck = list(range(NUM_CARDS))
+    rng.shuffle(deck)
+    table = sorted(deck[:rng.randrange(1, 6)])
+    unseen = sorted(deck[10:22])
+    n = rng.choice([1, 2, 3])
+    prev = rng.choice([None, table[-1]])
+    values = award_values([], [])
+    expected, p_any = expected_best_reply(table, prev, values, unseen, n)
+    assert expected == pytest.approx(_brute_force_best_reply(table, prev, values, unseen, n))
+    assert 0.0 <= p_any <= 1.0
+
+
+def test_heuristic_takes_a_picada_scua():
+    # The previous player placed 5-cups on an empty table; we hold 5-coins.
+    view = {
+        "seat": 0, "dealer": 2, "hand": ["5-coins", "R-cups"], "table": ["5-cups"],
+        "hand_sizes": [2, 1, 1, 1], "piles": [[], []],
+        "history": [], "legal_moves": [],
+    }
+    legal = [(card_id("5-coins"), ()), (card_id("5-coins"), (card_id("5-cups"),)), (card_id("R-cups"), ())]
+    view["history"] = [{"seat": 3, "play": "5-cups", "capture": []}]
+    scores = HeuristicBot().move_scores(view, legal)
+    assert max(range(3), key=scores.__getitem__) == 1
+
+
+def test_heuristic_endgame_is_exact_on_the_last_turn():
+    rng = random.Random(4)
+    greedy = make("greedy", seed=0)
+    bot = make("heuristic", seed=0)
+    checked = 0
+    for _ in range(40):
+        state = random_position(rng, turn=NUM_TURNS - 1)
+        legal = state.legal_moves()
+        if len(legal) < 2:
+            continue
+        team = state.current % 2
+        finals = []
+        for card, cap in legal:
+            s = state.copy()
+            s.play(card, cap)
+            tp = s.result()["team_points"]
+            finals.append(tp[team] - tp[1 - team])
+        answer = move_from_dict(bot.choose(make_view(state, state.current)))
+        assert finals[legal.index(answer)] == max(finals)
+        greedy.choose(make_view(state, state.current))
+        checked += 1
+    assert checked >= 10
+
+
+# ---------------------------------------------------------------- ismcts parts
+
+
+def test_static_eval_is_exact_at_the_end_and_bounded_before():
+    rng = random.Random(5)
+    for _ in range(50):
+        state = random_position(rng)
+        v = static_eval(state)
+        assert math.isfinite(v) and -60 <= v <= 60
+        random_rollout(state, rng)
+        tp = state.result()["team_points"]
+        assert static_eval(state) == tp[0] - tp[1]
+
+
+def test_greedy_rollout_plays_legal_moves_to_the_end():
+    rng = random.Random(6)
+    for i in range(100):
+        state = random_position(rng)
+        shadow = state.copy()
+        greedy_rollout(state, rng, epsilon=0.2)
+        assert state.done
+        for seat, card, cap in state.moves[shadow.turn:]:
+            assert shadow.check_move(card, cap) is None
+            shadow.play(card, cap)
+        assert shadow.result() == state.result()
+
+
+def test_greedy_rollout_stops_after_plies():
+    state = GameState.new(1)
+    greedy_rollout(state, random.Random(0), epsilon=0.0, plies=5)
+    assert state.turn == 5
+
+
+def test_quick_score_prefers_captures_with_bonuses():
+    state = GameState.new(2)
+    moves = state.legal_moves()
+    places = [quick_score(state, m) for m in moves if not m[1]]
+    caps = [quick_score(state, m) for m in moves if m[1]]
+    if caps:
+        assert min(caps) > max(places)
+
+
+def test_ismcts_finds_the_best_last_move():
+    """On the last turn there is nothing hidden: the search must pick a best move."""
+    rng = random.Random(12)
+    checked = 0
+    for _ in range(30):
+        state = random_position(rng, turn=NUM_TURNS - 1)
+        legal = state.legal_moves()
+        if len(legal) < 2:
+            continue
+        team = state.current % 2
+        finals = []
+        for card, cap in legal:
+            s = state.copy()
+            s.play(card, cap)
+            tp = s.result()["team_points"]
+            finals.append(tp[team] - tp[1 - team])
+        answer = move_from_dict(make("ismcts:60", seed=1).choose(make_view(state, state.current)))
+        assert finals[legal.index(answer)] == max(finals)
+        checked += 1
+    assert checked >= 5
