@@ -1,0 +1,222 @@
+"""Duplicate evaluation: statistics, fairness, determinism, and the CLI commands."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from cavallo_env.bots import Bot, register
+from cavallo_env.cli import main
+from cavallo_env.engine import BREAKDOWN_KEYS, GameState
+from cavallo_env.evaluation import (
+    deal_for,
+    derive_seed,
+    duplicate_eval,
+    format_result,
+    mean_interval,
+    play_duplicate_deal,
+    play_game,
+    wilson_interval,
+)
+from cavallo_env.bots import make
+
+
+# ---------------------------------------------------------------- statistics
+
+
+@pytest.mark.parametrize("k,n,lo,hi", [
+    (5, 10, 0.236593, 0.763407),
+    (0, 10, 0.0, 0.277533),
+    (10, 10, 0.722467, 1.0),
+    (81, 263, 0.255289, 0.366210),  # checked against a brute-force inversion of the score test
+    (50, 100, 0.403832, 0.596168),
+])
+def test_wilson_interval_known_values(k, n, lo, hi):
+    a, b = wilson_interval(k, n)
+    assert a == pytest.approx(lo, abs=1e-5)
+    assert b == pytest.approx(hi, abs=1e-5)
+
+
+def test_wilson_interval_edge_cases():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo, hi = wilson_interval(2.5, 5)  # fractional successes (draws count half)
+    assert lo < 0.5 < hi and lo == pytest.approx(1 - hi)
+
+
+def test_mean_interval():
+    m, lo, hi = mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5
+    half = 1.959963984540054 * math.sqrt((2.25 + 0.25 + 0.25 + 2.25) / 3 / 4)  # sample variance / n
+    assert (lo, hi) == (pytest.approx(2.5 - half), pytest.approx(2.5 + half))
+    assert mean_interval([3.0]) == (3.0, 3.0, 3.0)
+
+
+def test_derived_seeds_are_stable():
+    assert derive_seed("deal", 1, 2) == derive_seed("deal", 1, 2)
+    assert derive_seed("deal", 1, 2) != derive_seed("deal", 1, 3)
+    assert 0 <= derive_seed("x") < 2**63
+    assert deal_for(7, 3) == deal_for(7, 3)
+    assert deal_for(7, 3) != deal_for(7, 4)
+
+
+# ---------------------------------------------------------------- games
+
+
+def test_duplicate_deal_uses_the_same_cards_with_teams_swapped():
+    games, timing = play_duplicate_deal("greedy", "random", 5, 0)
+    assert [g.a_team for g in games] == [0, 1]
+    for g in games:
+        assert set(g.breakdown[0]) == set(BREAKDOWN_KEYS)
+        assert sum(g.breakdown[0].values()) == g.points[0]
+    assert timing["a"][1] > 0 and timing["b"][1] > 0
+
+
+def test_greedy_mirror_games_cancel_exactly():
+    """Greedy is deterministic: the swapped game is the mirror of the first."""
+    for i in range(5):
+        games, _ = play_duplicate_deal("greedy", "greedy", 1, i)
+        assert games[0].diff == -games[1].diff
+
+
+class _Cheater(Bot):
+    name = "cheater"
+
+    def choose(self, view):
+        return {"play": view["hand"][0], "capture": ["R-coins"] if "R-coins" not in view["hand"] else ["R-cups"]}
+
+
+def test_play_game_rejects_illegal_answers():
+    bots = [_Cheater()] * 4
+    hands, table, dealer = deal_for(0, 0)
+    with pytest.raises(ValueError, match="illegal move"):
+        play_game(bots, hands, table, dealer)
+    with pytest.raises(ValueError, match="needs 4 bots"):
+        play_game(bots[:3], hands, table, dealer)
+
+
+def test_play_game_plays_to_the_end():
+    hands, table, dealer = deal_for(0, 1)
+    state = play_game([make("greedy"), make("random", seed=1), make("greedy"), make("random", seed=2)], hands, table, dealer)
+    assert isinstance(state, GameState) and state.done
+
+
+# ---------------------------------------------------------------- duplicate evaluation
+
+
+def _stable(result):
+    d = result.to_dict()
+    d.pop("timing")
+    return d
+
+
+def test_self_play_is_even_within_its_interval():
+    r = duplicate_eval("random", "random", 60, seed=3, jobs=1)
+    assert r.games == 120 and r.wins + r.draws + r.losses == 120
+    assert r.score_ci[0] <= 0.5 <= r.score_ci[1]
+    assert r.mean_diff_ci[0] <= 0.0 <= r.mean_diff_ci[1]
+    # a deterministic bot against itself is exactly even: every mirror cancels
+    g = duplicate_eval("greedy", "greedy", 20, seed=3, jobs=1)
+    assert g.score == 0.5 and g.mean_diff == 0.0 and g.wins == g.losses
+
+
+def test_greedy_beats_random_clearly():
+    r = duplicate_eval("greedy", "random", 20, seed=4, jobs=1)
+    assert r.score_ci[0] > 0.8
+    assert r.mean_diff_ci[0] > 5
+
+
+def test_deterministic_for_a_seed_and_independent_of_jobs():
+    a = duplicate_eval("random", "greedy", 8, seed=9, jobs=1)
+    b = duplicate_eval("random", "greedy", 8, seed=9, jobs=2)
+    c = duplicate_eval("random", "greedy", 8, seed=10, jobs=2)
+    assert _stable(a) == _stable(b)
+    assert _stable(a) != _stable(c)
+    json.dumps(a.to_dict())
+    text = format_result(a)
+    assert "Wilson" in text and "napula" in text
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="deals must be a positive integer"):
+        duplicate_eval("greedy", "random", 0)
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        duplicate_eval("greedy", "random", 2, jobs=0)
+    with pytest.raises(ValueError, match="unknown bot"):
+        duplicate_eval("greedy", "nosuch", 2, jobs=1)
+
+
+def test_registered_bots_work_in_workers():
+    register("always_first", lambda arg, seed: _First(seed))
+    r = duplicate_eval("always_first", "random", 4, seed=1, jobs=2)
+    assert r.games == 8
+
+
+class _First(Bot):
+    name = "first"
+
+    def choose_move(self, view, legal):
+        return legal[0]
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def test_cli_eval_prints_a_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc = main(["eval", "greedy", "random", "--deals", "6", "--seed", "2", "--jobs", "1", "--json", str(out), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "A = greedy" in text and "Wilson" in text
+    data = json.loads(out.read_text())
+    assert data["deals"] == 6 and data["games"] == 12
+    assert data["wins"] + data["draws"] + data["losses"] == 12
+    assert set(data["breakdown"]) == set(BREAKDOWN_KEYS)
+    assert len(data["score_ci"]) == 2 and data["score_ci"][0] <= data["score"] <= data["score_ci"][1]
+
+
+def test_cli_eval_json_to_stdout(capsys):
+    rc = main(["eval", "greedy", "greedy", "--deals", "2", "--jobs", "1", "--json", "-", "--no-progress"])
+    assert rc == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["score"] == 0.5
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["eval", "greedy", "bogus", "--deals", "2"], "unknown bot 'bogus'"),
+    (["eval", "greedy", "ismcts:zero", "--deals", "2"], "ismcts iteration count"),
+    (["eval", "greedy", "random", "--deals", "0"], "deals must be a positive integer"),
+    (["eval", "greedy", "random", "--deals", "2", "--jobs", "0"], "jobs must be a positive integer"),
+    (["tournament", "--bots", "greedy", "--deals", "2"], "at least two bot specs"),
+    (["tournament", "--bots", "greedy,greedy", "--deals", "2"], "more than once"),
+    (["tournament", "--bots", "greedy,nosuch", "--deals", "2"], "unknown bot"),
+])
+def test_cli_errors_are_one_line(argv, message, capsys):
+    assert main(argv + ["--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_tournament_writes_png_and_json(tmp_path, capsys):
+    rc = main(["tournament", "--bots", "random,greedy,heuristic", "--deals", "4", "--seed", "1", "--jobs", "2",
+               "--out", str(tmp_path), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "ordinal" in text and "score of row against column" in text
+    png = (tmp_path / "tournament.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    assert set(data["ratings"]) == {"random", "greedy", "heuristic"}
+    assert data["ratings"]["greedy"]["mu"] > data["ratings"]["random"]["mu"]
+    assert data["order"][-1] == "random"
+    m = data["score_matrix"]
+    assert m[0][1] + m[1][0] == pytest.approx(1.0)
+    assert len(data["pairs"]) == 3
+
+
+def test_tournament_bot_list_keeps_ismcts_options():
+    from cavallo_env.commands.tournament import parse_bots
+
+    assert parse_bots("greedy, ismcts:20,rollout=random,c=0.5 ,heuristic") == [
+        "greedy", "ismcts:20,rollout=random,c=0.5", "heuristic"]
