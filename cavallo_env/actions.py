@@ -18,6 +18,7 @@ from .engine import NUM_TURNS, GameState
 
 NUM_ACTIONS = 156
 PLACE, CAPTURE, TAKE = 0, 52, 104
+_PLACED = tuple((c, ()) for c in range(CAPTURE))  # the move a place action executes
 
 
 def action_name(action: int) -> str:
@@ -110,8 +111,9 @@ class ActionGame:
         a turn, else None (the same seat chooses again).
         """
         self._legal = None
-        if action < CAPTURE:
-            return self._execute(action, ())
+        if action < CAPTURE:  # place: building is None between turns
+            self.state.play(action, ())
+            return _PLACED[action]
         if action < TAKE:
             card = action - CAPTURE
             sets = self.state.captures()[card]

@@ -76,7 +76,9 @@ BUILD_START, BUILD_END = CCARD, CTAKEN + C
 HAND_SIZES, LAST_CAPTURER, BONUS, CARDS, SWORD_COUNT = (
     _S["hand_sizes"], _S["last_capturer"], _S["bonuses"], _S["cards"], _S["swords"])
 TURN, CURRENT = _S["turn"], _S["current"]
-_UNSEEN_OTHERS = tuple(tuple(UNSEEN + o * C for o in range(4) if o != seat) for seat in range(4))
+# per seat: its hand and played blocks, and the unseen blocks of the other seats
+_SEAT_BASES = tuple((HANDS + seat * C, PLAYED + seat * C) + tuple(UNSEEN + o * C for o in range(4) if o != seat)
+                    for seat in range(4))
 _ONE_HOT_5 = np.eye(5, dtype=np.float32)
 
 # ---- observation layout, as gathers from the state vector
@@ -162,45 +164,42 @@ class Features:
     def reset(self, state: GameState) -> None:
         """Rebuild from scratch (any point of a deal)."""
         s = self.s
-        s[:] = 0.0
+        s.fill(0.0)
         self._built = False
-        initial_hands = state.initial_hands
-        seen_by_all = set(state.initial_table)
+        ones = []  # indices set to 1, written in one go
         for seat, h in enumerate(state.hands):
-            for c in h:
-                s[HANDS + seat * C + c] = 1.0
-        for c in state.table:
-            s[TABLE + c] = 1.0
+            base = HANDS + seat * C
+            ones += [base + c for c in h]
+        ones += [TABLE + c for c in state.table]
         for t, pile in enumerate(state.piles):
-            for c in pile:
-                s[PILES + t * C + c] = 1.0
+            base = PILES + t * C
+            ones += [base + c for c in pile]
         for i, (seat, c, _) in enumerate(state.moves):
-            s[PLAYED + seat * C + c] = 1.0
+            ones.append(PLAYED + seat * C + c)
             s[PTIME + c] = (i + 1) / NUM_TURNS
-            seen_by_all.add(c)
-        for seat in range(4):
-            own = set(state.hands[seat])
-            base = UNSEEN + seat * C
-            for h in initial_hands:
-                for c in h:
-                    if c not in own and c not in seen_by_all:
-                        s[base + c] = 1.0
-        self._swords = [sum(1 for c in p if SUIT[c] == SWORDS) for p in state.piles]
         self._prev = state.prev_placed
         if self._prev is not None:
-            s[PREV + self._prev] = 1.0
+            ones.append(PREV + self._prev)
+        s.put(ones, 1.0)
+        # unseen by a seat: the dealt cards neither on the initial table, nor
+        # played, nor in its own hand, i.e. the cards in the other hands now
+        hands = s[HANDS:HANDS + 4 * C].reshape(4, C)
+        s[UNSEEN:UNSEEN + 4 * C] = (hands.sum(axis=0) - hands).ravel()
+        self._swords = [sum(1 for c in p if SUIT[c] == SWORDS) for p in state.piles]
         self._write_tail(state)
 
     def after_move(self, state: GameState) -> None:
         """Update for the move just played (``state.moves[-1]``)."""
         s = self._w
         seat, card, capture = state.moves[-1]
-        s[HANDS + seat * C + card] = 0.0
-        s[PLAYED + seat * C + card] = 1.0
+        hand, played, u1, u2, u3 = _SEAT_BASES[seat]
+        s[hand + card] = 0.0
+        s[played + card] = 1.0
+        s[u1 + card] = 0.0  # now seen by the three other seats
+        s[u2 + card] = 0.0
+        s[u3 + card] = 0.0
         turn = state.turn
         s[PTIME + card] = turn / NUM_TURNS
-        for base in _UNSEEN_OTHERS[seat]:
-            s[base + card] = 0.0
         if self._prev is not None:
             s[PREV + self._prev] = 0.0
         if self._built:
