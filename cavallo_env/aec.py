@@ -33,9 +33,9 @@ from pettingzoo.utils import wrappers
 
 from . import ENV_ID
 from .actions import NUM_ACTIONS, ActionGame, action_name
-from .cards import NAMES, SUIT, SWORDS
+from .cards import NAMES, NUM_CARDS, SUIT, SWORDS
 from .encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_LAYOUT, STATE_SIZE, STATE_VERSION, Features
-from .engine import BONUSES, BREAKDOWN_KEYS, NUM_SEATS, NUM_TURNS, GameState
+from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, GameState
 from .records import to_record
 
 __all__ = ["CavalloEnv", "raw_env", "env", "ENV_ID", "AGENTS", "OBS_VERSION", "STATE_VERSION"]
@@ -63,6 +63,35 @@ def _high(size: int, bonus_slices) -> np.ndarray:
 
 OBS_HIGH = _high(OBS_SIZE, [OBS_LAYOUT["bonuses_ours"], OBS_LAYOUT["bonuses_theirs"]])
 STATE_HIGH = _high(STATE_SIZE, [STATE_LAYOUT["bonuses"]])
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(156)`` whose ``contains`` answers a plain ``int`` without
+    going through NumPy (same answers; ``AssertOutOfBoundsWrapper`` asks on
+    every step)."""
+
+    def __init__(self, seed=None):
+        super().__init__(NUM_ACTIONS, seed=seed)
+
+    def contains(self, x) -> bool:
+        if x.__class__ is int:
+            return 0 <= x < NUM_ACTIONS
+        return super().contains(x)
+
+
+def _random_state(rng: np.random.Generator) -> GameState:
+    """A uniformly random deal drawn from ``rng`` (a shuffled deck and a dealer)."""
+    deck = rng.permutation(NUM_CARDS).tolist()
+    dealer = int(rng.integers(NUM_SEATS))
+    hands = [sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(NUM_SEATS)]
+    return GameState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
+
+
+def _mask_of(legal) -> np.ndarray:
+    buf = bytearray(NUM_ACTIONS)
+    for a in legal:
+        buf[a] = 1
+    return np.frombuffer(buf, np.int8)
 
 
 def _as_action(action) -> int:
@@ -93,9 +122,10 @@ class CavalloEnv(AECEnv):
         if reward not in REWARDS:
             raise ValueError(f"reward must be 'points' or 'win', got {reward!r}")
         self.render_mode = render_mode
+        self._human = render_mode == "human"
         self.reward_type = reward
         self.possible_agents = list(AGENTS)
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self.action_spaces = {a: ActionSpace() for a in AGENTS}
         self.observation_spaces = {
             a: spaces.Dict({
                 "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
@@ -160,7 +190,7 @@ class CavalloEnv(AECEnv):
         if deal is not None:
             state = GameState.from_deal(deal)  # ValueError saying what is wrong
         else:
-            state = GameState.new(int(self._np_random.integers(2**63)))
+            state = _random_state(self._np_random)
         self._game = ActionGame(state)
         self._features.reset(state)
         self._mask = None
@@ -197,7 +227,7 @@ class CavalloEnv(AECEnv):
             else:
                 seat = self._seat = state.current
                 self.agent_selection = AGENTS[seat]
-        if self.render_mode == "human":
+        if self._human:
             self.render()
 
     def _end_deal(self):
@@ -239,10 +269,7 @@ class CavalloEnv(AECEnv):
         if seat == self._seat and self.terminations.get(agent) is False:
             mask = self._mask
             if mask is None:
-                buf = bytearray(NUM_ACTIONS)
-                for a in self._game.legal_actions():
-                    buf[a] = 1
-                mask = self._mask = np.frombuffer(buf, np.int8)
+                mask = self._mask = _mask_of(self._game.legal_actions())
             return {"observation": self._features.observation(seat, True), "action_mask": mask.copy()}
         return {"observation": self._features.observation(seat, False), "action_mask": _ZERO_MASK.copy()}
 
@@ -252,13 +279,17 @@ class CavalloEnv(AECEnv):
 
     def last(self, observe: bool = True):
         agent = self.agent_selection
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        terminated = self.terminations[agent]
+        if not observe:
+            obs = None
+        elif terminated is False and _SEAT[agent] == self._seat:  # observe(agent), inlined
+            mask = self._mask
+            if mask is None:
+                mask = self._mask = _mask_of(self._game.legal_actions())
+            obs = {"observation": self._features.observation(self._seat, True), "action_mask": mask.copy()}
+        else:
+            obs = self.observe(agent)
+        return obs, self._cumulative_rewards[agent], terminated, self.truncations[agent], self.infos[agent]
 
     # -- extras ------------------------------------------------------------------
     @property

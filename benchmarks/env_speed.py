@@ -1,0 +1,205 @@
+"""How fast is the environment?  Random masked play, compared within one run.
+
+Measures, each for ``--seconds`` per round over ``--rounds`` interleaved rounds:
+
+- ``engine``      the rules engine alone: ``engine.random_playout`` on fresh deals
+                  (one step = one move, 48 per deal);
+- ``actions``     ``ActionGame`` driven by random legal action ids (one step = one
+                  action, capture building included), no observations;
+- ``raw_env``     ``cavallo_env.raw_env()`` in the standard AEC loop below;
+- ``env``         the wrapped ``cavallo_env.env()``, same loop;
+- ``c4_raw`` / ``c4_env``  PettingZoo's ``connect_four_v3`` raw and wrapped, same loop.
+
+The AEC loop is the same for every env (steps count decisions, not the
+``step(None)`` calls that retire agents at the end)::
+
+    env.reset()
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        legal = obs["action_mask"].nonzero()[0]
+        env.step(int(legal[int(next_uniform() * len(legal))]))
+
+where ``next_uniform`` reads a precomputed table of uniform numbers, so the
+choice costs the same for every env (and little: ``np.flatnonzero`` would add
+about 1 us per step to every env alike).  Times are CPU seconds of this
+process (``time.process_time``), which the other processes of a shared machine
+disturb less than wall-clock time.  Each figure is the best round (the
+machine may be shared); the ratios compare figures from the same run.
+
+Usage::
+
+    python benchmarks/env_speed.py [--seconds 2] [--rounds 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+import warnings
+
+import numpy as np
+
+TARGETS = {  # (measured, peer, minimum ratio)
+    "raw_env": ("c4_raw", 2.5),
+    "env": ("c4_env", 1.5),
+}
+MIN_ENGINE_DEALS = 2000.0
+
+_U = np.random.default_rng(12345).random(1 << 16).tolist()
+_clock = time.process_time  # CPU seconds of this process: robust on a shared machine
+_UMASK = (1 << 16) - 1
+
+
+def aec_loop(make, seconds: float) -> tuple[int, int, float]:
+    """Play random legal actions for ``seconds``; returns (deals, steps, elapsed)."""
+    env = make()
+    env.reset(seed=0)
+    u, k = _U, 0
+    deals = steps = 0
+    perf = _clock
+    t0 = perf()
+    deadline = t0 + seconds
+    while True:
+        env.reset()
+        for _agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(u[k] * len(legal))]))
+            k = (k + 1) & _UMASK
+            steps += 1
+        deals += 1
+        if perf() >= deadline:
+            break
+    return deals, steps, perf() - t0
+
+
+def engine_loop(seconds: float) -> tuple[int, int, float]:
+    from cavallo_env.engine import NUM_TURNS, GameState, random_playout
+
+    rng = random.Random(0)
+    deals = 0
+    perf = _clock
+    t0 = perf()
+    deadline = t0 + seconds
+    while perf() < deadline:
+        for _ in range(20):
+            random_playout(GameState.new(rng.getrandbits(64)), rng)
+        deals += 20
+    return deals, deals * NUM_TURNS, perf() - t0
+
+
+def actions_loop(seconds: float) -> tuple[int, int, float]:
+    from cavallo_env.actions import ActionGame
+    from cavallo_env.engine import GameState
+
+    rng = random.Random(0)
+    u, k = _U, 0
+    deals = steps = 0
+    perf = _clock
+    t0 = perf()
+    deadline = t0 + seconds
+    while perf() < deadline:
+        game = ActionGame(GameState.new(rng.getrandbits(64)))
+        state = game.state
+        while state.turn < 48:
+            legal = game.legal_actions()
+            game.step(legal[int(u[k] * len(legal))])
+            k = (k + 1) & _UMASK
+            steps += 1
+        deals += 1
+    return deals, steps, perf() - t0
+
+
+def _makers():
+    import cavallo_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pettingzoo.classic import connect_four_v3
+
+    return {
+        "raw_env": cavallo_env.raw_env,
+        "env": cavallo_env.env,
+        "c4_raw": connect_four_v3.raw_env,
+        "c4_env": connect_four_v3.env,
+    }
+
+
+def run(seconds: float, rounds: int, only=None) -> dict:
+    makers = _makers()
+    names = ["engine", "actions", *makers]
+    if only:
+        names = [n for n in names if n in only]
+    best: dict[str, dict] = {}
+    for _ in range(rounds):
+        for name in names:
+            if name == "engine":
+                deals, steps, dt = engine_loop(seconds)
+            elif name == "actions":
+                deals, steps, dt = actions_loop(seconds)
+            else:
+                deals, steps, dt = aec_loop(makers[name], seconds)
+            row = {"deals_per_s": deals / dt, "steps_per_s": steps / dt, "us_per_step": 1e6 * dt / steps,
+                   "deals": deals, "steps": steps}
+            if name not in best or row["steps_per_s"] > best[name]["steps_per_s"]:
+                best[name] = row
+    ratios = {}
+    for name, (peer, need) in TARGETS.items():
+        if name in best and peer in best:
+            r = best[name]["steps_per_s"] / best[peer]["steps_per_s"]
+            ratios[f"{name}/{peer}"] = {"ratio": r, "target": need, "ok": r >= need}
+    if "engine" in best:
+        d = best["engine"]["deals_per_s"]
+        ratios["engine deals/s"] = {"ratio": d, "target": MIN_ENGINE_DEALS, "ok": d >= MIN_ENGINE_DEALS}
+    return {
+        "seconds": seconds, "rounds": rounds, "python": platform.python_version(),
+        "machine": platform.machine(), "results": best, "targets": ratios,
+    }
+
+
+def print_table(report: dict) -> None:
+    res = report["results"]
+    print(f"random masked play, best of {report['rounds']} rounds x {report['seconds']:g} s "
+          f"(Python {report['python']}, {report['machine']})")
+    print(f"{'':10} {'deals/s':>10} {'steps/s':>11} {'us/step':>9} {'steps/deal':>11}")
+    for name, row in res.items():
+        print(f"{name:10} {row['deals_per_s']:10.1f} {row['steps_per_s']:11.0f} {row['us_per_step']:9.2f} "
+              f"{row['steps'] / max(row['deals'], 1):11.1f}")
+    print()
+    for name, t in report["targets"].items():
+        mark = "ok" if t["ok"] else "MISSED"
+        if name.startswith("engine"):
+            print(f"{name:22} {t['ratio']:8.0f}   target >= {t['target']:g}   {mark}")
+        else:
+            print(f"{name:22} {t['ratio']:8.2f}x  target >= {t['target']:g}x  {mark}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement and round (default 2)")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
+    p.add_argument("--only", nargs="+", choices=["engine", "actions", "raw_env", "env", "c4_raw", "c4_env"],
+                   help="measure only these")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    a = p.parse_args(argv)
+    report = run(a.seconds, a.rounds, a.only)
+    if a.json:
+        json.dump(report, sys.stdout, indent=1)
+        print()
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
