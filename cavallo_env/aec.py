@@ -175,8 +175,6 @@ class CavalloEnv(AECEnv):
         ``seed`` reseeds the generator deals are drawn from; without it the
         generator's stream continues (a fresh, unseeded one the first time).
         """
-        if seed is not None or self._np_random is None:
-            self._make_rng(seed)
         deal = None
         if options is not None:
             if not hasattr(options, "keys"):
@@ -189,7 +187,9 @@ class CavalloEnv(AECEnv):
             deal = options.get("deal")
         if deal is not None:
             state = GameState.from_deal(deal)  # ValueError saying what is wrong
-        else:
+        if seed is not None or self._np_random is None:
+            self._make_rng(seed)
+        if deal is None:
             state = _random_state(self._np_random)
         self._game = ActionGame(state)
         self._features.reset(state)
