@@ -31,7 +31,7 @@ machine may be shared); the ratios compare figures from the same run.
 
 Usage::
 
-    python benchmarks/env_speed.py [--seconds 2] [--rounds 3] [--json]
+    python benchmarks/env_speed.py [--seconds 1] [--rounds 5] [--only NAME ...] [--json]
 """
 
 from __future__ import annotations
@@ -186,8 +186,8 @@ def print_table(report: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement and round (default 2)")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement and round (default 1)")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the best is kept (default 5)")
     p.add_argument("--only", nargs="+", choices=["engine", "actions", "raw_env", "env", "c4_raw", "c4_env"],
                    help="measure only these")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

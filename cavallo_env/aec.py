@@ -87,11 +87,27 @@ def _random_state(rng: np.random.Generator) -> GameState:
     return GameState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
 
 
-def _mask_of(legal) -> np.ndarray:
+def _mask_bytes(legal) -> bytearray:
     buf = bytearray(NUM_ACTIONS)
     for a in legal:
         buf[a] = 1
-    return np.frombuffer(buf, np.int8)
+    return buf
+
+
+class _AgentIterable:
+    """``AECEnv.agent_iter()``'s iterable with a generator for its loop (same
+    agents, same ``max_iter``; each ``iter()`` starts afresh)."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env, max_iter):
+        self.env, self.max_iter = env, max_iter
+
+    def __iter__(self):
+        env, n = self.env, self.max_iter
+        while env.agents and n > 0:
+            n -= 1
+            yield env.agent_selection
 
 
 def _as_action(action) -> int:
@@ -139,7 +155,7 @@ class CavalloEnv(AECEnv):
         self._rng_state = None  # bit generator state to build _np_random from
         self._game = None
         self._features = Features()
-        self._mask = None  # int8 mask of the current decision, built on first observe
+        self._mask = None  # bytes: the mask of the current decision, built on first observe
         self._over = True  # deal over (or not started): only dead steps remain
         self._seat = -1  # seat of the selected agent while the deal is on, else -1
         self.agents = []
@@ -213,7 +229,9 @@ class CavalloEnv(AECEnv):
         if action.__class__ is not int:
             action = _as_action(action)
         game = self._game
-        legal = game.legal_actions()
+        legal = game._legal
+        if legal is None:
+            legal = game.legal_actions()
         if action not in legal:
             raise ValueError(self._illegal_message(action, legal))
         self._mask = None
@@ -267,11 +285,23 @@ class CavalloEnv(AECEnv):
         # the selected agent while the deal is on (-1 once it is over); the
         # terminations check covers a deal ended by TerminateIllegalWrapper
         if seat == self._seat and self.terminations.get(agent) is False:
-            mask = self._mask
-            if mask is None:
-                mask = self._mask = _mask_of(self._game.legal_actions())
-            return {"observation": self._features.observation(seat, True), "action_mask": mask.copy()}
+            return {"observation": self._features.observation(seat, True), "action_mask": self._new_mask()}
         return {"observation": self._features.observation(seat, False), "action_mask": _ZERO_MASK.copy()}
+
+    def _new_mask(self) -> np.ndarray:
+        # The mask of the decision is kept as immutable bytes; every caller
+        # gets an array over a fresh bytearray of its own.
+        mask = self._mask
+        if mask is None:
+            buf = _mask_bytes(self._game.legal_actions())
+            self._mask = bytes(buf)
+        else:
+            buf = bytearray(mask)
+        return np.frombuffer(buf, np.int8)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """Yield the selected agent until no agent is left (or ``max_iter`` times)."""
+        return _AgentIterable(self, max_iter)
 
     def state(self) -> np.ndarray:
         """The full-information vector (``encoding`` ``STATE_VERSION``, 1018 floats)."""
@@ -284,9 +314,13 @@ class CavalloEnv(AECEnv):
             obs = None
         elif terminated is False and _SEAT[agent] == self._seat:  # observe(agent), inlined
             mask = self._mask
-            if mask is None:
-                mask = self._mask = _mask_of(self._game.legal_actions())
-            obs = {"observation": self._features.observation(self._seat, True), "action_mask": mask.copy()}
+            if mask is None:  # _new_mask(), inlined
+                buf = _mask_bytes(self._game.legal_actions())
+                self._mask = bytes(buf)
+            else:
+                buf = bytearray(mask)
+            obs = {"observation": self._features.observation(self._seat, True),
+                   "action_mask": np.frombuffer(buf, np.int8)}
         else:
             obs = self.observe(agent)
         return obs, self._cumulative_rewards[agent], terminated, self.truncations[agent], self.infos[agent]
@@ -337,8 +371,6 @@ class CavalloEnv(AECEnv):
             d["_game"] = self._game.copy()
         f = self._features
         d["_features"] = _copy_features(f)
-        if self._mask is not None:
-            d["_mask"] = self._mask.copy()
         if self._np_random is not None:  # copied lazily: building one is slow
             d["_np_random"] = None
             d["_rng_state"] = self._np_random.bit_generator.state
