@@ -69,6 +69,8 @@ def test_shipped_configs_are_valid(name):
     ({"eval": {"opponents": ["gredy"]}}, "config.eval.opponents: unknown bot 'gredy'"),
     ({"device": "tpu"}, "config.device"),
     ({"ppo": [1, 2]}, "config.ppo: expected a mapping"),
+    ({"pretrain": {"games": -1}}, "config.pretrain.games"),
+    ({"pretrain": {"teacher": "oracle"}}, "config.pretrain.teacher: unknown bot 'oracle'"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -240,3 +242,22 @@ def test_checkpoint_bot_plays_legal_moves(tmp_path):
     train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
     r = duplicate_eval(f"checkpoint:{tmp_path / 'run' / 'checkpoints' / 'update-00001.json'}", "random", 3, seed=0, jobs=1)
     assert r.games == 6
+
+
+def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
+    from training.pretrain import teacher_games
+    from training.ppo import train
+
+    data = teacher_games(2, "greedy", np.random.default_rng(0))
+    n = len(data["actions"])
+    assert n >= 2 * 48 and data["obs"].shape == (n, 702)
+    assert data["mask"][np.arange(n), data["actions"]].all()  # the teacher's actions are legal under the mask
+    assert set(np.unique(data["returns"] * 10).tolist()) <= set(range(-40, 41))
+
+    cfg = from_dict(tiny(updates=1, pretrain={"games": 4, "teacher": "greedy", "epochs": 2}))
+    out = train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
+    _, meta = _weights(tmp_path / "run")
+    pre = meta["counters"]["pretrain"]
+    assert pre["games"] == 4 and 0 <= pre["acc"] <= 1 and math.isfinite(pre["ce"])
+    assert out["update"] == 1
+    assert meta["league"]["snapshots"][0]["update"] == 0  # the imitation policy anchors the league

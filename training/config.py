@@ -119,6 +119,29 @@ class EvalSection:
 
 
 @dataclass
+class PretrainSection:
+    # Warm start (training.pretrain): imitate `teacher` on `games` deals it
+    # plays in all four seats, then self-play PPO.  0 = start from scratch.
+    games: int = 0
+    teacher: str = "heuristic"
+    epochs: int = 4
+    lr: float = 1e-3
+    minibatch_size: int = 1024
+
+    def check(self, where):
+        _range(where, "games", self.games, 0, 1_000_000)
+        _range(where, "epochs", self.epochs, 1, 1000)
+        _range(where, "lr", self.lr, 0, 1, lo_open=True)
+        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        from cavallo_env.bots import BotSpecError, make
+
+        try:
+            make(self.teacher, seed=0)
+        except BotSpecError as e:
+            raise ConfigError(f"{where}.teacher: {e}") from None
+
+
+@dataclass
 class TrainConfig:
     name: str = "default"
     seed: int = 0
@@ -134,6 +157,7 @@ class TrainConfig:
     ppo: PPOSection = field(default_factory=PPOSection)
     league: LeagueSection = field(default_factory=LeagueSection)
     eval: EvalSection = field(default_factory=EvalSection)
+    pretrain: PretrainSection = field(default_factory=PretrainSection)
 
     def check(self, where="config"):
         if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
@@ -153,6 +177,7 @@ class TrainConfig:
         self.ppo.check(f"{where}.ppo")
         self.league.check(f"{where}.league")
         self.eval.check(f"{where}.eval")
+        self.pretrain.check(f"{where}.pretrain")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -366,6 +366,22 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     if resume:
         rng, counters, evals = load_training_checkpoint(last_path, model, opt, league, cfg, gen, dev, critic)
         log(f"resumed {run_dir} at update {counters['update']} ({counters['learner_decisions']} learner decisions)")
+    if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
+        # ---- 1b. optional warm start: imitate the teacher bot (training.pretrain)
+        from .pretrain import behaviour_clone, teacher_games
+
+        t0 = time.perf_counter()
+        log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat")
+        data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale)
+        t1 = time.perf_counter()
+        log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
+        bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,
+                             minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
+                             device=dev, log=log)
+        del data
+        counters["pretrain"] = dict(bc, games=cfg.pretrain.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
+        counters["wall_s"] += time.perf_counter() - t0
+        league.add(model, 0)  # the imitation policy anchors the league
     runlog = RunLog(run_dir, cfg)
     log(f"run {run_dir}  device {dev}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
 

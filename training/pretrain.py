@@ -1,0 +1,101 @@
+"""Optional warm start before self-play: imitate a teacher bot (behaviour cloning).
+
+PPO from scratch spends its first hour learning what a hand-written player
+already knows (capture what you can, do not leave the next player a scùa).
+With ``pretrain.games > 0`` the run first plays that many deals with the
+teacher (``heuristic``) in all four seats, records every decision as the
+learner would see it (seat-relative observation, legal-action mask, the
+teacher's action, capture-building sub-steps included) and the deciding
+team's final reward, and fits the network to them: cross-entropy on the
+masked logits plus the value loss on the final rewards (so PPO starts with a
+policy *and* a critic).  Then self-play PPO takes over from there.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from cavallo_env.actions import ActionGame, move_to_actions
+from cavallo_env.encoding import OBS_SIZE, Features
+from cavallo_env.engine import GameState, random_deal
+from cavallo_env.views import make_view, move_from_dict
+
+from .selfplay import masks_from_legal
+
+
+def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
+                  reward_scale: float = 10.0) -> dict:
+    """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays."""
+    from cavallo_env.bots import make
+
+    obs_list: list[np.ndarray] = []
+    legal_list: list[list[int]] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    for _ in range(n_games):
+        state = GameState(*random_deal(int(rng.integers(1 << 62))))
+        game = ActionGame(state)
+        feats = Features()
+        feats.reset(state)
+        bots = [make(teacher, seed=int(rng.integers(1 << 62))) for _ in range(4)]
+        teams: list[int] = []
+        while not state.done:
+            seat = state.current
+            card, capture = move_from_dict(bots[seat].choose(make_view(state, seat)))
+            for a in move_to_actions(state, card, capture):
+                obs_list.append(feats.observation(seat))
+                legal_list.append(game.legal_actions())
+                actions.append(a)
+                teams.append(seat & 1)
+                if game.step(a) is None:
+                    feats.set_building(game.building)
+            feats.after_move(state)
+        ret = state.returns(reward)
+        scale = reward_scale if reward == "points" else 1.0
+        returns.extend(ret[t] / scale for t in teams)
+    return {
+        "obs": np.stack(obs_list).astype(np.float32),
+        "mask": masks_from_legal(legal_list),
+        "actions": np.asarray(actions, dtype=np.int64),
+        "returns": np.asarray(returns, dtype=np.float32),
+    }
+
+
+def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size: int, vf_coef: float,
+                    gen: torch.Generator, device, log=print) -> dict:
+    """Fit ``model`` to the teacher's actions (masked cross-entropy) and the final rewards (value)."""
+    opt = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
+    obs = torch.from_numpy(data["obs"])
+    mask = torch.from_numpy(data["mask"])
+    actions = torch.from_numpy(data["actions"])
+    returns = torch.from_numpy(data["returns"])
+    n = len(actions)
+    n_mb = max(1, n // minibatch_size)
+    model.train()
+    out = {}
+    for epoch in range(epochs):
+        t0 = time.perf_counter()
+        tot = {"ce": 0.0, "v": 0.0, "acc": 0.0}
+        for idx in torch.tensor_split(torch.randperm(n, generator=gen), n_mb):
+            o, m = obs[idx].to(device), mask[idx].to(device)
+            a, r = actions[idx].to(device), returns[idx].to(device)
+            logits, value = model(o, m)
+            ce = F.cross_entropy(logits, a)
+            lv = 0.5 * F.mse_loss(value, r)
+            loss = ce + vf_coef * lv
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            tot["ce"] += ce.item()
+            tot["v"] += lv.item()
+            tot["acc"] += (logits.argmax(-1) == a).float().mean().item()
+        out = {k: v / n_mb for k, v in tot.items()}
+        log(f"pretrain epoch {epoch + 1}/{epochs}: cross-entropy {out['ce']:.3f}, teacher-move accuracy "
+            f"{100 * out['acc']:.1f}%, value loss {out['v']:.3f} ({time.perf_counter() - t0:.0f}s)")
+    assert data["obs"].shape[1] == OBS_SIZE
+    return out
