@@ -204,7 +204,7 @@ class CavalloEnv(AECEnv):
         if deal is not None:
             state = GameState.from_deal(deal)  # ValueError saying what is wrong
         if seed is not None or self._np_random is None:
-            self._make_rng(seed)
+            self._make_rng(int(seed) if isinstance(seed, np.integer) else seed)
         if deal is None:
             state = _random_state(self._np_random)
         self._game = ActionGame(state)
@@ -254,11 +254,15 @@ class CavalloEnv(AECEnv):
         self._over = True
         self._seat = -1
         agents = self.agents
-        self.rewards = dict(zip(agents, state.returns(self.reward_type)))
+        result = state.result()
+        points = result["team_points"]
+        diff = points[0] - points[1]  # as GameState.returns
+        if self.reward_type == "win":
+            diff = (diff > 0) - (diff < 0)
+        self.rewards = {a: float(diff if _SEAT[a] % 2 == 0 else -diff) for a in agents}
         self._cumulative_rewards[agent] = 0.0
         self._accumulate_rewards()
         self.terminations = dict.fromkeys(agents, True)
-        result = state.result()
         self.infos = {a: {"result": result} for a in agents}
         self.agent_selection = AGENTS[state.current]
 

@@ -89,6 +89,8 @@ def sum_captures(numerals: tuple) -> tuple:
 _BIT = tuple(1 << (NUM_CARDS - 1 - c) for c in range(NUM_CARDS))
 _NUMERAL_MASK = sum(_BIT[c] for c in range(NUM_CARDS) if VALUE[c])
 _RANK_MASK = tuple(sum(_BIT[c] for c in range(NUM_CARDS) if RANK[c] == r) for r in range(13))
+_SAME_RANK_MASK = tuple(_RANK_MASK[RANK[c]] for c in range(NUM_CARDS))
+_BIT_OF = _BIT.__getitem__
 
 
 def _all_small_sets() -> dict:
@@ -408,22 +410,20 @@ class GameState:
         table = self.table
         if not table or self.turn >= NUM_TURNS:
             return caps
-        tmask = 0
-        for t in table:
-            tmask |= _BIT[t]
+        tmask = sum(map(_BIT_OF, table))  # distinct bits: the sum is the union
         nmask = tmask & _NUMERAL_MASK
         entry = self._sums  # the previous turn's table, as a rule
         if entry is None or entry[0] != nmask:
             entry = self._sums = _table_sets(nmask, table, entry)
         by_value = entry[2]
         for c in self.hands[self.current]:
-            r = RANK[c]
-            if r < 10:
-                sets = by_value[r + 1]
+            v = VALUE[c]
+            if v:
+                sets = by_value[v]
                 if sets is not None:
                     caps[c] = sets
             else:
-                same = tmask & _RANK_MASK[r]
+                same = tmask & _SAME_RANK_MASK[c]
                 if same:
                     caps[c] = _COURT_MATCHES[same]
         return caps

@@ -196,6 +196,13 @@ def test_seeds_reproduce_deals_and_the_stream_continues():
     assert deal_of(a) != deal_of(b)
 
 
+def test_numpy_integer_seeds():
+    a, b = cavallo_env.raw_env(), cavallo_env.raw_env()
+    a.reset(seed=np.int64(77))
+    b.reset(seed=77)
+    assert deal_of(a) == deal_of(b)
+
+
 def test_unseeded_envs_differ():
     a, b = cavallo_env.raw_env(), cavallo_env.raw_env()
     a.reset()
