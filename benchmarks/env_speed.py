@@ -26,12 +26,12 @@ where ``next_uniform`` reads a precomputed table of uniform numbers, so the
 choice costs the same for every env (and little: ``np.flatnonzero`` would add
 about 1 us per step to every env alike).  Times are CPU seconds of this
 process (``time.process_time``), which the other processes of a shared machine
-disturb less than wall-clock time.  Each figure is the best round (the
+disturb less than wall-clock time (``--wall`` for the wall clock).  Each figure is the best round (the
 machine may be shared); the ratios compare figures from the same run.
 
 Usage::
 
-    python benchmarks/env_speed.py [--seconds 1] [--rounds 5] [--only NAME ...] [--json]
+    python benchmarks/env_speed.py [--seconds 1] [--rounds 5] [--only NAME ...] [--wall] [--json]
 """
 
 from __future__ import annotations
@@ -162,14 +162,14 @@ def run(seconds: float, rounds: int, only=None) -> dict:
         d = best["engine"]["deals_per_s"]
         ratios["engine deals/s"] = {"ratio": d, "target": MIN_ENGINE_DEALS, "ok": d >= MIN_ENGINE_DEALS}
     return {
-        "seconds": seconds, "rounds": rounds, "python": platform.python_version(),
+        "seconds": seconds, "rounds": rounds, "clock": _clock.__name__, "python": platform.python_version(),
         "machine": platform.machine(), "results": best, "targets": ratios,
     }
 
 
 def print_table(report: dict) -> None:
     res = report["results"]
-    print(f"random masked play, best of {report['rounds']} rounds x {report['seconds']:g} s "
+    print(f"random masked play, best of {report['rounds']} rounds x {report['seconds']:g} s of {report['clock']} "
           f"(Python {report['python']}, {report['machine']})")
     print(f"{'':10} {'deals/s':>10} {'steps/s':>11} {'us/step':>9} {'steps/deal':>11}")
     for name, row in res.items():
@@ -190,8 +190,12 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the best is kept (default 5)")
     p.add_argument("--only", nargs="+", choices=["engine", "actions", "raw_env", "env", "c4_raw", "c4_env"],
                    help="measure only these")
+    p.add_argument("--wall", action="store_true", help="time with the wall clock instead of this process's CPU time")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     a = p.parse_args(argv)
+    if a.wall:
+        global _clock
+        _clock = time.perf_counter
     report = run(a.seconds, a.rounds, a.only)
     if a.json:
         json.dump(report, sys.stdout, indent=1)

@@ -45,6 +45,7 @@ REWARDS = ("points", "win")
 OPTION_KEYS = ("deal",)
 
 _SEAT = {a: i for i, a in enumerate(AGENTS)}
+_INT8 = np.dtype(np.int8)
 _ZERO_MASK = np.zeros(NUM_ACTIONS, np.int8)
 _ZERO_MASK.flags.writeable = False
 
@@ -301,7 +302,7 @@ class CavalloEnv(AECEnv):
             self._mask = bytes(buf)
         else:
             buf = bytearray(mask)
-        return np.frombuffer(buf, np.int8)
+        return np.frombuffer(buf, _INT8)
 
     def agent_iter(self, max_iter: int = 2**63):
         """Yield the selected agent until no agent is left (or ``max_iter`` times)."""
@@ -324,7 +325,7 @@ class CavalloEnv(AECEnv):
             else:
                 buf = bytearray(mask)
             obs = {"observation": self._features.observation(self._seat, True),
-                   "action_mask": np.frombuffer(buf, np.int8)}
+                   "action_mask": np.frombuffer(buf, _INT8)}
         else:
             obs = self.observe(agent)
         return obs, self._cumulative_rewards[agent], terminated, self.truncations[agent], self.infos[agent]
