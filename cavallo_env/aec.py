@@ -88,13 +88,6 @@ def _random_state(rng: np.random.Generator) -> GameState:
     return GameState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
 
 
-def _mask_bytes(legal) -> bytearray:
-    buf = bytearray(NUM_ACTIONS)
-    for a in legal:
-        buf[a] = 1
-    return buf
-
-
 class _AgentIterable:
     """``AECEnv.agent_iter()``'s iterable with a generator for its loop (same
     agents, same ``max_iter``; each ``iter()`` starts afresh)."""
@@ -156,7 +149,6 @@ class CavalloEnv(AECEnv):
         self._rng_state = None  # bit generator state to build _np_random from
         self._game = None
         self._features = Features()
-        self._mask = None  # bytes: the mask of the current decision, built on first observe
         self._over = True  # deal over (or not started): only dead steps remain
         self._seat = -1  # seat of the selected agent while the deal is on, else -1
         self.agents = []
@@ -210,7 +202,6 @@ class CavalloEnv(AECEnv):
             state = _random_state(self._np_random)
         self._game = ActionGame(state)
         self._features.reset(state)
-        self._mask = None
         self._over = False
         agents = self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(agents, 0.0)
@@ -230,12 +221,8 @@ class CavalloEnv(AECEnv):
         if action.__class__ is not int:
             action = _as_action(action)
         game = self._game
-        legal = game._legal
-        if legal is None:
-            legal = game.legal_actions()
-        if action not in legal:
-            raise ValueError(self._illegal_message(action, legal))
-        self._mask = None
+        if not (0 <= action < NUM_ACTIONS and game.legal_mask()[action]):
+            raise ValueError(self._illegal_message(action, game.legal_actions()))
         if game.step(action) is None:  # capture being built: the same agent chooses again
             self._features.set_building(game.building)
         else:
@@ -290,19 +277,9 @@ class CavalloEnv(AECEnv):
         # the selected agent while the deal is on (-1 once it is over); the
         # terminations check covers a deal ended by TerminateIllegalWrapper
         if seat == self._seat and self.terminations.get(agent) is False:
-            return {"observation": self._features.observation(seat, True), "action_mask": self._new_mask()}
+            return {"observation": self._features.observation(seat, True),
+                    "action_mask": np.frombuffer(bytearray(self._game.legal_mask()), _INT8)}
         return {"observation": self._features.observation(seat, False), "action_mask": _ZERO_MASK.copy()}
-
-    def _new_mask(self) -> np.ndarray:
-        # The mask of the decision is kept as immutable bytes; every caller
-        # gets an array over a fresh bytearray of its own.
-        mask = self._mask
-        if mask is None:
-            buf = _mask_bytes(self._game.legal_actions())
-            self._mask = bytes(buf)
-        else:
-            buf = bytearray(mask)
-        return np.frombuffer(buf, _INT8)
 
     def agent_iter(self, max_iter: int = 2**63):
         """Yield the selected agent until no agent is left (or ``max_iter`` times)."""
@@ -318,14 +295,8 @@ class CavalloEnv(AECEnv):
         if not observe:
             obs = None
         elif terminated is False and _SEAT[agent] == self._seat:  # observe(agent), inlined
-            mask = self._mask
-            if mask is None:  # _new_mask(), inlined
-                buf = _mask_bytes(self._game.legal_actions())
-                self._mask = bytes(buf)
-            else:
-                buf = bytearray(mask)
             obs = {"observation": self._features.observation(self._seat, True),
-                   "action_mask": np.frombuffer(buf, _INT8)}
+                   "action_mask": np.frombuffer(bytearray(self._game.legal_mask()), _INT8)}
         else:
             obs = self.observe(agent)
         return obs, self._cumulative_rewards[agent], terminated, self.truncations[agent], self.infos[agent]
