@@ -27,12 +27,10 @@ import time
 from typing import Annotated, Optional
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 try:  # the faster parser, when installed
     import httptools  # noqa: F401
@@ -173,14 +171,6 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         return _validation_response(exc.errors())
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException):
-        if exc.status_code == 400 and request.url.path.endswith("/move"):
-            # FastAPI's answer to a body its JSON decoder gives up on (e.g. nested too deep)
-            return JSONResponse({"detail": "invalid view: the body is not a JSON document that can be read "
-                                           f"({exc.detail})"}, status_code=422)
-        return await http_exception_handler(request, exc)
 
     @app.exception_handler(ViewError)
     async def _inconsistent(request: Request, exc: ViewError):
