@@ -277,3 +277,64 @@ def test_ismcts_finds_the_best_last_move():
         assert finals[legal.index(answer)] == max(finals)
         checked += 1
     assert checked >= 5
+
+
+def test_inference_of_missing_ranks():
+    from cavallo_env.bots.ismcts import infer_missing_ranks
+
+    rank_a, rank_5, rank_9, rank_r = 0, 4, 8, 12
+    # dealer 3: seat 0 plays first.
+    hands = [[card_id(n) for n in names] for names in (
+        ["5-coins"] + [f"{r}-clubs" for r in ("A", "2", "3", "4", "6", "7", "8", "9", "10", "F", "C")],
+        ["R-coins"] + [f"{r}-cups" for r in ("A", "2", "3", "4", "6", "7", "8", "9", "10", "F", "C")],
+        ["R-cups"] + [f"{r}-swords" for r in ("A", "2", "3", "4", "6", "7", "8", "9", "10", "F", "C")],
+        ["5-cups", "R-swords", "R-clubs", "A-coins", "2-coins", "3-coins", "4-coins", "6-coins", "7-coins",
+         "8-coins", "9-coins", "10-coins"],
+    )]
+    table = [card_id(n) for n in ("F-coins", "C-coins", "5-swords", "5-clubs")]
+    state = GameState(hands, table, 3)
+    state.play(card_id("5-coins"), ())  # no picada possible on the first turn: nothing inferred
+    state.play(card_id("R-coins"), ())  # seat 1 passes up the picada of 5-coins
+    state.play(card_id("6-swords"), ())  # seat 2 passes up the picada of R-coins
+    assert infer_missing_ranks(state, 3) == {0: set(), 1: {rank_5}, 2: {rank_r}}
+    state.play(card_id("R-swords"), (card_id("R-coins"),))  # seat 3 takes it (a picada)
+    state.play(card_id("A-clubs"), ())  # seat 0 places after a capture: nothing inferred
+    state.play(card_id("A-cups"), ())  # seat 1 passes up A-clubs *with* an ace: not inferred
+    assert infer_missing_ranks(state, 2) == {0: set(), 1: {rank_5}, 3: set()}
+    state.play(card_id("R-cups"), ())  # seat 2 passes up A-cups, then ...
+    state.play(card_id("R-clubs"), (card_id("R-cups"),))
+    state.play(card_id("2-clubs"), ())
+    assert rank_a in infer_missing_ranks(state, 1)[2]
+    # ... a later play of the rank by the same seat drops the inference
+    state.play(card_id("2-cups"), (card_id("2-clubs"),))
+    state.play(card_id("A-swords"), ())
+    assert rank_a not in infer_missing_ranks(state, 3)[2]
+
+    # a single card left alone on the table that the next seat does not take for a scùa
+    hands = [[card_id(n) for n in names] for names in (
+        ["7-coins"] + [f"{r}-clubs" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F")],
+        ["R-coins"] + [f"{r}-cups" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "10", "F", "C")],
+        [f"{r}-swords" for r in ("3", "5", "6", "7", "8", "10", "F", "C", "R")] + ["9-cups", "R-cups", "C-clubs"],
+        [f"{r}-coins" for r in ("A", "2", "3", "4", "5", "6", "8", "9", "10", "F", "C")] + ["R-clubs"],
+    )]
+    table = [card_id(n) for n in ("A-swords", "2-swords", "4-swords", "9-swords")]
+    state = GameState(hands, table, 3)
+    state.play(card_id("7-coins"), tuple(card_id(n) for n in ("A-swords", "2-swords", "4-swords")))
+    state.play(card_id("R-coins"), ())  # 9-swords alone: seat 1 passes up a scùa with any 9
+    assert infer_missing_ranks(state, 2) == {0: set(), 1: {rank_9}, 3: set()}
+
+
+def test_constrained_deal_respects_sizes_and_preferences():
+    from cavallo_env.bots.ismcts import _deal_constrained
+
+    rng = random.Random(3)
+    pool = list(range(20))
+    others = [1, 2, 3]
+    sizes = [7, 7, 6]
+    missing = {1: {0, 1}, 2: {2}, 3: set()}
+    for _ in range(200):
+        hands = _deal_constrained(pool[:], others, sizes, missing, 1.0, rng)
+        assert [len(h) for h in hands] == sizes
+        assert sorted(c for h in hands for c in h) == pool
+        assert all(c % 13 not in {0, 1} for c in hands[0])
+        assert all(c % 13 != 2 for c in hands[1])

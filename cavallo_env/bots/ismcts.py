@@ -44,7 +44,7 @@ from .values import CARD_VALUE
 
 ROLLOUTS = ("greedy", "random")
 EXPANSIONS = ("greedy", "random")
-OPTIONS = ("rollout", "c", "reward", "scale", "epsilon", "depth", "prior", "expand")
+OPTIONS = ("rollout", "c", "reward", "scale", "epsilon", "depth", "prior", "expand", "infer")
 REWARDS = ("points", "win", "mixed")
 MAX_ITERATIONS = 10_000_000
 
@@ -256,6 +256,78 @@ _ROLLOUT_FUNCS = {"greedy": greedy_rollout, "random": random_rollout}
 # ---------------------------------------------------------------- the tree
 
 
+def infer_missing_ranks(state: GameState, seat: int) -> dict:
+    """Ranks each other seat most likely does not hold, from what it passed up.
+
+    A seat that placed a card when it could have scored by rank -- a picada of
+    the card placed just before, or a scùa of a table that one card of some
+    rank takes whole (a single card, or numerals summing to at most 10) --
+    probably held no card of that rank.  The inference is dropped for a rank
+    the seat played later.  Returns ``{other seat: set of ranks}``.
+    """
+    replay = GameState([list(h) for h in state.initial_hands], list(state.initial_table), state.dealer)
+    found = []  # (seat, rank, move index)
+    prev_place = None
+    for i, (s, card, cap) in enumerate(state.moves):
+        if s != seat and not cap and replay.table:
+            table = replay.table
+            ranks = set()
+            if prev_place is not None:
+                ranks.add(RANK[prev_place])
+            if len(table) == 1:
+                ranks.add(RANK[table[0]])
+            elif all(VALUE[t] for t in table):
+                total = sum(VALUE[t] for t in table)
+                if total <= 10:
+                    ranks.add(total - 1)
+            for r in ranks:
+                found.append((s, r, i))
+        prev_place = None if cap else card
+        replay.play(card, cap)
+    out = {s: set() for s in range(4) if s != seat}
+    for s, r, i in found:
+        if not any(ms == s and RANK[c] == r for ms, c, _ in state.moves[i:]):
+            out[s].add(r)
+    return out
+
+
+def _deal_constrained(pool, others, sizes, missing, soft: float, rng: random.Random) -> list:
+    """Deal ``pool`` to ``others`` in ``sizes``; a card avoids seats that likely miss its rank.
+
+    Each such preference is kept with probability ``soft`` when it can be.
+    Returns the hands in the order of ``others`` (sorted).
+    """
+    rng.shuffle(pool)
+    room = list(sizes)
+    hands = [[] for _ in others]
+    free = []
+    for c in pool:
+        r = RANK[c]
+        banned = [r in missing[s] for s in others]
+        if not any(banned):
+            free.append(c)
+            continue
+        ok = [k for k in range(len(others)) if room[k] and not banned[k]]
+        if not ok or rng.random() >= soft:
+            ok = [k for k in range(len(others)) if room[k]]
+        total = sum(room[k] for k in ok)
+        x = rng.randrange(total)
+        for k in ok:
+            x -= room[k]
+            if x < 0:
+                break
+        hands[k].append(c)
+        room[k] -= 1
+    i = 0
+    for k in range(len(others)):
+        n = room[k]
+        if n:
+            hands[k].extend(free[i:i + n])
+            i += n
+        hands[k].sort()
+    return hands
+
+
 class _Node:
     __slots__ = ("children", "visits", "total", "avail")
 
@@ -273,7 +345,7 @@ class ISMCTSBot(Bot):
 
     def __init__(self, iterations: int = 1000, seed=None, rollout: str = "greedy", exploration: float = 0.7,
                  reward: str = "points", scale: float = 10.0, epsilon: float = 0.1, depth: int = NUM_TURNS,
-                 prior: float = 0.0, expand: str = "greedy"):
+                 prior: float = 0.0, expand: str = "greedy", infer: float = 0.0):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
             raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -293,6 +365,9 @@ class ISMCTSBot(Bot):
             raise BotSpecError(f"ismcts prior must be >= 0, got {prior!r}")
         if expand not in EXPANSIONS:
             raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
+        if not 0.0 <= infer <= 1.0:
+            raise BotSpecError(f"ismcts infer must be in 0..1, got {infer!r}")
+        self.infer = infer
         self.depth = depth
         self.prior = prior
         self.expand = expand
@@ -332,6 +407,10 @@ class ISMCTSBot(Bot):
         others = [s for s in range(4) if s != seat]
         sizes = [len(base.hands[s]) for s in others]
         pool = [c for s in others for c in base.hands[s]]
+        missing = infer_missing_ranks(base, seat) if self.infer > 0 else None
+        if missing is not None and not any(missing.values()):
+            missing = None
+        soft = self.infer
         root_legal = base.legal_moves()
         if legal is not None and set(legal) != set(root_legal):
             raise ValueError("the view's legal moves disagree with the rules for its position")
@@ -352,12 +431,16 @@ class ISMCTSBot(Bot):
         for _ in range(self.iterations):
             # determinization
             state = base.copy()
-            shuffle(pool)
-            i = 0
             hands = state.hands
-            for s, n in zip(others, sizes):
-                hands[s] = sorted(pool[i:i + n])
-                i += n
+            if missing is None:
+                shuffle(pool)
+                i = 0
+                for s, n in zip(others, sizes):
+                    hands[s] = sorted(pool[i:i + n])
+                    i += n
+            else:
+                for s, h in zip(others, _deal_constrained(pool, others, sizes, missing, soft, rng)):
+                    hands[s] = h
             state._legal = None
             # selection / expansion
             node = root
@@ -464,6 +547,8 @@ def from_spec(arg, seed=None) -> ISMCTSBot:
                     kwargs["prior"] = float(v)
                 elif k == "expand":
                     kwargs["expand"] = v
+                elif k == "infer":
+                    kwargs["infer"] = float(v)
                 else:
                     raise BotSpecError(f"unknown ismcts option {k!r}; known: {', '.join(OPTIONS)}")
             except ValueError:
