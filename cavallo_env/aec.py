@@ -29,9 +29,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.env_registry import registration as _registration
 from pettingzoo.utils import wrappers
 
-from . import ENV_ID
+from . import ENV_ID, _register_env
 from .actions import NUM_ACTIONS, ActionGame, action_name
 from .cards import NAMES, NUM_CARDS, SUIT, SWORDS
 from .encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_LAYOUT, STATE_SIZE, STATE_VERSION, Features
@@ -430,11 +431,4 @@ def render_text(game: ActionGame) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- registry
-
-
-from pettingzoo.env_registry import registration as _registration  # noqa: E402
-
-from . import _register_env  # noqa: E402
-
-_register_env(_registration)
+_register_env(_registration)  # also done by `import cavallo_env` when PettingZoo loads
