@@ -366,6 +366,8 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     if resume:
         rng, counters, evals = load_training_checkpoint(last_path, model, opt, league, cfg, gen, dev, critic)
         log(f"resumed {run_dir} at update {counters['update']} ({counters['learner_decisions']} learner decisions)")
+        if counters["update"] > cfg.updates:
+            raise ConfigError(f"the run in {run_dir} is already at update {counters['update']}, past updates = {cfg.updates}")
     if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
         # ---- 1b. optional warm start: imitate the teacher bot (training.pretrain)
         from .pretrain import behaviour_clone, teacher_games

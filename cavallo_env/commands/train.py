@@ -7,7 +7,8 @@ A run writes runs/<name>-<timestamp>/: config.yaml, metrics.csv, TensorBoard
 events (tb/), checkpoints/ (last.* to resume, update-NNNNN.* evaluated
 models) and learning_curve.png.  --resume continues a stopped run from its
 last checkpoint (weights, optimizer, league, RNG); --config may then be given
-to extend the run: it must match the run's config except `updates`.
+to change the run's length: it must match the run's config except `updates`
+(the learning-rate schedule follows the new length from then on).
 """
 
 from __future__ import annotations
@@ -47,8 +48,6 @@ def run(args) -> int:
                 diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
                 raise ConfigError(f"{args.config} differs from the config of {run_dir} in {', '.join(diff)}; "
                                   "only `updates` may change when resuming")
-            if new.updates < cfg.updates:
-                raise ConfigError(f"{args.config}: updates {new.updates} is less than the run's {cfg.updates}")
             cfg.updates = new.updates
             (run_dir / "config.yaml").write_text(dump(cfg), encoding="utf-8")
         summary = train(cfg, run_dir, resume=True, device=args.device, progress=not args.no_progress,
