@@ -261,3 +261,24 @@ def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
     assert pre["games"] == 4 and 0 <= pre["acc"] <= 1 and math.isfinite(pre["ce"])
     assert out["update"] == 1
     assert meta["league"]["snapshots"][0]["update"] == 0  # the imitation policy anchors the league
+
+
+def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
+    from training.ppo import train
+    from training.ship import main as ship
+
+    cfg = from_dict(tiny(updates=2, eval={"every": 1, "deals": 2, "jobs": 1}))
+    train(cfg, tmp_path / "run", progress=False, log=lambda m: None)
+    out = tmp_path / "shipped" / "default"
+    assert ship([str(tmp_path / "run"), "--update", "1", "--out", str(out), "--deals", "3", "--jobs", "1"]) == 0
+    tensors, meta = ckpt.load(out)
+    assert set(tensors) == {k for k in tensors if k.startswith("model.")} and tensors
+    assert meta["step"] == 1 and meta["training"]["updates"] == 1 and meta["training"]["run_updates_total"] == 2
+    assert [e["bot_b"] for e in meta["evals"]] == ["greedy", "heuristic"]
+    assert all(e["deals"] == 3 and e["games"] == 6 for e in meta["evals"])
+    assert "| greedy | 3 |" in capsys.readouterr().out
+    # the shipped model loads like any checkpoint and plays through the evaluation
+    from training.model import ModelConfig
+
+    net = PolicyNet(ModelConfig(**meta["config"]["model"]))
+    net.load_state_dict(ckpt.model_state(tensors))
