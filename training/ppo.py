@@ -342,8 +342,13 @@ def config_of_run(run_dir: Path) -> TrainConfig:
 
 
 def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False, device: str | None = None,
-          progress: bool = True, stop_after: int | None = None, log=print) -> dict:
-    """Run (or resume) training; returns a summary dict.  ``stop_after``: stop after that many updates this call."""
+          progress: bool = True, stop_after: int | None = None, stop_at: int | None = None, log=print) -> dict:
+    """Run (or resume) training; returns a summary dict.
+
+    ``stop_after``: stop after that many updates in this call; ``stop_at``:
+    stop once update ``stop_at`` is done (a checkpoint is written; ``--resume``
+    continues from it).
+    """
     # ---- 1. setup
     torch.set_num_threads(cfg.threads)
     dev = resolve_device(device or cfg.device)
@@ -470,7 +475,8 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 bar.set_postfix(post, refresh=False)
                 bar.update(1)
             done_this_call += 1
-            if stop_after is not None and done_this_call >= stop_after and not is_last:
+            if (stop_after is not None and done_this_call >= stop_after
+                    or stop_at is not None and update >= stop_at) and not is_last:
                 save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
                 break
     finally:

@@ -22,6 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     p.add_argument("--device", default=None, help="auto (GPU when present), cpu, cuda or cuda:N (default: the config's)")
     p.add_argument("--runs", default="runs", metavar="DIR", help="where new run directories go (default: runs)")
+    p.add_argument("--stop-at", type=int, default=None, metavar="UPDATE",
+                   help="stop after this update (checkpointed; --resume continues)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines only)")
 
 
@@ -51,12 +53,12 @@ def run(args) -> int:
             cfg.updates = new.updates
             (run_dir / "config.yaml").write_text(dump(cfg), encoding="utf-8")
         summary = train(cfg, run_dir, resume=True, device=args.device, progress=not args.no_progress,
-                        log=lambda m: print(m, file=sys.stderr))
+                        stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
     else:
         cfg = load(args.config)
         run_dir = new_run_dir(cfg, args.runs)
         summary = train(cfg, run_dir, device=args.device, progress=not args.no_progress,
-                        log=lambda m: print(m, file=sys.stderr))
+                        stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
     print(f"run directory: {summary['run_dir']}")
     print(f"updates {summary['update']}, decisions {summary['decisions']} "
           f"({summary['learner_decisions']} by the learner), {summary['wall_s'] / 60:.1f} min training wall time")
