@@ -278,7 +278,9 @@ def plot_learning_curve(run_dir: Path, evals: list, out: Path | None = None) -> 
             if pts:
                 xs, ys = zip(*pts)
                 k = max(1, len(ys) // 50)
-                ys = np.convolve(ys, np.ones(k) / k, mode="same") if k > 1 else ys
+                if k > 1:  # trailing moving average (no edge effects)
+                    ys = np.convolve(ys, np.ones(k) / k, mode="valid")
+                    xs = xs[k - 1:]
                 ax2.plot(xs, np.asarray(ys) * 100, label=f"vs {key}")
         ax2.axhline(50, color="grey", lw=0.8, ls=":")
         ax2.set_xlabel("learner decisions trained (millions)")
