@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -14,10 +15,10 @@ from policy_fixtures import game_views, make_checkpoint, make_model
 from cavallo_env import ACTION_CONTRACT_VERSION
 from cavallo_env.actions import NUM_ACTIONS, ActionGame
 from cavallo_env.bots import make
-from cavallo_env.bots.policy import FORMAT, ModelError, PolicyBot, file_sha256
+from cavallo_env.bots.policy import DEFAULT_MODEL, FORMAT, ModelError, PolicyBot, file_sha256
 from cavallo_env.cli import main
 from cavallo_env.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
-from cavallo_env.export import ExportError, export_checkpoint, load_policy_net, random_inputs
+from cavallo_env.export import ExportError, compare, export_checkpoint, game_inputs, load_policy_net, random_inputs
 from cavallo_env.views import move_to_dict, state_from_view
 from training.checkpoint import CheckpointError
 
@@ -138,6 +139,24 @@ def test_greedy_bot_plays_the_torch_models_moves(exported):
     assert building >= 5  # capture building was exercised
 
 
+SHIPPED_CKPT = Path(__file__).resolve().parent.parent / "checkpoints" / "default"
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL.is_file() and SHIPPED_CKPT.with_suffix(".json").is_file()),
+                    reason="the shipped model or its training checkpoint is not in this checkout")
+def test_shipped_model_matches_its_checkpoint():
+    """policy:default is the export of checkpoints/default: same outputs within 1e-5, same moves."""
+    net, _ = load_policy_net(SHIPPED_CKPT)
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert meta["source"]["checkpoint_sha256"] == file_sha256(SHIPPED_CKPT.with_suffix(".safetensors"))
+    for obs, mask in (random_inputs(200, seed=9), game_inputs(4, seed=5)):
+        c = compare(net, DEFAULT_MODEL, obs, mask)
+        assert c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5, c
+    bot = make("policy:default")
+    for view in game_views(8, chooser=bot.choose):
+        assert bot.choose(view) == torch_choice(net, view)
+
+
 def test_single_file_and_checker(exported):
     d, model = exported
     assert sorted(p.name for p in d.iterdir() if p.name.startswith("model.")) == ["model.json", "model.onnx"]
@@ -162,7 +181,9 @@ def test_sidecar_contents(exported):
     assert meta["evaluation"] == {"eval": {"vs_greedy": {"score": 0.5}}}
     assert meta["source"]["step"] == 123
     assert meta["source"]["checkpoint"].endswith("model-ckpt.safetensors")
-    assert meta["check"]["max_abs_diff_vs_torch"] <= 1e-5
+    for label in ("random_inputs", "game_positions"):
+        c = meta["check"][label]
+        assert c["max_abs"] <= 1e-5 and c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5 and c["n"] > 0
 
 
 @pytest.mark.parametrize("key,value", [("obs_version", "cavalloicera-obs/0"), ("action_version", "cavalloicera-actions/9")])
