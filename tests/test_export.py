@@ -148,7 +148,9 @@ def test_shipped_model_matches_its_checkpoint():
     """policy:default is the export of checkpoints/default: same outputs within 1e-5, same moves."""
     net, _ = load_policy_net(SHIPPED_CKPT)
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
-    assert meta["source"]["checkpoint_sha256"] == file_sha256(SHIPPED_CKPT.with_suffix(".safetensors"))
+    assert meta["source"]["checkpoint_sha256"] == file_sha256(SHIPPED_CKPT.with_suffix(".safetensors")), (
+        "checkpoints/default changed since cavallo_env/models/default.onnx was exported: run "
+        "`cavallo export checkpoints/default.safetensors --out cavallo_env/models/default.onnx`")
     for obs, mask in (random_inputs(200, seed=9), game_inputs(4, seed=5)):
         c = compare(net, DEFAULT_MODEL, obs, mask)
         assert c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5, c
