@@ -123,6 +123,12 @@ def test_bad_specs(tmp_path, capsys):
     assert "unknown bot 'nosuchbot'" in capsys.readouterr().err
     assert main(["play", "--partner", "greedy", "--opponents", "a,b,c", "--no-record"]) == 2
     assert "--opponents" in capsys.readouterr().err
+    from cavallo_env.commands.play import opponent_specs
+
+    assert opponent_specs("greedy") == ["greedy", "greedy"]
+    assert opponent_specs("greedy, heuristic") == ["greedy", "heuristic"]
+    assert opponent_specs("ismcts:50,rollout=random") == ["ismcts:50,rollout=random"] * 2
+    assert opponent_specs("random,ismcts:50,rollout=random") == ["random", "ismcts:50,rollout=random"]
 
 
 @pytest.mark.skipif(DEFAULT_MODEL.is_file(), reason="the shipped model is present")

@@ -165,6 +165,29 @@ def play(state, bots, out=None, read=input) -> bool:
     return True
 
 
+def opponent_specs(text: str) -> list[str]:
+    """``--opponents``: one spec for both (it may hold commas, e.g. ``ismcts:500,rollout=random``) or ``A,B``."""
+    from ..bots import make
+
+    try:
+        make(text, seed=0)
+        return [text, text]
+    except ValueError as e:
+        first_error = e
+    for i, ch in enumerate(text):
+        if ch == ",":
+            a, b = text[:i].strip(), text[i + 1:].strip()
+            try:
+                make(a, seed=0)
+                make(b, seed=0)
+            except ValueError:
+                continue
+            return [a, b]
+    if "," in text:
+        raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {text!r}: {first_error}")
+    raise first_error
+
+
 def run(args) -> int:
     from ..bots import make
     from ..engine import GameState
@@ -172,9 +195,7 @@ def run(args) -> int:
     from ..records import to_record, write_json
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    opp = [s.strip() for s in args.opponents.split(",")] if "," in args.opponents and not os.path.exists(args.opponents) else [args.opponents] * 2
-    if len(opp) != 2 or not all(opp):
-        raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {args.opponents!r}")
+    opp = opponent_specs(args.opponents)
     specs = {1: opp[0], 2: args.partner, 3: opp[1]}
     bots = {seat: make(spec, seed=derive_seed("play", seed, seat)) for seat, spec in specs.items()}
     state = GameState.new(seed)
