@@ -42,7 +42,6 @@ import platform
 import random
 import sys
 import time
-import warnings
 
 import numpy as np
 
@@ -123,15 +122,20 @@ def actions_loop(seconds: float) -> tuple[int, int, float]:
 def _makers():
     import cavallo_env
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from pettingzoo.classic import connect_four_v3
+    import importlib
 
+    import pettingzoo
+
+    # The peer through PettingZoo 1.27's registry (the pettingzoo.classic import
+    # path is deprecated): `make` gives the wrapped env; the raw env sits beside
+    # the registered entry point in the same module.
+    spec = pettingzoo.spec("aec", "classic/connect_four-v3")
+    module = importlib.import_module(spec.entry_point.split(":")[0])
     return {
         "raw_env": cavallo_env.raw_env,
         "env": cavallo_env.env,
-        "c4_raw": connect_four_v3.raw_env,
-        "c4_env": connect_four_v3.env,
+        "c4_raw": module.raw_env,
+        "c4_env": lambda: pettingzoo.make("aec", spec),
     }
 
 
