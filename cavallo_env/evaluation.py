@@ -198,7 +198,9 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always contains p; clamp so float rounding at p = 0 or 1
+    # cannot put a bound on the wrong side of it.
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:

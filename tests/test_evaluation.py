@@ -220,3 +220,12 @@ def test_tournament_bot_list_keeps_ismcts_options():
 
     assert parse_bots("greedy, ismcts:20,rollout=random,c=0.5 ,heuristic") == [
         "greedy", "ismcts:20,rollout=random,c=0.5", "heuristic"]
+
+
+def test_wilson_interval_contains_the_proportion_at_the_extremes():
+    # Float rounding once put the lower bound of 0/6 just above 0 (a negative error bar).
+    for n in range(1, 200):
+        lo, hi = wilson_interval(0, n)
+        assert lo <= 0.0 <= hi
+        lo, hi = wilson_interval(n, n)
+        assert lo <= 1.0 <= hi
