@@ -87,7 +87,7 @@ def test_ismcts_seed_changes_the_search():
     "", "nosuch", "heuristic:3", "greedy:x", "ismcts", "ismcts:", "ismcts:abc", "ismcts:0", "ismcts:-5",
     "ismcts:1.5", "ismcts:100,foo=1", "ismcts:100,rollout=bogus", "ismcts:100,c=-1", "ismcts:100,c=abc",
     "ismcts:100,depth=99", "ismcts:100,reward=money", "ismcts:100,epsilon=2", "ismcts:100,expand=best",
-    "ismcts:100,depth",
+    "ismcts:100,depth", "ismcts:100,root=top", "ismcts:100,hand=1.5", "ismcts:100,infer=-1", "ismcts:100,prior=-1",
 ])
 def test_bad_specs_raise_bot_spec_error(spec):
     with pytest.raises(BotSpecError) as err:
@@ -96,10 +96,12 @@ def test_bad_specs_raise_bot_spec_error(spec):
 
 
 def test_ismcts_spec_options():
-    bot = from_spec("300,rollout=random,c=0.4,reward=win,scale=5,epsilon=0,depth=6,prior=2,expand=random", seed=3)
+    bot = from_spec("300,rollout=random,c=0.3,reward=win,scale=5,epsilon=0,depth=6,prior=2,expand=random,"
+                    "infer=0.5,hand=0.6,root=ucb", seed=3)
     assert isinstance(bot, ISMCTSBot)
     assert (bot.iterations, bot.rollout, bot.exploration, bot.reward, bot.scale, bot.epsilon, bot.depth, bot.prior,
-            bot.expand) == (300, "random", 0.4, "win", 5.0, 0.0, 6, 2.0, "random")
+            bot.expand, bot.infer, bot.hand_p, bot.root) == (300, "random", 0.3, "win", 5.0, 0.0, 6, 2.0, "random",
+                                                             0.5, 0.6, "ucb")
     assert make("ismcts:1000", seed=0).iterations == 1000
 
 
@@ -257,7 +259,8 @@ def test_quick_score_prefers_captures_with_bonuses():
         assert min(caps) > max(places)
 
 
-def test_ismcts_finds_the_best_last_move():
+@pytest.mark.parametrize("spec", ["ismcts:60", "ismcts:60,root=halving", "ismcts:60,rollout=random,depth=48,prior=0"])
+def test_ismcts_finds_the_best_last_move(spec):
     """On the last turn there is nothing hidden: the search must pick a best move."""
     rng = random.Random(12)
     checked = 0
@@ -273,7 +276,7 @@ def test_ismcts_finds_the_best_last_move():
             s.play(card, cap)
             tp = s.result()["team_points"]
             finals.append(tp[team] - tp[1 - team])
-        answer = move_from_dict(make("ismcts:60", seed=1).choose(make_view(state, state.current)))
+        answer = move_from_dict(make(spec, seed=1).choose(make_view(state, state.current)))
         assert finals[legal.index(answer)] == max(finals)
         checked += 1
     assert checked >= 5

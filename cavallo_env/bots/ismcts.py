@@ -6,26 +6,44 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    The cards the seat has not seen (not in its hand, on the table or in a
    pile) are exactly the unplayed cards of the other three seats.
 2. Every iteration draws a *determinization*: those unseen cards shuffled and
-   dealt back to the other seats in their current hand sizes.  It agrees with
-   everything the seat has seen (its hand, the table, the history, the piles
-   and the hand sizes).
+   dealt back to the other seats in their current hand sizes, so it agrees
+   with everything the seat has seen (its hand, the table, the history, the
+   piles and the hand sizes).  With ``infer > 0`` the deal also leans on what
+   the other seats passed up (``infer_missing_ranks``): a seat that placed a
+   card when it could have taken a picada or a scùa by rank most likely held
+   no card of that rank, and each such card avoids that seat with
+   probability ``infer``.  These are preferences, never hard constraints: a
+   determinization always stays consistent with the view.
 3. One tree is shared by all determinizations.  Its nodes are moves of
    whichever seat is to play; in a determinization only the moves legal there
-   are considered, and the UCB rule uses *availability* counts (how often a
-   child was legal when its parent was visited) instead of the parent's visit
-   count.  Each seat picks by the mean reward of its own team.
-4. Below the tree a rollout plays the deal out with the ``rollout`` policy:
-   ``random`` (uniform legal moves) or ``greedy`` (the default: the capture
-   worth most bonuses plus award value; with no capture, place the card whose
-   rank is least likely to be taken by a picada, the least valuable first;
-   a random move with probability ``epsilon``).
-5. The reward is the final point difference of the searching team divided by
-   ``scale`` (``reward="points"``), or +1/0/-1 (``reward="win"``), or the sum
-   of both (``reward="mixed"``).
+   are considered, and the UCB rule (constant ``exploration``) uses
+   *availability* counts (how often a child was legal when its parent was
+   visited) instead of the parent's visit count.  Each seat picks by the mean
+   reward of its own team.  A node expands the untried move the greedy
+   rollout likes best (``expand="greedy"``) or a random one.  At the root a
+   ``prior`` weight adds the heuristic bot's score of each move as a
+   progressive bias that fades with visits (``prior * (h - h_best) / scale
+   / (visits + 1)``).  ``root="halving"`` replaces UCB at the root by
+   sequential halving with common random numbers (every move still in plays
+   on the same determinizations).
+4. Below the tree a rollout plays ``depth`` more turns with the ``rollout``
+   policy: ``greedy`` (the capture worth most bonuses plus award value; with
+   no capture, place the card whose rank is least likely to be taken by a
+   picada, the least valuable first; a random move with probability
+   ``epsilon``) or ``random``.  Short rollouts cut the noise of 40 random
+   future turns.
+5. The position reached is scored by ``static_eval``: the bonuses so far plus
+   the expected awards, each unwon card ending with the team holding it with
+   probability ``hand_p`` (1/2 on the table); exact when the deal is over.
+   The reward is that point difference for the searching team divided by
+   ``scale`` (``reward="points"``), or its sign (``"win"``), or both
+   (``"mixed"``).
 
-The move played is the root move visited most.  The random generator of a
-decision is seeded from the bot's seed and the view, so the same view always
-gets the same move and calls for other seats in between change nothing.
+The move played is the root move visited most (the best mean after
+halving).  The random generator of a decision is seeded from the bot's seed
+and the view, so the same view always gets the same move and calls for other
+seats in between change nothing.  The spec string sets options after the
+iteration count, e.g. ``ismcts:1000,rollout=random,depth=48,c=0.7``.
 """
 
 from __future__ import annotations
@@ -44,7 +62,8 @@ from .values import CARD_VALUE
 
 ROLLOUTS = ("greedy", "random")
 EXPANSIONS = ("greedy", "random")
-OPTIONS = ("rollout", "c", "reward", "scale", "epsilon", "depth", "prior", "expand", "infer")
+ROOTS = ("ucb", "halving")
+OPTIONS = ("rollout", "c", "reward", "scale", "epsilon", "depth", "prior", "expand", "infer", "hand", "root")
 REWARDS = ("points", "win", "mixed")
 MAX_ITERATIONS = 10_000_000
 
@@ -55,62 +74,67 @@ _FIXED_CARDS = (LA_MATA, COINS_10, CUPS_FANTE)
 _BINOM_CDF = [[sum(math.comb(n, j) for j in range(k + 1)) / 2 ** n for k in range(n + 1)] for n in range(14)]
 
 
-def static_eval(state: GameState, spread: float = 1.5) -> float:
-    """Expected final point difference (team 0 minus team 1) from the piles so far.
+def static_eval(state: GameState, spread: float = 1.5, hand_p: float = 0.5) -> float:
+    """Expected final point difference (team 0 minus team 1) of a position.
 
-    Exact once the deal is over.  Otherwise: the bonuses already scored, the
-    award cards already won, and for *most cards*, *most swords* and *napula*
-    the chances given the piles, with every card not yet won equally likely to
-    end with either team (the card split spread ``spread`` times a fair coin's).
+    Exact once the deal is over.  Otherwise: the bonuses already scored plus
+    the expected awards, each card not yet won ending with team 0 with
+    probability 1/2 if on the table and ``hand_p`` if in a hand of team 0
+    (``1 - hand_p`` in a hand of team 1: a card in hand is more often banked
+    by its holder's team).  *Most cards* uses a normal approximation whose
+    spread is ``spread`` times the independent-cards one; *most swords* the
+    exact Poisson-binomial count; *napula* the run probabilities.
     """
-    piles = state.piles
-    b = state.bonuses
     if state.turn >= NUM_TURNS:
         tp = state.result()["team_points"]
         return float(tp[0] - tp[1])
-    p0, p1 = piles
+    b = state.bonuses
     diff = float(b[0][0] + b[0][1] + b[0][2] + b[0][3] - b[1][0] - b[1][1] - b[1][2] - b[1][3])
+    q = [0.5] * NUM_CARDS
+    p0, p1 = state.piles
+    for c in p0:
+        q[c] = 1.0
+    for c in p1:
+        q[c] = 0.0
+    if hand_p != 0.5:
+        hands = state.hands
+        for seat in range(4):
+            v = hand_p if seat & 1 == 0 else 1.0 - hand_p
+            for c in hands[seat]:
+                q[c] = v
+    # most cards
     n0, n1 = len(p0), len(p1)
-    rem = NUM_CARDS - n0 - n1
-    mu = n0 + rem / 2.0
-    sd = spread * math.sqrt(rem) / 2.0 + 1e-9
     if n0 >= 27:
         diff += 2.0
     elif n1 >= 27:
         diff -= 2.0
     else:
-        diff += 2.0 * (1.0 - 0.5 * (1.0 + math.erf((26.5 - mu) / (sd * _SQRT2)))
-                       - 0.5 * (1.0 + math.erf((25.5 - mu) / (sd * _SQRT2))))
-    s0 = s1 = 0
-    p = [0.5] * 10
-    for c in p0:
-        if SUIT[c] == SWORDS:
-            s0 += 1
-            i = c - SWORDS_ACE
-            if i < 10:
-                p[i] = 1.0
-    for c in p1:
-        if SUIT[c] == SWORDS:
-            s1 += 1
-            i = c - SWORDS_ACE
-            if i < 10:
-                p[i] = 0.0
-    rs = 13 - s0 - s1
-    cdf = _BINOM_CDF[rs]
-    # P(s0 + X <= 6) and P(s1 + (rs - X) <= 6) = P(X >= rs + s1 - 6)
-    k0 = 6 - s0
-    p0_low = 0.0 if k0 < 0 else 1.0 if k0 >= rs else cdf[k0]
-    k1 = rs + s1 - 7  # X <= k1  <=>  team 1 gets >= 7
-    p1_high = 0.0 if k1 < 0 else 1.0 if k1 >= rs else cdf[k1]
-    diff += (1.0 - p0_low) - p1_high
-    held0 = set(p0)
-    held1 = set(p1)
+        mu = sum(q)
+        var = 0.0
+        for x in q:
+            if 0.0 < x < 1.0:
+                var += x * (1.0 - x)
+        sd = spread * math.sqrt(var) + 1e-9
+        k = sd * _SQRT2
+        diff += 2.0 * (1.0 - 0.5 * (1.0 + math.erf((26.5 - mu) / k)) - 0.5 * (1.0 + math.erf((25.5 - mu) / k)))
+    # most swords: distribution of team 0's final swords
+    dist = [1.0]
+    for c in range(SWORDS * 13, SWORDS * 13 + 13):
+        x = q[c]
+        if x == 1.0:
+            dist.insert(0, 0.0)
+        elif x != 0.0:
+            nd = [0.0] * (len(dist) + 1)
+            y = 1.0 - x
+            for j, pj in enumerate(dist):
+                nd[j] += pj * y
+                nd[j + 1] += pj * x
+            dist = nd
+    p7 = sum(dist[7:])
+    diff += 2.0 * p7 - 1.0
     for c in _FIXED_CARDS:
-        if c in held0:
-            diff += 1.0
-        elif c in held1:
-            diff -= 1.0
-    diff += expected_napula_diff(p)
+        diff += 2.0 * q[c] - 1.0
+    diff += expected_napula_diff(q[SWORDS_ACE:SWORDS_ACE + 10])
     return diff
 
 
@@ -297,35 +321,57 @@ def _deal_constrained(pool, others, sizes, missing, soft: float, rng: random.Ran
     Each such preference is kept with probability ``soft`` when it can be.
     Returns the hands in the order of ``others`` (sorted).
     """
-    rng.shuffle(pool)
-    room = list(sizes)
-    hands = [[] for _ in others]
-    free = []
-    for c in pool:
-        r = RANK[c]
-        banned = [r in missing[s] for s in others]
-        if not any(banned):
-            free.append(c)
-            continue
-        ok = [k for k in range(len(others)) if room[k] and not banned[k]]
-        if not ok or rng.random() >= soft:
-            ok = [k for k in range(len(others)) if room[k]]
-        total = sum(room[k] for k in ok)
-        x = rng.randrange(total)
-        for k in ok:
-            x -= room[k]
-            if x < 0:
-                break
-        hands[k].append(c)
-        room[k] -= 1
-    i = 0
-    for k in range(len(others)):
-        n = room[k]
-        if n:
-            hands[k].extend(free[i:i + n])
-            i += n
-        hands[k].sort()
-    return hands
+    return _Dealer(pool, others, sizes, missing, soft).deal(rng)
+
+
+class _Dealer:
+    """Deals the unseen cards again and again (precomputed per decision)."""
+
+    __slots__ = ("sizes", "constrained", "free", "soft", "seats")
+
+    def __init__(self, pool, others, sizes, missing, soft: float):
+        self.sizes = list(sizes)
+        self.soft = soft
+        self.seats = list(range(len(others)))
+        self.constrained = []
+        self.free = []
+        for c in pool:
+            allowed = [k for k, s in enumerate(others) if RANK[c] not in missing[s]]
+            if len(allowed) == len(others):
+                self.free.append(c)
+            else:
+                self.constrained.append((c, allowed))
+
+    def deal(self, rng: random.Random) -> list:
+        room = self.sizes[:]
+        hands = [[] for _ in room]
+        cons = self.constrained
+        rng.shuffle(cons)
+        free = self.free
+        rng.shuffle(free)
+        rnd = rng.random
+        soft = self.soft
+        for c, allowed in cons:
+            ok = [k for k in allowed if room[k]]
+            if not ok or rnd() >= soft:
+                ok = [k for k in self.seats if room[k]]
+            if len(ok) == 1:
+                k = ok[0]
+            else:
+                x = rnd() * sum(room[k] for k in ok)
+                for k in ok:
+                    x -= room[k]
+                    if x < 0:
+                        break
+            hands[k].append(c)
+            room[k] -= 1
+        i = 0
+        for k, n in enumerate(room):
+            if n:
+                hands[k].extend(free[i:i + n])
+                i += n
+            hands[k].sort()
+        return hands
 
 
 class _Node:
@@ -339,13 +385,22 @@ class _Node:
 
 
 class ISMCTSBot(Bot):
-    """SO-ISMCTS with ``iterations`` determinized iterations per decision."""
+    """SO-ISMCTS with ``iterations`` determinized iterations per decision.
+
+    Defaults (tuned by duplicate play against ``heuristic``, see docs/bots.md):
+    greedy rollouts of ``depth=4`` turns then ``static_eval`` with
+    ``hand_p=0.65``, sequential halving at the root, UCB ``exploration=0.4``
+    below it, greedy expansion, missing-rank inference ``infer=0.9``,
+    reward = point difference / ``scale=10``.  Spec keys: rollout, c, reward,
+    scale, epsilon, depth, prior, expand, infer, hand, root.
+    """
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = 1000, seed=None, rollout: str = "greedy", exploration: float = 0.7,
-                 reward: str = "points", scale: float = 10.0, epsilon: float = 0.1, depth: int = NUM_TURNS,
-                 prior: float = 0.0, expand: str = "greedy", infer: float = 0.0):
+    def __init__(self, iterations: int = 1000, seed=None, rollout: str = "greedy", exploration: float = 0.4,
+                 reward: str = "points", scale: float = 10.0, epsilon: float = 0.1, depth: int = 4,
+                 prior: float = 1.0, expand: str = "greedy", infer: float = 0.9, hand_p: float = 0.65,
+                 root: str = "halving"):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
             raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -367,7 +422,13 @@ class ISMCTSBot(Bot):
             raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
         if not 0.0 <= infer <= 1.0:
             raise BotSpecError(f"ismcts infer must be in 0..1, got {infer!r}")
+        if not 0.0 <= hand_p <= 1.0:
+            raise BotSpecError(f"ismcts hand must be in 0..1, got {hand_p!r}")
+        if root not in ROOTS:
+            raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
         self.infer = infer
+        self.hand_p = hand_p
+        self.root = root
         self.depth = depth
         self.prior = prior
         self.expand = expand
@@ -403,103 +464,139 @@ class ISMCTSBot(Bot):
         root moves to a progressive bias (reward units, divided by visits + 1).
         """
         seat = base.current
-        my_team = seat & 1
         others = [s for s in range(4) if s != seat]
         sizes = [len(base.hands[s]) for s in others]
         pool = [c for s in others for c in base.hands[s]]
         missing = infer_missing_ranks(base, seat) if self.infer > 0 else None
-        if missing is not None and not any(missing.values()):
-            missing = None
-        soft = self.infer
+        dealer = None
+        if missing is not None and any(missing.values()):
+            dealer = _Dealer(pool, others, sizes, missing, self.infer)
         root_legal = base.legal_moves()
         if legal is not None and set(legal) != set(root_legal):
             raise ValueError("the view's legal moves disagree with the rules for its position")
         if len(root_legal) == 1:
             return root_legal[0]
-        rollout = _ROLLOUT_FUNCS[self.rollout]
-        epsilon = self.epsilon
-        c_explore = self.exploration
-        mode = self.reward
-        scale = self.scale
-        depth = self.depth
-        guided = self.expand == "greedy"
-        log = math.log
-        sqrt = math.sqrt
         shuffle = rng.shuffle
-        rchoice = rng.choice
-        root = _Node()
-        for _ in range(self.iterations):
-            # determinization
+
+        def determinize() -> GameState:
             state = base.copy()
             hands = state.hands
-            if missing is None:
+            if dealer is None:
                 shuffle(pool)
                 i = 0
                 for s, n in zip(others, sizes):
                     hands[s] = sorted(pool[i:i + n])
                     i += n
             else:
-                for s, h in zip(others, _deal_constrained(pool, others, sizes, missing, soft, rng)):
+                for s, h in zip(others, dealer.deal(rng)):
                     hands[s] = h
             state._legal = None
-            # selection / expansion
-            node = root
-            path = []
-            while state.turn < NUM_TURNS:
-                moves = state.legal_moves()
-                children = node.children
-                untried = None
-                best = None
-                best_u = -1e18
-                for m in moves:
-                    ch = children.get(m)
-                    if ch is None:
-                        if untried is None:
-                            untried = [m]
-                        else:
-                            untried.append(m)
-                        continue
-                    ch.avail += 1
-                    if untried is None:
-                        u = ch.total / ch.visits + c_explore * sqrt(log(ch.avail) / ch.visits)
-                        if bias is not None and node is root:
-                            u += bias[m] / (ch.visits + 1)
-                        if u > best_u:
-                            best_u, best = u, m
-                team = state.current & 1
-                if untried is not None:
-                    if len(untried) == 1:
-                        m = untried[0]
-                    elif guided:
-                        m = _best_quick(state, untried, rng)
-                    else:
-                        m = rchoice(untried)
-                    ch = _Node()
-                    ch.avail = 1
-                    children[m] = ch
-                    state.play(m[0], m[1])
-                    path.append((ch, team))
-                    break
-                ch = children[best]
-                state.play(best[0], best[1])
-                path.append((ch, team))
-                node = ch
-            # rollout, then the exact result or the static evaluation
-            if state.turn < NUM_TURNS and depth:
-                rollout(state, rng, epsilon, depth)
-            diff = static_eval(state)
-            if mode == "points":
-                r0 = diff / scale
-            elif mode == "win":
-                r0 = float((diff > 0) - (diff < 0))
-            else:
-                r0 = float((diff > 0) - (diff < 0)) + diff / scale
-            for ch, team in path:
-                ch.visits += 1
-                ch.total += r0 if team == 0 else -r0
-        best = max(root_legal, key=lambda m: (root.children[m].visits if m in root.children else -1,
+            return state
+
+        root = _Node()
+        if self.root == "halving":
+            return self._search_halving(root, root_legal, determinize, rng, bias)
+        for _ in range(self.iterations):
+            self._iterate(determinize(), root, [], rng, root, bias)
+        return max(root_legal, key=lambda m: (root.children[m].visits if m in root.children else -1,
                                               root.children[m].total if m in root.children else 0.0))
-        return best
+
+    def _search_halving(self, root, root_legal, determinize, rng, bias) -> tuple:
+        """Sequential halving over the root moves, every move of a round on the same deals.
+
+        Each round shares its iterations equally among the moves still in,
+        playing all of them on the same determinizations (common random
+        numbers: the rollouts below each move also start from the same random
+        state), then keeps the better half by mean reward.  Below the root the
+        search is the same SO-ISMCTS tree as with ``root="ucb"``.
+        """
+        alive = list(root_legal)
+        if bias is not None:  # a heuristic prior only orders ties here
+            alive.sort(key=lambda m: -bias[m])
+        for m in alive:
+            root.children[m] = _Node()
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        budget = self.iterations
+        for r in range(rounds):
+            if len(alive) == 1 or budget <= 0:
+                break
+            per_move = max(1, (budget // (rounds - r)) // len(alive))
+            for _ in range(per_move):
+                if budget < len(alive):
+                    break
+                world = determinize()
+                root_team = world.current & 1
+                seed = rng.random()  # the same random stream below every move of this world
+                for m in alive:
+                    state = world.copy()
+                    state.play(m[0], m[1])
+                    ch = root.children[m]
+                    ch.avail += 1
+                    self._iterate(state, ch, [(ch, root_team)], random.Random(seed), None, None)
+                    budget -= 1
+            alive.sort(key=lambda m: -(root.children[m].total / max(root.children[m].visits, 1)))
+            alive = alive[:max(1, (len(alive) + 1) // 2)]
+        return alive[0]
+
+    def _iterate(self, state: GameState, node, path, rng: random.Random, root, bias) -> None:
+        """One ISMCTS iteration from ``node`` (whose moves are ``state``'s): select,
+        expand one move, roll out, evaluate and back the reward up ``path``."""
+        c_explore = self.exploration
+        log = math.log
+        sqrt = math.sqrt
+        while state.turn < NUM_TURNS:
+            moves = state.legal_moves()
+            children = node.children
+            untried = None
+            best = None
+            best_u = -1e18
+            for m in moves:
+                ch = children.get(m)
+                if ch is None:
+                    if untried is None:
+                        untried = [m]
+                    else:
+                        untried.append(m)
+                    continue
+                ch.avail += 1
+                if untried is None:
+                    u = ch.total / ch.visits + c_explore * sqrt(log(ch.avail) / ch.visits)
+                    if bias is not None and node is root:
+                        u += bias[m] / (ch.visits + 1)
+                    if u > best_u:
+                        best_u, best = u, m
+            team = state.current & 1
+            if untried is not None:
+                if len(untried) == 1:
+                    m = untried[0]
+                elif self.expand == "greedy":
+                    m = _best_quick(state, untried, rng)
+                else:
+                    m = rng.choice(untried)
+                ch = _Node()
+                ch.avail = 1
+                children[m] = ch
+                state.play(m[0], m[1])
+                path.append((ch, team))
+                break
+            ch = children[best]
+            state.play(best[0], best[1])
+            path.append((ch, team))
+            node = ch
+        # rollout, then the exact result or the static evaluation
+        if state.turn < NUM_TURNS and self.depth:
+            _ROLLOUT_FUNCS[self.rollout](state, rng, self.epsilon, self.depth)
+        diff = static_eval(state, 1.5, self.hand_p)
+        mode = self.reward
+        if mode == "points":
+            r0 = diff / self.scale
+        elif mode == "win":
+            r0 = float((diff > 0) - (diff < 0))
+        else:
+            r0 = float((diff > 0) - (diff < 0)) + diff / self.scale
+        for ch, team in path:
+            ch.visits += 1
+            ch.total += r0 if team == 0 else -r0
 
 
 def _parse_kv(arg: str) -> dict:
@@ -549,6 +646,10 @@ def from_spec(arg, seed=None) -> ISMCTSBot:
                     kwargs["expand"] = v
                 elif k == "infer":
                     kwargs["infer"] = float(v)
+                elif k == "hand":
+                    kwargs["hand_p"] = float(v)
+                elif k == "root":
+                    kwargs["root"] = v
                 else:
                     raise BotSpecError(f"unknown ismcts option {k!r}; known: {', '.join(OPTIONS)}")
             except ValueError:
