@@ -43,7 +43,7 @@ def main(argv=None) -> int:
 
     from training.config import load
     from training.league import League
-    from training.ppo import make_critic, make_net, ppo_update, resolve_device
+    from training.ppo import build_learner, ppo_update, resolve_device
     from training.selfplay import PHASES, Timers, play_rollout
 
     cfg = load(args.config)
@@ -53,13 +53,7 @@ def main(argv=None) -> int:
         cfg.threads = args.threads
     torch.set_num_threads(cfg.threads)
     dev = resolve_device(args.device or cfg.device)
-    torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    rng = np.random.default_rng(cfg.seed)
-    model = make_net(cfg, dev)
-    critic = make_critic(cfg, dev)
-    params = list(model.parameters()) + (list(critic.parameters()) if critic is not None else [])
-    opt = torch.optim.Adam(params, lr=cfg.ppo.lr, eps=1e-5)
+    gen, rng, model, critic, opt = build_learner(cfg, dev)
     league = League(cfg.league)
     league.add(model, 0)  # so that the snapshot share of the mix is played too
 

@@ -343,6 +343,21 @@ def config_of_run(run_dir: Path) -> TrainConfig:
     return from_dict(meta["config"], where=f"{last.name} config")
 
 
+def build_learner(cfg, dev):
+    """Seeded RNGs, the network, the optional critic and the optimizer of a run.
+
+    Shared by ``train`` and ``benchmarks/train_speed.py`` so both start alike.
+    """
+    torch.manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    model = make_net(cfg, dev)
+    critic = make_critic(cfg, dev)
+    params = list(model.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    opt = torch.optim.Adam(params, lr=cfg.ppo.lr, eps=1e-5)
+    return gen, rng, model, critic, opt
+
+
 def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False, device: str | None = None,
           progress: bool = True, stop_after: int | None = None, stop_at: int | None = None, log=print) -> dict:
     """Run (or resume) training; returns a summary dict.
@@ -360,13 +375,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     last_path = run_dir / "checkpoints" / "last"
 
-    torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    rng = np.random.default_rng(cfg.seed)
-    model = make_net(cfg, dev)
-    critic = make_critic(cfg, dev)
-    params = list(model.parameters()) + (list(critic.parameters()) if critic is not None else [])
-    opt = torch.optim.Adam(params, lr=cfg.ppo.lr, eps=1e-5)
+    gen, rng, model, critic, opt = build_learner(cfg, dev)
     league = League(cfg.league)
     counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "wall_s": 0.0}
     evals: list[dict] = []
