@@ -32,7 +32,7 @@ from pettingzoo import AECEnv
 from pettingzoo.env_registry import registration as _registration
 from pettingzoo.utils import wrappers
 
-from . import ENV_ID, _register_env
+from . import ACTION_CONTRACT_VERSION, ENV_ID, _register_env
 from .actions import NUM_ACTIONS, ActionGame, action_name
 from .cards import NAMES, NUM_CARDS, SUIT, SWORDS
 from .encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_LAYOUT, STATE_SIZE, STATE_VERSION, Features
@@ -124,7 +124,15 @@ class CavalloEnv(AECEnv):
     the other team's (``reward="points"``) or +1/0/-1 (``reward="win"``).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "cavalloicera_v1", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "cavalloicera_v1",
+        "is_parallelizable": False,
+        # which layouts this env speaks (CONTRACT.md): checked by exported models
+        "observation_version": OBS_VERSION,
+        "state_version": STATE_VERSION,
+        "action_version": ACTION_CONTRACT_VERSION,
+    }
 
     def __init__(self, render_mode: str | None = None, reward: str = "points"):
         super().__init__()

@@ -274,3 +274,13 @@ def test_env_kwargs_are_validated():
 
 def test_partial_constructor_works_with_seed_test():
     seed_test(functools.partial(cavallo_env.env, reward="win"), num_cycles=60)
+
+
+def test_metadata_names_the_layout_versions():
+    from cavallo_env import ACTION_CONTRACT_VERSION
+    from cavallo_env.encoding import OBS_VERSION, STATE_VERSION
+
+    for e in (cavallo_env.raw_env(), cavallo_env.env()):
+        assert e.metadata["observation_version"] == OBS_VERSION == "cavalloicera-obs/1"
+        assert e.metadata["state_version"] == STATE_VERSION
+        assert e.metadata["action_version"] == ACTION_CONTRACT_VERSION
