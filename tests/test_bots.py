@@ -341,3 +341,20 @@ def test_constrained_deal_respects_sizes_and_preferences():
         assert sorted(c for h in hands for c in h) == pool
         assert all(c % 13 not in {0, 1} for c in hands[0])
         assert all(c % 13 != 2 for c in hands[1])
+
+
+def test_random_bot_is_stateless_and_seeded():
+    # The same view gets the same move whatever was asked before; another seed may differ.
+    from cavallo_env.engine import GameState
+    from cavallo_env.views import make_view
+
+    views = []
+    for seed in range(20):
+        s = GameState.new(seed)
+        views.append(make_view(s, s.current))
+    a = make("random", seed=7)
+    first = [a.choose(v) for v in views]
+    b = make("random", seed=7)
+    assert [b.choose(v) for v in reversed(views)] == list(reversed(first))
+    c = make("random", seed=8)
+    assert [c.choose(v) for v in views] != first

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import random
 from typing import Callable
 
@@ -23,6 +25,7 @@ class Bot:
     name = "bot"
 
     def __init__(self, seed=None):
+        self.seed = seed
         self.rng = random.Random(seed)
 
     def choose(self, view: dict) -> dict:
@@ -38,6 +41,17 @@ class Bot:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}>"
+
+
+def view_seed(seed, view) -> int:
+    """A per-decision seed from the bot seed and what the seat sees.
+
+    Seeding each decision this way keeps random choices reproducible while the
+    bot stays stateless: the same view gets the same answer whatever came before.
+    """
+    key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
+                     separators=(",", ":"), sort_keys=True)
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 # name -> (module, factory attribute); modules are imported lazily so that e.g.

@@ -48,15 +48,13 @@ iteration count, e.g. ``ismcts:1000,rollout=random,depth=48,c=0.7``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import random
 
 from ..cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
 from ..engine import NUM_TURNS, GameState, sum_captures
 from ..views import state_from_view
-from .base import Bot, BotSpecError
+from .base import Bot, BotSpecError, view_seed
 from .heuristic import expected_napula_diff
 from .values import CARD_VALUE
 
@@ -136,13 +134,6 @@ def static_eval(state: GameState, spread: float = 1.5, hand_p: float = 0.5) -> f
         diff += 2.0 * q[c] - 1.0
     diff += expected_napula_diff(q[SWORDS_ACE:SWORDS_ACE + 10])
     return diff
-
-
-def view_seed(seed, view) -> int:
-    """A per-decision seed from the bot seed and what the seat sees."""
-    key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
-                     separators=(",", ":"), sort_keys=True)
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 # ---------------------------------------------------------------- rollouts

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import random
+
 from ..cards import card_id
 from ..engine import capture_points
-from .base import Bot
+from .base import Bot, view_seed
 from .values import CARD_VALUE
 
 
 class RandomBot(Bot):
-    """Uniform over the legal moves (each (card, capture set) pair once)."""
+    """Uniform over the legal moves (each (card, capture set) pair once).
+
+    Each decision is seeded from the bot seed and the view, so the bot is
+    stateless: the same view always gets the same move.
+    """
 
     name = "random"
 
     def choose_move(self, view, legal):
-        return self.rng.choice(legal)
+        return random.Random(view_seed(self.seed, view)).choice(legal)
 
 
 def immediate_points(move, table, prev_placed) -> float:
