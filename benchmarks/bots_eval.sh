@@ -27,3 +27,7 @@ run heuristic_vs_greedy heuristic greedy "$DEALS"
 echo "== ISMCTS decision time at N=1000 (wall clock)"
 "$PY" benchmarks/ismcts_timing.py ismcts:1000 4 | tee "$OUT/ismcts_timing.txt"
 run ismcts1000_vs_heuristic ismcts:1000 heuristic "$ISMCTS_DEALS"
+echo "== round robin"
+"$PY" -m cavallo_env.cli tournament --bots random,greedy,heuristic,ismcts:200,ismcts:1000 \
+  --deals "${TOURNAMENT_DEALS:-100}" --seed "$SEED" --jobs "$JOBS" --out "$OUT/tournament" --no-progress \
+  | tee "$OUT/tournament.txt"
