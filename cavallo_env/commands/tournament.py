@@ -108,9 +108,10 @@ def format_table(summary: dict) -> str:
     for k, b in enumerate(summary["order"], start=1):
         lines.append(f"{k:>3}  {b:<{width}}{r[b]['mu']:>8.2f}{r[b]['sigma']:>8.2f}{r[b]['ordinal']:>9.2f}"
                      f"{100 * summary['mean_score'][b]:>11.1f}%")
-    lines += ["", "score of row against column (draws = 1/2):", " " * width + "".join(f"{b[:10]:>11}" for b in bots)]
+    col = max(9, max(len(b) for b in bots)) + 2
+    lines += ["", "score of row against column (draws = 1/2):", " " * width + "".join(f"{b:>{col}}" for b in bots)]
     for i, b in enumerate(bots):
-        cells = "".join(f"{'-':>11}" if v is None else f"{100 * v:>10.1f}%" for v in summary["score_matrix"][i])
+        cells = "".join(f"{'-':>{col}}" if v is None else f"{100 * v:>{col - 1}.1f}%" for v in summary["score_matrix"][i])
         lines.append(f"{b:<{width}}{cells}")
     return "\n".join(lines)
 
