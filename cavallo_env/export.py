@@ -7,7 +7,8 @@ other-version checkpoints raise ``CheckpointError``), rebuilds the
 the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
 
 - inputs ``obs`` float32 [batch, 702] and ``mask`` float32 [batch, 156]
-  (nonzero = legal), outputs ``logits`` float32 [batch, 156] (illegal actions
+  (nonzero = legal), plus ``prior`` float32 [batch, 312] for a model that
+  reads the heuristic prior (``cavallo_env.prior``), outputs ``logits`` float32 [batch, 156] (illegal actions
   at -1e9) and ``value`` float32 [batch]; the batch axis is dynamic;
 - all weights inside the one ``.onnx`` file (never an external data file:
   the export happens in a private temporary folder and anything other than
@@ -44,6 +45,7 @@ from . import ACTION_CONTRACT_VERSION, __version__
 from .actions import NUM_ACTIONS
 from .bots.policy import FORMAT, ModelError, file_sha256, sidecar_path
 from .encoding import OBS_SIZE, OBS_VERSION
+from .prior import PRIOR_SIZE, PRIOR_VERSION
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -107,54 +109,78 @@ def load_policy_net(checkpoint):
 def _export_onnx(net, path: Path) -> None:
     import torch
 
-    obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
-    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)
-    axes = {"obs": {0: "batch"}, "mask": {0: "batch"}, "logits": {0: "batch"}, "value": {0: "batch"}}
+    args = [torch.zeros(2, OBS_SIZE, dtype=torch.float32), torch.ones(2, NUM_ACTIONS, dtype=torch.float32)]
+    names = ["obs", "mask"]
+    if net.uses_prior:
+        args.append(torch.zeros(2, PRIOR_SIZE, dtype=torch.float32))
+        names.append("prior")
+    axes = {n: {0: "batch"} for n in names + ["logits", "value"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with torch.no_grad():
             torch.onnx.export(
-                net, (obs, mask), str(path), dynamo=False, external_data=False, export_params=True,
-                input_names=["obs", "mask"], output_names=["logits", "value"], dynamic_axes=axes,
+                net, tuple(args), str(path), dynamo=False, external_data=False, export_params=True,
+                input_names=names, output_names=["logits", "value"], dynamic_axes=axes,
                 opset_version=OPSET, do_constant_folding=True,
             )
 
 
-def random_inputs(n: int, seed: int = 0):
-    """Random float32 observations in [0, 1) and masks with at least one legal action per row."""
+def random_inputs(n: int, seed: int = 0, prior: bool = False):
+    """Random float32 observations in [0, 1) and masks with at least one legal action per row;
+    with ``prior`` also random priors shaped like real ones (scores in [-8, 0] on legal
+    actions, one legal choice): ``(obs, mask[, prior])``."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     obs = rng.random((n, OBS_SIZE), dtype=np.float32)
     mask = (rng.random((n, NUM_ACTIONS)) < 0.15).astype(np.float32)
-    mask[np.arange(n), rng.integers(0, NUM_ACTIONS, n)] = 1.0
-    return obs, mask
+    choice = rng.integers(0, NUM_ACTIONS, n)
+    mask[np.arange(n), choice] = 1.0
+    if not prior:
+        return obs, mask
+    pri = np.zeros((n, PRIOR_SIZE), np.float32)
+    pri[:, :NUM_ACTIONS] = np.where(mask != 0, -8.0 * rng.random((n, NUM_ACTIONS), dtype=np.float32), 0.0)
+    pri[np.arange(n), choice] = 0.0
+    pri[np.arange(n), NUM_ACTIONS + choice] = 1.0
+    return obs, mask, pri
 
 
-def game_inputs(deals: int = 8, seed: int = 0):
-    """Observations and masks of real positions: every decision of ``deals`` deals of random play."""
+def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False):
+    """Observations and masks (and with ``prior`` the heuristic priors) of real positions:
+    every decision of ``deals`` deals of random play, capture-building steps included."""
     import random
 
     import numpy as np
 
     from .actions import ActionGame
-    from .encoding import encode_observation
+    from .encoding import Features
     from .engine import GameState
+    from .prior import PriorCache, action_prior
 
-    obs, masks = [], []
+    obs, masks, priors = [], [], []
     for d in range(deals):
-        state = GameState.new(seed * 1_000_003 + d)
+        game = ActionGame(GameState.new(seed * 1_000_003 + d))
+        feats = Features()
+        feats.reset(game.state)
+        cache = PriorCache()
         rng = random.Random(d)
-        while not state.done:
-            obs.append(encode_observation(state, state.current))
+        while not game.done:
+            acts = game.legal_actions()
+            obs.append(feats.observation(game.current))
             m = np.zeros(NUM_ACTIONS, np.float32)
-            m[ActionGame(state).legal_actions()] = 1.0
+            m[acts] = 1.0
             masks.append(m)
-            state.play(*rng.choice(state.legal_moves()))
-    return np.stack(obs), np.stack(masks)
+            if prior:
+                priors.append(action_prior(game, cache=cache))
+            if game.step(rng.choice(acts)) is None:
+                feats.set_building(game.building)
+            else:
+                feats.after_move(game.state)
+    out = (np.stack(obs), np.stack(masks))
+    return out + (np.stack(priors),) if prior else out
 
 
-def compare(net, onnx_path, obs, mask) -> dict:
+def compare(net, onnx_path, obs, mask, prior=None) -> dict:
     """How far onnxruntime's outputs are from torch's on a batch.
 
     ``max_abs``: the largest absolute difference of legal logits and values;
@@ -169,9 +195,13 @@ def compare(net, onnx_path, obs, mask) -> dict:
     import torch
 
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    logits, value = sess.run(["logits", "value"], {"obs": obs, "mask": mask})
+    feeds = {"obs": obs, "mask": mask}
+    if prior is not None:
+        feeds["prior"] = prior
+    logits, value = sess.run(["logits", "value"], feeds)
     with torch.no_grad():
-        t_logits, t_value = (t.numpy() for t in net(torch.from_numpy(obs), torch.from_numpy(mask)))
+        t_prior = torch.from_numpy(prior) if prior is not None else None
+        t_logits, t_value = (t.numpy() for t in net(torch.from_numpy(obs), torch.from_numpy(mask), t_prior))
     legal = mask != 0
     if not np.array_equal(logits[~legal], t_logits[~legal]):
         inf = float("inf")
@@ -221,8 +251,11 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
         except onnx.checker.ValidationError as e:
             raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
         checks = {}
-        for label, (obs, mask) in (("random_inputs", random_inputs(check_deals)), ("game_positions", game_inputs())):
-            c = compare(net, tmp, obs, mask)
+        use_prior = net.uses_prior
+        for label, inputs in (("random_inputs", random_inputs(check_deals, prior=use_prior)),
+                              ("game_positions", game_inputs(prior=use_prior))):
+            obs = inputs[0]
+            c = compare(net, tmp, *inputs)
             c["n"] = len(obs)
             checks[label] = c
             if not (c["max_scaled"] <= tolerance and c["max_prob"] <= tolerance):
@@ -236,7 +269,11 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
             "action_version": ACTION_CONTRACT_VERSION,
             "obs_size": OBS_SIZE,
             "num_actions": NUM_ACTIONS,
-            "inputs": {"obs": ["batch", OBS_SIZE, "float32"], "mask": ["batch", NUM_ACTIONS, "float32, nonzero = legal"]},
+            "inputs": dict({"obs": ["batch", OBS_SIZE, "float32"],
+                            "mask": ["batch", NUM_ACTIONS, "float32, nonzero = legal"]},
+                           **({"prior": ["batch", PRIOR_SIZE, "float32, cavallo_env.prior.action_prior"]}
+                              if use_prior else {})),
+            "prior_version": PRIOR_VERSION if use_prior else None,
             "outputs": {"logits": ["batch", NUM_ACTIONS, "float32, illegal = -1e9"], "value": ["batch", "float32"]},
             "opset": OPSET,
             "onnx_file": out.name,

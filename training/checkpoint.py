@@ -21,6 +21,7 @@ from safetensors.torch import load_file, save_file
 
 from cavallo_env import ACTION_CONTRACT_VERSION
 from cavallo_env.encoding import OBS_VERSION
+from cavallo_env.prior import PRIOR_VERSION
 
 FORMAT = "cavallo-checkpoint/1"
 
@@ -55,6 +56,8 @@ def save(base, tensors: dict[str, torch.Tensor], meta: dict) -> tuple[Path, Path
     st_path, json_path = paths(base)
     meta = dict(meta, format=FORMAT, obs_version=OBS_VERSION, action_version=ACTION_CONTRACT_VERSION,
                 weights=st_path.name)
+    if uses_prior(meta):
+        meta["prior_version"] = PRIOR_VERSION
     flat = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     _atomic_write(st_path, lambda tmp: save_file(flat, tmp))
 
@@ -85,11 +88,20 @@ def load(base, *, check_versions: bool = True) -> tuple[dict[str, torch.Tensor],
             if meta.get(key) != want:
                 raise CheckpointError(f"{json_path}: {key} is {meta.get(key)!r} but this cavallo-env uses {want!r}; "
                                       "retrain or use the matching cavallo-env version")
+        if uses_prior(meta) and meta.get("prior_version") != PRIOR_VERSION:
+            raise CheckpointError(f"{json_path}: the model reads heuristic prior {meta.get('prior_version')!r} but "
+                                  f"this cavallo-env computes {PRIOR_VERSION!r}; retrain or use the matching version")
     try:
         tensors = load_file(str(st_path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{st_path}: cannot read weights ({e}); truncated or foreign file?") from None
     return tensors, meta
+
+
+def uses_prior(meta: dict) -> bool:
+    """Whether the checkpoint's model reads the heuristic prior (``model.prior`` in its config)."""
+    model = meta.get("config", {}).get("model", {}) if isinstance(meta.get("config"), dict) else {}
+    return bool(isinstance(model, dict) and model.get("prior", False))
 
 
 def model_state(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -26,8 +26,12 @@ class ModelSection:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh | gelu
     mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
+    prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.prior)
+    prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
 
     def check(self, where):
+        if len(self.prior_gain) != 2 or not all(math.isfinite(g) for g in self.prior_gain):
+            raise ConfigError(f"{where}.prior_gain: two finite numbers (score, choice), got {self.prior_gain!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"{where}.hidden: a non-empty list of positive layer widths, got {self.hidden!r}")
         if self.activation not in ("relu", "tanh", "gelu"):

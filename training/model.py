@@ -1,8 +1,11 @@
 """The team policy: an MLP over the seat-relative observation, masked logits.
 
 One network serves both seats of a team (observations are seat-relative).
-``forward(obs, mask)`` returns logits with illegal actions pushed to -1e9 (so
-masking applies when acting and in the PPO update) and the value estimate.
+``forward(obs, mask[, prior])`` returns logits with illegal actions pushed to
+-1e9 (so masking applies when acting and in the PPO update) and the value
+estimate.  With ``prior: true`` the network also reads the heuristic prior
+(``cavallo_env.prior``) and adds it to its logits with two learned gains, so
+it starts out playing like ``heuristic`` and learns where to depart from it.
 The exported in-game AI is exactly ``forward`` (see ``cavallo export``).
 """
 
@@ -15,6 +18,7 @@ from torch import nn
 
 from cavallo_env.actions import NUM_ACTIONS
 from cavallo_env.encoding import OBS_SIZE
+from cavallo_env.prior import PRIOR_SIZE
 
 MASKED_LOGIT = -1e9
 
@@ -26,6 +30,10 @@ class ModelConfig:
     # also feed the legal-action mask to the body (it tells which cards can
     # capture, which an MLP finds hard to work out from the table's sums)
     mask_input: bool = False
+    # read the heuristic prior (cavallo_env.prior) and add it to the logits
+    prior: bool = False
+    # initial gains of the prior's score (per point) and choice blocks in the logits
+    prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -41,7 +49,7 @@ class PolicyNet(nn.Module):
         if self.cfg.activation not in _ACTIVATIONS:
             raise ValueError(f"model.activation must be one of {sorted(_ACTIVATIONS)}, got {self.cfg.activation!r}")
         layers: list[nn.Module] = []
-        width = obs_size + (num_actions if self.cfg.mask_input else 0)
+        width = obs_size + (num_actions if self.cfg.mask_input else 0) + (PRIOR_SIZE if self.cfg.prior else 0)
         for h in self.cfg.hidden:
             layers += [nn.Linear(width, h), _ACTIVATIONS[self.cfg.activation]()]
             width = h
@@ -50,13 +58,33 @@ class PolicyNet(nn.Module):
         self.value = nn.Linear(width, 1)
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
         nn.init.zeros_(self.policy.bias)
+        if self.cfg.prior:
+            if len(self.cfg.prior_gain) != 2:
+                raise ValueError(f"model.prior_gain must be two numbers (score, choice), got {self.cfg.prior_gain!r}")
+            self.prior_gain = nn.Parameter(torch.tensor([float(g) for g in self.cfg.prior_gain]))
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``obs`` float32 [N, 702], ``mask`` [N, 156] (nonzero = legal) -> (logits [N,156], value [N])."""
-        x = torch.cat([obs, (mask != 0).to(obs.dtype)], dim=-1) if self.cfg.mask_input else obs
-        h = self.body(x)
-        logits = self.policy(h).masked_fill(mask == 0, MASKED_LOGIT)
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``obs`` float32 [N, 702], ``mask`` [N, 156] (nonzero = legal), ``prior`` [N, 312]
+        when the model reads it -> (logits [N, 156], value [N])."""
+        parts = [obs]
+        if self.cfg.mask_input:
+            parts.append((mask != 0).to(obs.dtype))
+        if self.cfg.prior:
+            if prior is None:
+                raise ValueError("this model reads the heuristic prior: pass prior (cavallo_env.prior.action_prior)")
+            parts.append(prior)
+        h = self.body(torch.cat(parts, dim=-1) if len(parts) > 1 else obs)
+        logits = self.policy(h)
+        if self.cfg.prior:
+            n = logits.shape[-1]
+            logits = logits + self.prior_gain[0] * prior[:, :n] + self.prior_gain[1] * prior[:, n:]
+        logits = logits.masked_fill(mask == 0, MASKED_LOGIT)
         return logits, self.value(h).squeeze(-1)
+
+    @property
+    def uses_prior(self) -> bool:
+        return bool(self.cfg.prior)
 
 
 # ---------------------------------------------------------------- centralised critic

@@ -20,6 +20,7 @@ import numpy as np
 from cavallo_env.actions import NUM_ACTIONS, ActionGame
 from cavallo_env.bots import Bot, BotSpecError, register
 from cavallo_env.encoding import Features
+from cavallo_env.prior import PriorCache, action_prior
 from cavallo_env.views import state_from_view
 
 _CACHE: dict[str, list] = {}
@@ -35,7 +36,8 @@ def _activation(name):
 
 
 def load_layers(path: str) -> tuple:
-    """``([(W, b), ...] of the body and the policy head, activation, mask_input)`` from a checkpoint."""
+    """``([(W, b), ...] of the body and the policy head, activation, mask_input, prior gains or None)``
+    from a checkpoint."""
     if path not in _CACHE:
         from .checkpoint import load
 
@@ -46,7 +48,9 @@ def load_layers(path: str) -> tuple:
         for j in range(len(hidden)):
             layers.append((tensors[f"model.body.{2 * j}.weight"].numpy().T.copy(), tensors[f"model.body.{2 * j}.bias"].numpy()))
         layers.append((tensors["model.policy.weight"].numpy().T.copy(), tensors["model.policy.bias"].numpy()))
-        _CACHE[path] = [layers, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False))]
+        gains = tensors["model.prior_gain"].numpy().copy() if model.get("prior", False) else None
+        _CACHE[path] = [layers, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False)),
+                        gains]
     return tuple(_CACHE[path])
 
 
@@ -56,18 +60,24 @@ class CheckpointBot(Bot):
     def __init__(self, path: str, seed=None):
         super().__init__(seed)
         self.path = path
-        self.layers, self.act, self.mask_input = load_layers(path)
+        self.layers, self.act, self.mask_input, self.prior_gain = load_layers(path)
 
-    def logits(self, obs: np.ndarray, legal: list) -> np.ndarray:
+    def logits(self, obs: np.ndarray, legal: list, prior: np.ndarray | None = None) -> np.ndarray:
+        parts = [obs]
         if self.mask_input:
             mask = np.zeros(NUM_ACTIONS, np.float32)
             mask[legal] = 1.0
-            obs = np.concatenate([obs, mask])
-        h = obs
+            parts.append(mask)
+        if self.prior_gain is not None:
+            parts.append(prior)
+        h = np.concatenate(parts) if len(parts) > 1 else obs
         for W, b in self.layers[:-1]:
             h = self.act(h @ W + b)
         W, b = self.layers[-1]
-        return h @ W + b
+        out = h @ W + b
+        if self.prior_gain is not None:
+            out = out + self.prior_gain[0] * prior[:NUM_ACTIONS] + self.prior_gain[1] * prior[NUM_ACTIONS:]
+        return out
 
     def choose_move(self, view, legal):
         state = state_from_view(view)
@@ -75,9 +85,11 @@ class CheckpointBot(Bot):
         feats = Features()
         feats.reset(state)
         seat = state.current
+        cache = PriorCache()
         while True:
             acts = game.legal_actions()
-            logits = self.logits(feats.observation(seat), acts)
+            prior = action_prior(game, cache=cache) if self.prior_gain is not None else None
+            logits = self.logits(feats.observation(seat), acts, prior)
             a = max(acts, key=lambda x: logits[x])
             move = game.step(a)
             if move is not None:

@@ -51,7 +51,8 @@ def resolve_device(name: str) -> torch.device:
 
 def make_net(cfg: TrainConfig, device) -> PolicyNet:
     return PolicyNet(ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation,
-                                 mask_input=cfg.model.mask_input)).to(device)
+                                 mask_input=cfg.model.mask_input, prior=cfg.model.prior,
+                                 prior_gain=list(cfg.model.prior_gain))).to(device)
 
 
 def make_critic(cfg: TrainConfig, device) -> StateCritic | None:
@@ -89,6 +90,7 @@ def ppo_update(model: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, p: PP
     adv_all = torch.from_numpy(batch.advantages).to(device)
     ret_all = torch.from_numpy(batch.returns).to(device)
     cobs = torch.from_numpy(batch.critic_obs).to(device) if critic is not None else None
+    prior = torch.from_numpy(batch.prior).to(device) if batch.prior is not None else None
     m = len(batch)
     n_mb = max(1, m // p.minibatch_size)
     sums = {"lp": 0.0, "lv": 0.0, "ent": 0.0, "kl": 0.0, "cf": 0.0}
@@ -99,7 +101,7 @@ def ppo_update(model: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, p: PP
         kls = []
         for idx in torch.tensor_split(torch.randperm(m, generator=gen), n_mb):
             idx = idx.to(device)
-            logits, value = model(obs[idx], mask[idx])
+            logits, value = model(obs[idx], mask[idx], prior[idx] if prior is not None else None)
             logp_all = torch.log_softmax(logits, dim=-1)
             new_logp = logp_all.gather(1, actions[idx, None]).squeeze(1)
             ent = -torch.where(mask[idx], logp_all.exp() * logp_all, torch.zeros_like(logp_all)).sum(-1).mean()
@@ -390,7 +392,8 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
 
         t0 = time.perf_counter()
         log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat")
-        data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale)
+        data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
+                             prior=cfg.model.prior)
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,

@@ -22,32 +22,55 @@ import torch.nn.functional as F
 from cavallo_env.actions import ActionGame, move_to_actions
 from cavallo_env.encoding import OBS_SIZE, Features
 from cavallo_env.engine import GameState, random_deal
+from cavallo_env.prior import PriorCache, action_prior
 from cavallo_env.views import make_view, move_from_dict
 
 from .selfplay import masks_from_legal
 
 
 def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
-                  reward_scale: float = 10.0) -> dict:
-    """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays."""
+                  reward_scale: float = 10.0, prior: bool = False, jobs: int = 1) -> dict:
+    """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
+    (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
+    that many processes; the deals come from ``rng`` either way, so the data is the same."""
+    seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
+    args = (teacher, reward, reward_scale, prior)
+    if jobs <= 1 or n_games < 2:
+        parts = [_teacher_chunk(seeds, *args)]
+    else:
+        import multiprocessing as mp
+
+        chunks = [seeds[i::jobs] for i in range(jobs)]
+        with mp.get_context("fork").Pool(jobs) as pool:
+            parts = pool.starmap(_teacher_chunk, [(c, *args) for c in chunks if c])
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "actions", "returns")}
+    out["prior"] = np.concatenate([p["prior"] for p in parts]) if prior else None
+    return out
+
+
+def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool) -> dict:
     from cavallo_env.bots import make
 
+    prior_list: list[np.ndarray] = []
     obs_list: list[np.ndarray] = []
     legal_list: list[list[int]] = []
     actions: list[int] = []
     returns: list[float] = []
-    for _ in range(n_games):
-        state = GameState(*random_deal(int(rng.integers(1 << 62))))
+    for deal_seed, bot_seeds in seeds:
+        state = GameState(*random_deal(deal_seed))
         game = ActionGame(state)
         feats = Features()
         feats.reset(state)
-        bots = [make(teacher, seed=int(rng.integers(1 << 62))) for _ in range(4)]
+        bots = [make(teacher, seed=s) for s in bot_seeds]
+        cache = PriorCache()
         teams: list[int] = []
         while not state.done:
             seat = state.current
             card, capture = move_from_dict(bots[seat].choose(make_view(state, seat)))
             for a in move_to_actions(state, card, capture):
                 obs_list.append(feats.observation(seat))
+                if prior:
+                    prior_list.append(action_prior(game, cache=cache))
                 legal_list.append(game.legal_actions())
                 actions.append(a)
                 teams.append(seat & 1)
@@ -58,6 +81,7 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
         scale = reward_scale if reward == "points" else 1.0
         returns.extend(ret[t] / scale for t in teams)
     return {
+        "prior": np.stack(prior_list) if prior else None,
         "obs": np.stack(obs_list).astype(np.float32),
         "mask": masks_from_legal(legal_list),
         "actions": np.asarray(actions, dtype=np.int64),
@@ -73,6 +97,7 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
     mask = torch.from_numpy(data["mask"])
     actions = torch.from_numpy(data["actions"])
     returns = torch.from_numpy(data["returns"])
+    prior = torch.from_numpy(data["prior"]) if data.get("prior") is not None else None
     n = len(actions)
     n_mb = max(1, n // minibatch_size)
     model.train()
@@ -83,7 +108,7 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
         for idx in torch.tensor_split(torch.randperm(n, generator=gen), n_mb):
             o, m = obs[idx].to(device), mask[idx].to(device)
             a, r = actions[idx].to(device), returns[idx].to(device)
-            logits, value = model(o, m)
+            logits, value = model(o, m, prior[idx].to(device) if prior is not None else None)
             ce = F.cross_entropy(logits, a)
             lv = 0.5 * F.mse_loss(value, r)
             loss = ce + vf_coef * lv

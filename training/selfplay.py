@@ -12,7 +12,10 @@ same network with one fancy-indexing gather from the ``[games, STATE_SIZE]``
 matrix the encoders write into (``Features`` rows), builds the action masks
 from ``ActionGame.legal_actions()``, runs one forward pass and samples all
 actions at once (Gumbel-max over the masked logits, so an illegal action can
-never be drawn).  Bots decide through their JSON views, one game at a time.
+never be drawn).  A model that reads the heuristic prior gets it computed
+per game from the same ``ActionGame`` (``cavallo_env.prior``).  ``greedy``
+decides through its JSON view, ``heuristic`` straight from the state through
+the same scoring (``cavallo_env.prior.heuristic_move``), one game at a time.
 
 This is the same engine (``ActionGame``), action space and encoder
 (``Features``/``OBS_INDEX``) as the PettingZoo env, which stays the public
@@ -36,6 +39,7 @@ import torch
 from cavallo_env.actions import NUM_ACTIONS, ActionGame, move_to_actions
 from cavallo_env.encoding import OBS_INDEX, OBS_SIZE, STATE_SIZE, Features
 from cavallo_env.engine import GameState, random_deal, score
+from cavallo_env.prior import PRIOR_SIZE, PriorCache, action_prior, heuristic_move
 from cavallo_env.views import make_view, move_from_dict
 
 from .model import CRITIC_INDEX
@@ -44,7 +48,7 @@ LEARNER = 0
 GREEDY = -1
 HEURISTIC = -2
 BOT_CODES = {"greedy": GREEDY, "heuristic": HEURISTIC}
-PHASES = ("engine", "encoder", "inference", "bots", "update")
+PHASES = ("engine", "encoder", "prior", "inference", "bots", "update")
 
 
 @dataclass
@@ -59,6 +63,7 @@ class Batch:
     advantages: np.ndarray  # float32 [M]
     returns: np.ndarray  # float32 [M]: advantages + values (value targets)
     critic_obs: np.ndarray | None = None  # float32 [M, CRITIC_SIZE] with a centralised critic
+    prior: np.ndarray | None = None  # float32 [M, PRIOR_SIZE] when the model reads the heuristic prior
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -86,11 +91,13 @@ def masks_from_legal(legal_lists) -> np.ndarray:
 
 
 @torch.no_grad()
-def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator, device) -> tuple:
+def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator, device,
+                   prior: np.ndarray | None = None) -> tuple:
     """Sample one action per row from the masked policy: (actions, logp, values) as numpy."""
     o = torch.from_numpy(obs).to(device)
     m = torch.from_numpy(mask).to(device)
-    logits, value = net(o, m)
+    p = torch.from_numpy(prior).to(device) if prior is not None else None
+    logits, value = net(o, m) if p is None else net(o, m, p)
     logp_all = torch.log_softmax(logits, dim=-1)
     u = torch.rand(logits.shape, generator=gen, device=gen.device).clamp_(1e-12, 1.0 - 1e-7).to(device)
     actions = (logits - torch.log(-torch.log(u))).argmax(dim=-1)  # Gumbel-max: masked logits are -1e9
@@ -152,6 +159,10 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         f.reset(g.state)
         feats.append(f)
     timers["encoder"] += clock() - t0
+    use_prior = bool(getattr(learner.cfg, "prior", False))
+    caches = [PriorCache() for _ in range(n_games)] if use_prior else None
+    bot_caches = [PriorCache() for _ in range(n_games)]
+    rec_prior = []
 
     rec_obs, rec_mask, rec_act, rec_logp, rec_val, rec_key, rec_bonus, rec_cobs = [], [], [], [], [], [], [], []
     final = np.zeros(2 * n_games, dtype=np.float32)  # per (game, team): terminal reward
@@ -163,12 +174,15 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         for code in np.unique(who):
             sel = who == code
             gi = active[sel]
-            if code < 0:  # a fixed bot: through its view, one game at a time
+            if code < 0:  # a fixed bot, one game at a time
                 for i in gi:
                     g = games[i]
                     st = g.state
                     t0 = clock()
-                    card, capture = move_from_dict(bots[i].choose(make_view(st, st.current)))
+                    if code == HEURISTIC:  # its move straight from the state: the same as its view path (tested)
+                        card, capture = heuristic_move(g, bot_caches[i])
+                    else:
+                        card, capture = move_from_dict(bots[i].choose(make_view(st, st.current)))
                     t1 = clock()
                     acts = move_to_actions(st, card, capture)
                     for a in acts:
@@ -187,12 +201,19 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             obs = S[gi[:, None], OBS_INDEX[seats]]
             mask = masks_from_legal(legal)
             t2 = clock()
+            prior = None
+            if use_prior:
+                prior = np.empty((len(gi), PRIOR_SIZE), dtype=np.float32)
+                for j, i in enumerate(gi.tolist()):
+                    action_prior(games[i], prior[j], caches[i])
+            t2p = clock()
             net = learner if code == LEARNER else snapshot_nets[code - 1]
-            actions, logp, values = sample_actions(net, obs, mask, gen, device)
+            actions, logp, values = sample_actions(net, obs, mask, gen, device, prior)
             t3 = clock()
             timers["engine"] += t1 - t0
             timers["encoder"] += t2 - t1
-            timers["inference"] += t3 - t2
+            timers["prior"] += t2p - t2
+            timers["inference"] += t3 - t2p
             if code == LEARNER:
                 if critic is not None:
                     t0 = clock()
@@ -202,6 +223,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                     rec_cobs.append(cobs)
                     timers["inference"] += clock() - t0
                 rec_obs.append(obs)
+                if prior is not None:
+                    rec_prior.append(prior)
                 rec_mask.append(mask)
                 rec_act.append(actions)
                 rec_logp.append(logp)
@@ -267,6 +290,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         advantages=advantages,
         returns=(advantages + values).astype(np.float32),
         critic_obs=np.concatenate(rec_cobs)[order] if critic is not None else None,
+        prior=np.concatenate(rec_prior)[order] if use_prior else None,
     )
     assert batch.obs.shape[1] == OBS_SIZE
     return batch, stats

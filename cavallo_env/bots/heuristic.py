@@ -174,6 +174,23 @@ class _Info:
         seen = set(self.hand) | set(self.table) | set(piles[0]) | set(piles[1])
         self.unseen = [c for c in range(NUM_CARDS) if c not in seen]
 
+    @classmethod
+    def from_state(cls, state: GameState) -> "_Info":
+        """The same facts for the seat to play, read from a ``GameState`` (what it can see only)."""
+        info = cls.__new__(cls)
+        seat = info.seat = state.current
+        team = seat % 2
+        info.hand = list(state.hands[seat])
+        info.table = list(state.table)  # sorted
+        info.turn = state.turn
+        info.prev_placed = state.prev_placed
+        info.my_pile, info.their_pile = state.piles[team], state.piles[1 - team]
+        info.hand_sizes = [len(h) for h in state.hands]
+        seen = set(info.hand)
+        seen.update(info.table, state.piles[0], state.piles[1])
+        info.unseen = [c for c in range(NUM_CARDS) if c not in seen]
+        return info
+
 
 def _bonus_base(capture, table_len: int, prev_placed) -> int:
     """Bonuses of a capture other than simili (which needs the played suit)."""
@@ -187,12 +204,12 @@ def _bonus_base(capture, table_len: int, prev_placed) -> int:
     return b
 
 
-def best_replies(table, prev_placed, values) -> list:
+def best_replies(table, prev_placed, values, ranks=None) -> list:
     """Best capture gain (bonuses + value taken) per (rank, suit) of a played card.
 
     Returns ``gains[rank]`` = None when that rank captures nothing on
-    ``table``, else a list of 4 gains by suit of the played card (its own
-    value not included).
+    ``table`` (or is not in ``ranks``, when given), else a list of 4 gains by
+    suit of the played card (its own value not included).
     """
     table = tuple(table)
     n = len(table)
@@ -202,22 +219,33 @@ def best_replies(table, prev_placed, values) -> list:
     for t in table:
         by_rank.setdefault(RANK[t], []).append(t)
     out = [None] * 13
-    for rank in range(13):
-        sets = [(t,) for t in by_rank.get(rank, ())]
-        if rank < 10 and sums is not None:
-            sets.extend(sums[rank + 1])
-        if not sets:
+    no = -1e9
+    for rank in (range(13) if ranks is None else ranks):
+        singles = by_rank.get(rank, ())
+        multi = sums[rank + 1] if rank < 10 and sums is not None else ()
+        if not singles and not multi:
             continue
-        best = [-1e9] * 4
-        for s in sets:
-            g = _bonus_base(s, n, prev_placed) + sum(values[t] for t in s)
-            suit0 = SUIT[s[0]]
-            simili_suit = suit0 if len(s) >= 2 and all(SUIT[t] == suit0 for t in s) else -1
-            for su in range(4):
-                gs = g + 1 if su == simili_suit else g
-                if gs > best[su]:
-                    best[su] = gs
-        out[rank] = best
+        best = no
+        for t in singles:  # a rank match: scùa if alone, picada if just placed; never simili
+            g = values[t] + (n == 1) + (t == prev_placed)
+            if g > best:
+                best = g
+        simili = [no, no, no, no]
+        for st in multi:  # a sum of >= 2 cards: scùa, quadriglia, simili
+            g = (len(st) == n) + (len(st) >= 3)
+            for t in st:
+                g += values[t]
+            if g > best:
+                best = g
+            suit0 = SUIT[st[0]]
+            for t in st:
+                if SUIT[t] != suit0:
+                    break
+            else:
+                if g + 1 > simili[suit0]:
+                    simili[suit0] = g + 1
+        out[rank] = [simili[0] if simili[0] > best else best, simili[1] if simili[1] > best else best,
+                     simili[2] if simili[2] > best else best, simili[3] if simili[3] > best else best]
     return out
 
 
@@ -230,7 +258,7 @@ def expected_best_reply(table, prev_placed, values, unseen, hand_size: int) -> t
     if hand_size <= 0 or u == 0:
         return 0.0, 0.0
     hand_size = min(hand_size, u)
-    replies = best_replies(table, prev_placed, values)
+    replies = best_replies(table, prev_placed, values, {RANK[c] for c in unseen})
     gains = []
     for c in unseen:
         r = replies[RANK[c]]
@@ -282,7 +310,27 @@ class HeuristicBot(Bot):
     # ------------------------------------------------------------ scoring
     def move_scores(self, view, legal) -> list[float]:
         """The score of every legal move (higher is better), in ``legal`` order."""
-        info = _Info(view)
+        return self._scores(_Info(view), legal)
+
+    def state_scores(self, state: GameState) -> list[float]:
+        """What the bot thinks of each of ``state.legal_moves()`` (higher is better).
+
+        Reads only what the seat to play can see.  In the last
+        ``endgame_turns`` turns these are the exact expected final point
+        differences of the endgame search, else the one-ply scores.  Used as
+        the ``heuristic`` prior of policy networks (``cavallo_env.prior``).
+        """
+        legal = state.legal_moves()
+        if NUM_TURNS - state.turn <= self.endgame_turns:
+            return endgame_scores(state, legal)
+        return self._scores(_Info.from_state(state), legal)
+
+    @staticmethod
+    def best_index(scores, legal) -> int:
+        """The move the bot plays: best score, then the bigger capture, then the lower card id."""
+        return max(range(len(legal)), key=lambda i: (scores[i], len(legal[i][1]), -legal[i][0]))
+
+    def _scores(self, info: "_Info", legal) -> list[float]:
         values = award_values(info.my_pile, info.their_pile, self.spread, info.hand, self.hand_bias)
         nxt = (info.seat + 1) % NUM_SEATS
         next_size = info.hand_sizes[nxt]
@@ -317,43 +365,48 @@ class HeuristicBot(Bot):
         turns_left = NUM_TURNS - len(view["history"])
         if turns_left <= self.endgame_turns:
             return self._endgame(view, legal)
-        scores = self.move_scores(view, legal)
-        best = max(range(len(legal)), key=lambda i: (scores[i], len(legal[i][1]), -legal[i][0]))
-        return legal[best]
+        return legal[self.best_index(self.move_scores(view, legal), legal)]
 
     # ------------------------------------------------------------ endgame
     def _endgame(self, view, legal):
         """Average exact result over every deal of the unseen cards (last round)."""
         from ..views import state_from_view
 
-        base = state_from_view(view)
-        seat = base.current
-        team = seat % 2
-        others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
-        unseen = sorted(c for s in others for c in base.hands[s])
-        sizes = [len(base.hands[s]) for s in others]
-        totals = [0.0] * len(legal)
-        seen_deals = set()
-        for perm in permutations(unseen):
-            hands = []
-            i = 0
-            for n in sizes:
-                hands.append(tuple(sorted(perm[i:i + n])))
-                i += n
-            key = tuple(hands)
-            if key in seen_deals:
-                continue
-            seen_deals.add(key)
-            state = base.copy()
-            for s, h in zip(others, hands):
-                state.hands[s] = list(h)
-            state._legal = None
-            for j, (card, capture) in enumerate(legal):
-                child = state.copy()
-                child.play(card, capture)
-                totals[j] += _solve(child, team)
-        best = max(range(len(legal)), key=lambda j: (totals[j], len(legal[j][1]), -legal[j][0]))
-        return legal[best]
+        return legal[self.best_index(endgame_scores(state_from_view(view), legal), legal)]
+
+
+def endgame_scores(base: GameState, legal) -> list[float]:
+    """Per legal move: the final point difference for the seat's team, averaged over
+    every way the unseen cards can be dealt to the other hands, each deal solved
+    exactly with both teams playing their best.  Independent of how ``base``
+    itself deals the unseen cards (all deals are enumerated)."""
+    seat = base.current
+    team = seat % 2
+    others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
+    unseen = sorted(c for s in others for c in base.hands[s])
+    sizes = [len(base.hands[s]) for s in others]
+    totals = [0.0] * len(legal)
+    seen_deals = set()
+    for perm in permutations(unseen):
+        hands = []
+        i = 0
+        for n in sizes:
+            hands.append(tuple(sorted(perm[i:i + n])))
+            i += n
+        key = tuple(hands)
+        if key in seen_deals:
+            continue
+        seen_deals.add(key)
+        state = base.copy()
+        for s, h in zip(others, hands):
+            state.hands[s] = list(h)
+        state._legal = None
+        for j, (card, capture) in enumerate(legal):
+            child = state.copy()
+            child.play(card, capture)
+            totals[j] += _solve(child, team)
+    n = max(len(seen_deals), 1)
+    return [t / n for t in totals]
 
 
 def _solve(state: GameState, team: int) -> float:

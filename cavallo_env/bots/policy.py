@@ -2,7 +2,9 @@
 
 An exported model is two files written by ``cavallo export``: ``<name>.onnx``
 (one self-contained ONNX graph: inputs ``obs`` float32 [N, 702] and ``mask``
-float32 [N, 156], outputs ``logits`` [N, 156] with illegal actions at -1e9 and
+float32 [N, 156], plus ``prior`` float32 [N, 312] for a model that reads the
+heuristic prior (``cavallo_env.prior``, computed here from the same game),
+outputs ``logits`` [N, 156] with illegal actions at -1e9 and
 ``value`` [N]) and the sidecar ``<name>.json`` (format tag, observation layout
 and action contract versions, the training config, evaluation results and the
 sha256 of the ``.onnx``).  Loading checks the sidecar against this
@@ -47,6 +49,7 @@ from .. import ACTION_CONTRACT_VERSION
 from ..actions import NUM_ACTIONS, ActionGame
 from ..cards import NAMES
 from ..encoding import OBS_SIZE, OBS_VERSION, Features
+from ..prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior
 from ..views import ViewError, move_from_dict, state_from_view
 from .base import Bot, BotSpecError
 
@@ -136,12 +139,18 @@ def load_model(path, threads: int = 1):
         raise ModelError(f"{path}: onnxruntime cannot load the model ({str(e).strip()[:300]})") from None
     inputs = {i.name: i for i in sess.get_inputs()}
     outputs = {o.name for o in sess.get_outputs()}
-    if set(inputs) != {"obs", "mask"} or not {"logits", "value"} <= outputs:
-        raise ModelError(f"{path}: expected inputs obs, mask and outputs logits, value; got inputs "
-                         f"{sorted(inputs)} and outputs {sorted(outputs)}")
+    if set(inputs) not in ({"obs", "mask"}, {"obs", "mask", "prior"}) or not {"logits", "value"} <= outputs:
+        raise ModelError(f"{path}: expected inputs obs, mask (and optionally prior) and outputs logits, value; "
+                         f"got inputs {sorted(inputs)} and outputs {sorted(outputs)}")
     if inputs["obs"].shape[-1] != OBS_SIZE or inputs["mask"].shape[-1] != NUM_ACTIONS:
         raise ModelError(f"{path}: input shapes {inputs['obs'].shape} and {inputs['mask'].shape} do not fit "
                          f"observations of {OBS_SIZE} and masks of {NUM_ACTIONS}")
+    if "prior" in inputs:
+        if inputs["prior"].shape[-1] != PRIOR_SIZE:
+            raise ModelError(f"{path}: the prior input has shape {inputs['prior'].shape}, expected [N, {PRIOR_SIZE}]")
+        if meta.get("prior_version") != PRIOR_VERSION:
+            raise ModelError(f"{path}: the model reads heuristic prior {meta.get('prior_version')!r}, but this "
+                             f"cavallo-env computes {PRIOR_VERSION!r}; re-export it or install the matching version")
     _SESSIONS[key] = (sess, meta)
     return sess, meta
 
@@ -209,15 +218,26 @@ class PolicyBot(Bot):
         self.session, self.meta = load_model(self.path, threads)
         self.name = name or f"policy:{self.path}"
         self._outputs = ["logits"]
+        #: whether the model reads the heuristic prior (an extra ``prior`` input)
+        self.uses_prior = any(i.name == "prior" for i in self.session.get_inputs())
 
     # -- model ---------------------------------------------------------------
-    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Masked logits for a batch: ``obs`` float32 [N, 702], ``mask`` float32 [N, 156]."""
-        return self.session.run(self._outputs, {"obs": obs, "mask": mask})[0]
+    def _feeds(self, obs, mask, prior) -> dict:
+        feeds = {"obs": obs, "mask": mask}
+        if self.uses_prior:
+            if prior is None:
+                raise ValueError(f"{self.name} reads the heuristic prior: pass prior (cavallo_env.prior.action_prior)")
+            feeds["prior"] = prior
+        return feeds
 
-    def evaluate(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def logits(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
+        """Masked logits for a batch: ``obs`` float32 [N, 702], ``mask`` float32 [N, 156]
+        (and ``prior`` float32 [N, 312] when the model reads it)."""
+        return self.session.run(self._outputs, self._feeds(obs, mask, prior))[0]
+
+    def evaluate(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, value)`` for a batch, exactly the exported ``PolicyNet.forward``."""
-        logits, value = self.session.run(["logits", "value"], {"obs": obs, "mask": mask})
+        logits, value = self.session.run(["logits", "value"], self._feeds(obs, mask, prior))
         return logits, value
 
     @property
@@ -230,6 +250,7 @@ class PolicyBot(Bot):
             "format": m.get("format"),
             "obs_version": m.get("obs_version"),
             "action_version": m.get("action_version"),
+            "prior_version": m.get("prior_version"),
             "onnx_sha256": m.get("onnx_sha256"),
             "model": m.get("model"),
             "source": m.get("source"),
@@ -255,15 +276,21 @@ class PolicyBot(Bot):
         run = self.session.run
         outputs = self._outputs
         mask = np.zeros((1, NUM_ACTIONS), np.float32)
+        feeds = {"mask": mask}
+        if self.uses_prior:
+            prior = feeds["prior"] = np.zeros((1, PRIOR_SIZE), np.float32)
+            cache = PriorCache()
         while True:
             acts = game.legal_actions()
             if len(acts) == 1:
                 action = acts[0]
             else:
-                obs = feats.observation(seat)[None]
+                feeds["obs"] = feats.observation(seat)[None]
                 mask[0, :] = 0.0
                 mask[0, acts] = 1.0
-                logits = run(outputs, {"obs": obs, "mask": mask})[0][0]
+                if self.uses_prior:
+                    action_prior(game, prior[0], cache)
+                logits = run(outputs, feeds)[0][0]
                 if rng is None:
                     action = int(logits.argmax())
                 else:
