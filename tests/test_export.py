@@ -18,6 +18,7 @@ from cavallo_env.bots import make
 from cavallo_env.bots.policy import DEFAULT_MODEL, FORMAT, ModelError, PolicyBot, file_sha256
 from cavallo_env.cli import main
 from cavallo_env.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
+from cavallo_env.prior import PRIOR_SIZE, PRIOR_VERSION, action_prior
 from cavallo_env.export import ExportError, compare, export_checkpoint, game_inputs, load_policy_net, random_inputs
 from cavallo_env.views import move_to_dict, state_from_view
 from training.checkpoint import CheckpointError
@@ -29,9 +30,10 @@ def exported(tmp_path_factory):
     return d, make_model(d)
 
 
-def torch_outputs(net, obs, mask):
+def torch_outputs(net, obs, mask, prior=None):
     with torch.no_grad():
-        logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
+        logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask),
+                            torch.from_numpy(prior) if prior is not None else None)
     return logits.numpy(), value.numpy()
 
 
@@ -45,7 +47,7 @@ def _model_options():
 
 @pytest.mark.parametrize("hidden,activation,extra", [
     ((64, 64), "relu", {}), ((32,), "tanh", {}), ((48, 40, 24), "gelu", {}),
-    ((64, 64), "relu", {"mask_input": True}),
+    ((64, 64), "relu", {"mask_input": True}), ((64, 64), "relu", {"prior": True}),
 ])
 def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation, extra):
     if not set(extra) <= _model_options():
@@ -54,10 +56,11 @@ def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation, extra
     net, _ = load_policy_net(tmp_path / "model-ckpt")
     bot = PolicyBot(model)
     for n in (1, 7, 300):  # the batch axis is dynamic
-        obs, mask = random_inputs(n, seed=n)
+        obs, mask, *prior = random_inputs(n, seed=n, prior=net.uses_prior)
+        prior = prior[0] if prior else None
         obs = obs * 4.0 - 2.0  # outside the observation range too
-        logits, value = bot.evaluate(obs, mask)
-        t_logits, t_value = torch_outputs(net, obs, mask)
+        logits, value = bot.evaluate(obs, mask, prior)
+        t_logits, t_value = torch_outputs(net, obs, mask, prior)
         assert logits.shape == (n, NUM_ACTIONS) and value.shape == (n,)
         legal = mask != 0
         assert np.abs(logits[legal] - t_logits[legal]).max() <= 1e-5
@@ -100,7 +103,8 @@ def torch_choice(net, view, seen=None):
         mask[0, legal] = 1
         if len(legal) > 1 and seen is not None:
             seen.append(obs[0])
-        logits, _ = torch_outputs(net, obs, mask)
+        prior = action_prior(game)[None] if net.uses_prior else None
+        logits, _ = torch_outputs(net, obs, mask, prior)
         move = game.step(int(logits[0].argmax()))
         if move is not None:
             return move_to_dict(move)
@@ -139,6 +143,39 @@ def test_greedy_bot_plays_the_torch_models_moves(exported):
     assert building >= 5  # capture building was exercised
 
 
+def test_prior_model_exports_and_plays_the_torch_models_moves(tmp_path):
+    """A model reading the heuristic prior: a third ONNX input, its version in the sidecar, same moves as torch."""
+    model = make_model(tmp_path, seed=4, prior=True)
+    net, _ = load_policy_net(tmp_path / "model-ckpt")
+    m = onnx.load(str(model), load_external_data=False)
+    assert [i.name for i in m.graph.input] == ["obs", "mask", "prior"]
+    assert [d.dim_param or d.dim_value for d in m.graph.input[2].type.tensor_type.shape.dim] == ["batch", PRIOR_SIZE]
+    meta = json.loads(model.with_suffix(".json").read_text())
+    assert meta["prior_version"] == PRIOR_VERSION and "prior" in meta["inputs"]
+    bot = make(f"policy:{model}")
+    assert bot.uses_prior
+    for seed in range(2):
+        for view in game_views(seed, chooser=bot.choose if seed == 0 else None):
+            assert bot.choose(view) == torch_choice(net, view)
+    with pytest.raises(ValueError, match="prior"):
+        bot.evaluate(*random_inputs(3))
+    meta["prior_version"] = "heuristic-prior/0"
+    shutil.copy(model, tmp_path / "m.onnx")
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="heuristic prior 'heuristic-prior/0'"):
+        make(f"policy:{tmp_path / 'm.onnx'}")
+
+
+def test_prior_checkpoint_of_another_prior_version_is_refused(tmp_path):
+    ckpt = make_checkpoint(tmp_path / "c", prior=True)
+    meta = json.loads((tmp_path / "c.json").read_text())
+    assert meta["prior_version"] == PRIOR_VERSION
+    meta["prior_version"] = "heuristic-prior/0"
+    (tmp_path / "c.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="heuristic prior"):
+        load_policy_net(ckpt)
+
+
 SHIPPED_CKPT = Path(__file__).resolve().parent.parent / "checkpoints" / "default"
 
 
@@ -151,8 +188,8 @@ def test_shipped_model_matches_its_checkpoint():
     assert meta["source"]["checkpoint_sha256"] == file_sha256(SHIPPED_CKPT.with_suffix(".safetensors")), (
         "checkpoints/default changed since cavallo_env/models/default.onnx was exported: run "
         "`cavallo export checkpoints/default.safetensors --out cavallo_env/models/default.onnx`")
-    for obs, mask in (random_inputs(200, seed=9), game_inputs(4, seed=5)):
-        c = compare(net, DEFAULT_MODEL, obs, mask)
+    for inputs in (random_inputs(200, seed=9, prior=net.uses_prior), game_inputs(4, seed=5, prior=net.uses_prior)):
+        c = compare(net, DEFAULT_MODEL, *inputs)
         assert c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5, c
     bot = make("policy:default")
     for view in game_views(8, chooser=bot.choose):

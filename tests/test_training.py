@@ -71,6 +71,9 @@ def test_shipped_configs_are_valid(name):
     ({"ppo": [1, 2]}, "config.ppo: expected a mapping"),
     ({"pretrain": {"games": -1}}, "config.pretrain.games"),
     ({"pretrain": {"teacher": "oracle"}}, "config.pretrain.teacher: unknown bot 'oracle'"),
+    ({"pretrain": {"jobs": 0}}, "config.pretrain.jobs"),
+    ({"model": {"prior": "maybe"}}, "config.model.prior: expected true or false"),
+    ({"model": {"prior_gain": [1.0]}}, "config.model.prior_gain"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -261,6 +264,40 @@ def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
     assert pre["games"] == 4 and 0 <= pre["acc"] <= 1 and math.isfinite(pre["ce"])
     assert out["update"] == 1
     assert meta["league"]["snapshots"][0]["update"] == 0  # the imitation policy anchors the league
+
+
+def test_prior_model_rollout_pretrain_and_resume(tmp_path):
+    """With model.prior: the rollout records priors, imitation of the heuristic is near exact,
+    the warm start is evaluated and checkpointed, and a resume does not redo it."""
+    from cavallo_env.prior import PRIOR_SIZE
+    from training.model import ModelConfig
+    from training.pretrain import teacher_games
+    from training.ppo import train
+
+    torch.manual_seed(0)
+    net = PolicyNet(ModelConfig(hidden=[32], prior=True))
+    batch, _ = play_rollout(net, ["self", "heuristic", ("snapshot", 0)], [net], rng=np.random.default_rng(2),
+                            gen=torch.Generator().manual_seed(2), device="cpu")
+    assert batch.prior.shape == (len(batch), PRIOR_SIZE)
+    assert (batch.prior[:, NUM_ACTIONS:].sum(1) == 1).all() and batch.mask[batch.prior[:, NUM_ACTIONS:] == 1].all()
+
+    one = teacher_games(3, "heuristic", np.random.default_rng(5), prior=True)
+    two = teacher_games(3, "heuristic", np.random.default_rng(5), prior=True, jobs=2)
+    for k in ("obs", "mask", "actions", "returns", "prior"):
+        assert np.array_equal(one[k], two[k]), k  # the same data with 1 or 2 processes
+    assert (one["prior"][np.arange(len(one["actions"])), NUM_ACTIONS + one["actions"]] == 1).all()
+
+    cfg = from_dict(tiny(updates=2, model={"hidden": [32, 32], "prior": True},
+                         pretrain={"games": 6, "teacher": "heuristic", "epochs": 3},
+                         eval={"every": 1, "deals": 2, "jobs": 1}))
+    logs: list[str] = []
+    train(cfg, tmp_path / "run", progress=False, stop_after=1, log=logs.append)
+    assert any(m.startswith("pretrained: duplicate eval") for m in logs)
+    first = json.loads((tmp_path / "run" / "checkpoints" / "update-00000.json").read_text())
+    assert first["evals"][0]["update"] == 0 and first["prior_version"] == "heuristic-prior/1"
+    logs.clear()
+    out = train(cfg, tmp_path / "run", resume=True, progress=False, log=logs.append)
+    assert out["update"] == 2 and not any("pretrain" in m for m in logs)
 
 
 def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):

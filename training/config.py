@@ -131,9 +131,11 @@ class PretrainSection:
     epochs: int = 4
     lr: float = 1e-3
     minibatch_size: int = 1024
+    jobs: int = 1  # processes playing the teacher's deals (a search teacher is slow)
 
     def check(self, where):
         _range(where, "games", self.games, 0, 1_000_000)
+        _range(where, "jobs", self.jobs, 1, 256)
         _range(where, "epochs", self.epochs, 1, 1000)
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)

@@ -393,7 +393,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         t0 = time.perf_counter()
         log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat")
         data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
-                             prior=cfg.model.prior)
+                             prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress)
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,
@@ -403,6 +403,16 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         counters["pretrain"] = dict(bc, games=cfg.pretrain.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
         counters["wall_s"] += time.perf_counter() - t0
         league.add(model, 0)  # the imitation policy anchors the league
+        if cfg.eval.every:  # how good the warm start is, before any PPO
+            model_path = run_dir / "checkpoints" / "update-00000"
+            save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, evals, full=False)
+            results = evaluate(model_path.with_suffix(".json"), cfg)
+            for r in results:
+                r.update(update=0, learner_decisions=0, decisions=0)
+            evals.extend(results)
+            save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, results, full=False)
+            log("pretrained: duplicate eval (" + ", ".join(f"{r['opponent']} {100 * r['score']:.1f}%" for r in results) + ")")
+        save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
     runlog = RunLog(run_dir, cfg)
     log(f"run {run_dir}  device {dev}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
 

@@ -29,23 +29,41 @@ from .selfplay import masks_from_legal
 
 
 def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
-                  reward_scale: float = 10.0, prior: bool = False, jobs: int = 1) -> dict:
+                  reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False) -> dict:
     """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
     (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
     that many processes; the deals come from ``rng`` either way, so the data is the same."""
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior)
+    chunks = [seeds[i:i + 4] for i in range(0, n_games, 4)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n_games, unit="deal", desc=f"pretrain: {teacher}", dynamic_ncols=True)
+    parts = []
     if jobs <= 1 or n_games < 2:
-        parts = [_teacher_chunk(seeds, *args)]
+        for c in chunks:
+            parts.append(_teacher_chunk(c, *args))
+            if bar is not None:
+                bar.update(len(c))
     else:
         import multiprocessing as mp
 
-        chunks = [seeds[i::jobs] for i in range(jobs)]
         with mp.get_context("fork").Pool(jobs) as pool:
-            parts = pool.starmap(_teacher_chunk, [(c, *args) for c in chunks if c])
+            for c, part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *args) for c in chunks])):
+                parts.append(part)
+                if bar is not None:
+                    bar.update(len(c))
+    if bar is not None:
+        bar.close()
     out = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "actions", "returns")}
     out["prior"] = np.concatenate([p["prior"] for p in parts]) if prior else None
     return out
+
+
+def _teacher_chunk_args(args):
+    return _teacher_chunk(*args)
 
 
 def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool) -> dict:
@@ -98,14 +116,17 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
     actions = torch.from_numpy(data["actions"])
     returns = torch.from_numpy(data["returns"])
     prior = torch.from_numpy(data["prior"]) if data.get("prior") is not None else None
-    n = len(actions)
+    perm = torch.randperm(len(actions), generator=gen)
+    n_val = len(actions) // 20 if len(actions) >= 2000 else 0  # 5% held out to watch for overfitting
+    val, train = perm[:n_val], perm[n_val:]
+    n = len(train)
     n_mb = max(1, n // minibatch_size)
-    model.train()
     out = {}
     for epoch in range(epochs):
+        model.train()
         t0 = time.perf_counter()
         tot = {"ce": 0.0, "v": 0.0, "acc": 0.0}
-        for idx in torch.tensor_split(torch.randperm(n, generator=gen), n_mb):
+        for idx in torch.tensor_split(train[torch.randperm(n, generator=gen)], n_mb):
             o, m = obs[idx].to(device), mask[idx].to(device)
             a, r = actions[idx].to(device), returns[idx].to(device)
             logits, value = model(o, m, prior[idx].to(device) if prior is not None else None)
@@ -120,7 +141,15 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
             tot["v"] += lv.item()
             tot["acc"] += (logits.argmax(-1) == a).float().mean().item()
         out = {k: v / n_mb for k, v in tot.items()}
+        held = ""
+        if n_val:
+            model.eval()
+            with torch.no_grad():
+                logits, _ = model(obs[val].to(device), mask[val].to(device),
+                                  prior[val].to(device) if prior is not None else None)
+                out["val_acc"] = (logits.argmax(-1).cpu() == actions[val]).float().mean().item()
+            held = f" (held-out {100 * out['val_acc']:.1f}%)"
         log(f"pretrain epoch {epoch + 1}/{epochs}: cross-entropy {out['ce']:.3f}, teacher-move accuracy "
-            f"{100 * out['acc']:.1f}%, value loss {out['v']:.3f} ({time.perf_counter() - t0:.0f}s)")
+            f"{100 * out['acc']:.1f}%{held}, value loss {out['v']:.3f} ({time.perf_counter() - t0:.0f}s)")
     assert data["obs"].shape[1] == OBS_SIZE
     return out
