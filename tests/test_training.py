@@ -300,6 +300,28 @@ def test_prior_model_rollout_pretrain_and_resume(tmp_path):
     assert out["update"] == 2 and not any("pretrain" in m for m in logs)
 
 
+def test_soft_targets_from_a_search_teacher():
+    """ismcts teacher with soft > 0: per decision a distribution over legal actions, most on its move;
+    pretraining on it runs and a soft target that is one-hot gives plain cross-entropy."""
+    from training.model import ModelConfig
+    from training.pretrain import behaviour_clone, teacher_games
+
+    data = teacher_games(2, "ismcts:40", np.random.default_rng(1), prior=True, soft=0.5)
+    t, a, m = data["targets"], data["actions"], data["mask"]
+    assert t.shape == (len(a), NUM_ACTIONS)
+    np.testing.assert_allclose(t.sum(1), 1.0, rtol=1e-5)
+    assert (t[~m] == 0).all()  # only legal actions
+    assert (t[np.arange(len(a)), a] >= 0.5 - 1e-6).all() and (t.argmax(1) == a).all()
+    assert (t.max(1) < 1).any()  # the visit counts do spread some weight
+    hard = teacher_games(2, "greedy", np.random.default_rng(1), prior=True, soft=0.5)
+    assert np.array_equal(hard["targets"].argmax(1), hard["actions"]) and (hard["targets"].max(1) == 1).all()
+    torch.manual_seed(0)
+    net = PolicyNet(ModelConfig(hidden=[16], prior=True))
+    out = behaviour_clone(net, data, epochs=1, lr=1e-3, minibatch_size=32, vf_coef=0.5,
+                          gen=torch.Generator().manual_seed(0), device="cpu", log=lambda m: None)
+    assert math.isfinite(out["ce"])
+
+
 def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
     from training.ppo import train
     from training.ship import main as ship

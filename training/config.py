@@ -132,10 +132,14 @@ class PretrainSection:
     lr: float = 1e-3
     minibatch_size: int = 1024
     jobs: int = 1  # processes playing the teacher's deals (a search teacher is slow)
+    # with a search teacher (ismcts): weight of its root visit counts in the imitation
+    # target, the rest on the move it plays (0 = imitate the move only)
+    soft: float = 0.0
 
     def check(self, where):
         _range(where, "games", self.games, 0, 1_000_000)
         _range(where, "jobs", self.jobs, 1, 256)
+        _range(where, "soft", self.soft, 0, 1)
         _range(where, "epochs", self.epochs, 1, 1000)
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)

@@ -393,7 +393,8 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         t0 = time.perf_counter()
         log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat")
         data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
-                             prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress)
+                             prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress,
+                             soft=cfg.pretrain.soft)
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,

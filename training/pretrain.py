@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from cavallo_env.actions import ActionGame, move_to_actions
+from cavallo_env.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, move_to_actions
 from cavallo_env.encoding import OBS_SIZE, Features
 from cavallo_env.engine import GameState, random_deal
 from cavallo_env.prior import PriorCache, action_prior
@@ -29,12 +29,18 @@ from .selfplay import masks_from_legal
 
 
 def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
-                  reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False) -> dict:
+                  reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
+                  soft: float = 0.0) -> dict:
     """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
     (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
-    that many processes; the deals come from ``rng`` either way, so the data is the same."""
+    that many processes; the deals come from ``rng`` either way, so the data is the same.
+
+    With ``soft > 0`` and a search teacher (``ismcts``), each decision also gets a target
+    distribution over actions: ``1 - soft`` on the teacher's action plus ``soft`` times its
+    root visit counts, carried over to the action (and capture-building step) each move
+    begins with (``targets``, float32 [M, 156])."""
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
-    args = (teacher, reward, reward_scale, prior)
+    args = (teacher, reward, reward_scale, prior, soft)
     chunks = [seeds[i:i + 4] for i in range(0, n_games, 4)]
     bar = None
     if progress:
@@ -59,6 +65,7 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
         bar.close()
     out = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "actions", "returns")}
     out["prior"] = np.concatenate([p["prior"] for p in parts]) if prior else None
+    out["targets"] = np.concatenate([p["targets"] for p in parts]) if soft > 0 else None
     return out
 
 
@@ -66,9 +73,40 @@ def _teacher_chunk_args(args):
     return _teacher_chunk(*args)
 
 
-def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool) -> dict:
+def _soft_targets(game: ActionGame, move: tuple, visits: dict, soft: float) -> list[np.ndarray]:
+    """Per action of ``move``'s sequence: ``1 - soft`` on that action plus ``soft`` times the
+    visit distribution of the moves still consistent with the steps taken so far."""
+    state = game.state
+    out = []
+    taken: tuple = ()
+    for k, a in enumerate(move_to_actions(state, *move)):
+        t = np.zeros(NUM_ACTIONS, np.float32)
+        w = {}
+        for (card, cap), v in visits.items():
+            if k == 0:
+                b = CAPTURE + card if cap else PLACE + card
+            elif card == move[0] and len(cap) > len(taken) and cap[:len(taken)] == taken:
+                b = TAKE + cap[len(taken)]
+            else:
+                continue
+            w[b] = w.get(b, 0.0) + v
+        total = sum(w.values())
+        if total > 0:
+            for b, v in w.items():
+                t[b] = soft * v / total
+            t[a] += 1.0 - soft
+        else:
+            t[a] = 1.0
+        out.append(t)
+        if k > 0:
+            taken = taken + (a - TAKE,)
+    return out
+
+
+def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool, soft: float = 0.0) -> dict:
     from cavallo_env.bots import make
 
+    target_list: list[np.ndarray] = []
     prior_list: list[np.ndarray] = []
     obs_list: list[np.ndarray] = []
     legal_list: list[list[int]] = []
@@ -84,7 +122,16 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
         teams: list[int] = []
         while not state.done:
             seat = state.current
-            card, capture = move_from_dict(bots[seat].choose(make_view(state, seat)))
+            bot = bots[seat]
+            if soft > 0 and hasattr(bot, "move_and_visits"):
+                legal = state.legal_moves()
+                (card, capture), visits = bot.move_and_visits(make_view(state, seat), legal)
+                target_list.extend(_soft_targets(game, (card, capture), visits, soft))
+            else:
+                card, capture = move_from_dict(bot.choose(make_view(state, seat)))
+                if soft > 0:
+                    for a in move_to_actions(state, card, capture):
+                        target_list.append(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0])
             for a in move_to_actions(state, card, capture):
                 obs_list.append(feats.observation(seat))
                 if prior:
@@ -99,6 +146,7 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
         scale = reward_scale if reward == "points" else 1.0
         returns.extend(ret[t] / scale for t in teams)
     return {
+        "targets": np.stack(target_list) if soft > 0 else None,
         "prior": np.stack(prior_list) if prior else None,
         "obs": np.stack(obs_list).astype(np.float32),
         "mask": masks_from_legal(legal_list),
@@ -116,6 +164,7 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
     actions = torch.from_numpy(data["actions"])
     returns = torch.from_numpy(data["returns"])
     prior = torch.from_numpy(data["prior"]) if data.get("prior") is not None else None
+    targets = torch.from_numpy(data["targets"]) if data.get("targets") is not None else None
     perm = torch.randperm(len(actions), generator=gen)
     n_val = len(actions) // 20 if len(actions) >= 2000 else 0  # 5% held out to watch for overfitting
     val, train = perm[:n_val], perm[n_val:]
@@ -130,7 +179,10 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
             o, m = obs[idx].to(device), mask[idx].to(device)
             a, r = actions[idx].to(device), returns[idx].to(device)
             logits, value = model(o, m, prior[idx].to(device) if prior is not None else None)
-            ce = F.cross_entropy(logits, a)
+            if targets is None:
+                ce = F.cross_entropy(logits, a)
+            else:  # soft targets: cross-entropy against the teacher's distribution
+                ce = -(targets[idx].to(device) * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
             lv = 0.5 * F.mse_loss(value, r)
             loss = ce + vf_coef * lv
             opt.zero_grad(set_to_none=True)

@@ -436,6 +436,11 @@ class ISMCTSBot(Bot):
         return f"<ISMCTSBot {self.iterations} rollout={self.rollout} c={self.exploration} reward={self.reward}>"
 
     def choose_move(self, view, legal):
+        return self.move_and_visits(view, legal)[0]
+
+    def move_and_visits(self, view, legal) -> tuple[tuple, dict]:
+        """The move ``choose_move`` plays and the root visit count of every legal move
+        (what a student network can imitate beyond the move itself)."""
         rng = random.Random(view_seed(self.seed, view))
         base = state_from_view(view, rng)
         bias = None
@@ -445,14 +450,17 @@ class ISMCTSBot(Bot):
             scores = HeuristicBot().move_scores(view, legal)
             top = max(scores)
             bias = {m: self.prior * (h - top) / self.scale for m, h in zip(legal, scores)}
-        return self.search(base, rng, legal, bias)
+        visits: dict = {}
+        move = self.search(base, rng, legal, bias, visits)
+        return move, visits
 
-    def search(self, base: GameState, rng: random.Random, legal=None, bias=None) -> tuple:
+    def search(self, base: GameState, rng: random.Random, legal=None, bias=None, visits=None) -> tuple:
         """Run the search from ``base`` (as seen by the seat to play); return the move.
 
         Only the seat's own hand, the table and the public history of ``base``
         are used: the other hands are redealt every iteration.  ``bias`` maps
         root moves to a progressive bias (reward units, divided by visits + 1).
+        A ``visits`` dict receives the root visit count of every legal move.
         """
         seat = base.current
         others = [s for s in range(4) if s != seat]
@@ -466,6 +474,8 @@ class ISMCTSBot(Bot):
         if legal is not None and set(legal) != set(root_legal):
             raise ValueError("the view's legal moves disagree with the rules for its position")
         if len(root_legal) == 1:
+            if visits is not None:
+                visits[root_legal[0]] = 1
             return root_legal[0]
         shuffle = rng.shuffle
 
@@ -486,11 +496,17 @@ class ISMCTSBot(Bot):
 
         root = _Node()
         if self.root == "halving":
-            return self._search_halving(root, root_legal, determinize, rng, bias)
-        for _ in range(self.iterations):
-            self._iterate(determinize(), root, [], rng, root, bias)
-        return max(root_legal, key=lambda m: (root.children[m].visits if m in root.children else -1,
-                                              root.children[m].total if m in root.children else 0.0))
+            move = self._search_halving(root, root_legal, determinize, rng, bias)
+        else:
+            for _ in range(self.iterations):
+                self._iterate(determinize(), root, [], rng, root, bias)
+            move = max(root_legal, key=lambda m: (root.children[m].visits if m in root.children else -1,
+                                                  root.children[m].total if m in root.children else 0.0))
+        if visits is not None:
+            for m in root_legal:
+                ch = root.children.get(m)
+                visits[m] = ch.visits if ch is not None else 0
+        return move
 
     def _search_halving(self, root, root_legal, determinize, rng, bias) -> tuple:
         """Sequential halving over the root moves, every move of a round on the same deals.
