@@ -45,10 +45,11 @@ def tiny(**over) -> dict:
 # ---------------------------------------------------------------- configs
 
 
-@pytest.mark.parametrize("name", ["quick", "default"])
+@pytest.mark.parametrize("name", ["quick", "default"] + sorted(
+    f"experiments/{p.stem}" for p in (ROOT / "configs" / "experiments").glob("*.yaml")))
 def test_shipped_configs_are_valid(name):
     cfg = load(ROOT / "configs" / f"{name}.yaml")
-    assert cfg.name == name
+    assert cfg.name == name.split("/")[-1]
 
 
 @pytest.mark.parametrize("data, where", [

@@ -54,6 +54,7 @@ def main(argv=None) -> int:
         "decisions": counters["decisions"],
         "learner_decisions": counters["learner_decisions"],
         "training_wall_s": counters["wall_s"],
+        "pretrain": counters.get("pretrain"),  # the warm start: deals, time, imitation accuracy
         "run_updates_total": last_meta["counters"]["update"],
         "periodic_evals": meta.get("evals", []),
     }
