@@ -342,3 +342,13 @@ def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
 
     net = PolicyNet(ModelConfig(**meta["config"]["model"]))
     net.load_state_dict(ckpt.model_state(tensors))
+    # --pick best: every evaluated update plays a separate selection evaluation, the best is shipped
+    capsys.readouterr()
+    assert ship([str(tmp_path / "run"), "--pick", "best", "--pick-deals", "2", "--out", str(out), "--deals", "2",
+                 "--jobs", "1"]) == 0
+    _, meta = ckpt.load(out)
+    sel = meta["training"]["selection"]
+    assert [r["checkpoint"] for r in sel["results"]] == ["update-00001.json", "update-00002.json"]
+    best = max(sel["results"], key=lambda d: (d["score"], d["mean_diff"]))
+    assert meta["step"] == int(best["checkpoint"][7:12]) and sel["seed"] == 1
+    assert "selection: shipping" in capsys.readouterr().out

@@ -1,14 +1,17 @@
 """Ship a trained model: copy one evaluated checkpoint of a run to ``checkpoints/``
 and evaluate it on 1,000 fresh duplicate deals against the fixed bots.
 
-    python -m training.ship runs/default-20261130-202623 [--update N] [--deals 1000]
+    python -m training.ship runs/default-20261130-202623 [--update N | --pick best] [--deals 1000]
 
 Writes ``checkpoints/default.safetensors`` (the ``model.*`` weights only, a
 few MB) and ``checkpoints/default.json`` (config, seed, step, observation
 layout version, how it was trained, and the evaluation results), then prints
 the evaluation table for the README.  The evaluation deals use ``--seed``
 (default 0), not the run's periodic-evaluation seed, so picking an update by
-its periodic score does not bias the shipped numbers.
+its periodic score does not bias the shipped numbers.  ``--pick best`` chooses
+the update itself: every evaluated checkpoint of the run plays ``--pick-deals``
+duplicate deals against ``--pick-opponent`` on ``--pick-seed`` (default 1,
+again not the shipping seed), and the best score is shipped.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
     ap.add_argument("run_dir")
     ap.add_argument("--update", type=int, default=None, help="which evaluated update (default: the last one)")
+    ap.add_argument("--pick", choices=["last", "best"], default="last",
+                    help="without --update: ship the last evaluated update, or the best on a separate selection evaluation")
+    ap.add_argument("--pick-deals", type=int, default=1000)
+    ap.add_argument("--pick-seed", type=int, default=1)
+    ap.add_argument("--pick-opponent", default="heuristic")
     ap.add_argument("--out", default="checkpoints/default")
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
@@ -42,6 +50,18 @@ def main(argv=None) -> int:
     if not cks:
         raise SystemExit(f"{run}: no evaluated checkpoints (checkpoints/update-*.json)")
     src = cks[-1] if args.update is None else run / "checkpoints" / f"update-{args.update:05d}.json"
+    selection = None
+    if args.update is None and args.pick == "best":
+        selection = []
+        for ck in cks:
+            r = duplicate_eval(f"checkpoint:{ck}", args.pick_opponent, args.pick_deals, seed=args.pick_seed,
+                               jobs=args.jobs)
+            selection.append({"checkpoint": ck.name, "score": r.score, "mean_diff": r.mean_diff})
+            print(f"selection: {ck.stem} vs {args.pick_opponent}: {100 * r.score:.1f}% ({r.mean_diff:+.2f} pts), "
+                  f"{args.pick_deals} deals, seed {args.pick_seed}")
+        best = max(selection, key=lambda d: (d["score"], d["mean_diff"]))
+        src = run / "checkpoints" / best["checkpoint"]
+        print(f"selection: shipping {src.stem}")
     tensors, meta = ckpt.load(src)
     last_tensors, last_meta = ckpt.load(run / "checkpoints" / "last")
     model = {k: v for k, v in tensors.items() if k.startswith("model.")}
@@ -56,6 +76,8 @@ def main(argv=None) -> int:
         "training_wall_s": counters["wall_s"],
         "pretrain": counters.get("pretrain"),  # the warm start: deals, time, imitation accuracy
         "run_updates_total": last_meta["counters"]["update"],
+        "selection": None if selection is None else {
+            "opponent": args.pick_opponent, "deals": args.pick_deals, "seed": args.pick_seed, "results": selection},
         "periodic_evals": meta.get("evals", []),
     }
     out = Path(args.out)
