@@ -345,6 +345,19 @@ def config_of_run(run_dir: Path) -> TrainConfig:
     return from_dict(meta["config"], where=f"{last.name} config")
 
 
+def evaluate_update(run_dir: Path, update: int, model, opt, league, cfg, counters, rng, gen, evals: list) -> list[dict]:
+    """Save the model as ``checkpoints/update-NNNNN``, evaluate it against ``cfg.eval.opponents``,
+    append the results to ``evals`` and rewrite the checkpoint with its own evaluation."""
+    model_path = run_dir / "checkpoints" / f"update-{update:05d}"
+    save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, evals, full=False)
+    results = evaluate(model_path.with_suffix(".json"), cfg)
+    for r in results:
+        r.update(update=update, learner_decisions=counters["learner_decisions"], decisions=counters["decisions"])
+    evals.extend(results)
+    save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, results, full=False)
+    return results
+
+
 def build_learner(cfg, dev):
     """Seeded RNGs, the network, the optional critic and the optimizer of a run.
 
@@ -405,13 +418,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         counters["wall_s"] += time.perf_counter() - t0
         league.add(model, 0)  # the imitation policy anchors the league
         if cfg.eval.every:  # how good the warm start is, before any PPO
-            model_path = run_dir / "checkpoints" / "update-00000"
-            save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, evals, full=False)
-            results = evaluate(model_path.with_suffix(".json"), cfg)
-            for r in results:
-                r.update(update=0, learner_decisions=0, decisions=0)
-            evals.extend(results)
-            save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, results, full=False)
+            results = evaluate_update(run_dir, 0, model, opt, league, cfg, counters, rng, gen, evals)
             log("pretrained: duplicate eval (" + ", ".join(f"{r['opponent']} {100 * r['score']:.1f}%" for r in results) + ")")
         save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
     runlog = RunLog(run_dir, cfg)
@@ -475,18 +482,11 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 row[f"share_{p}"] = spent[p] / total
             is_last = update == cfg.updates
             if cfg.eval.every and update % cfg.eval.every == 0 or is_last:
-                model_path = run_dir / "checkpoints" / f"update-{update:05d}"
-                save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen, evals, full=False)
                 t0 = time.perf_counter()
-                results = evaluate(model_path.with_suffix(".json"), cfg)
+                results = evaluate_update(run_dir, update, model, opt, league, cfg, counters, rng, gen, evals)
                 for r in results:
-                    r.update(update=update, learner_decisions=counters["learner_decisions"], decisions=counters["decisions"])
                     row[f"eval_{_label(r['opponent'])}_score"] = r["score"]
                     row[f"eval_{_label(r['opponent'])}_diff"] = r["mean_diff"]
-                evals.extend(results)
-                # the model-only checkpoint carries its own evaluation
-                save_checkpoint(model_path, model, opt, league, cfg, counters, rng, gen,
-                                [r for r in evals if r["update"] == update], full=False)
                 msg = ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results)
                 log(f"update {update}: duplicate eval ({cfg.eval.deals} deals, {time.perf_counter() - t0:.0f}s): {msg}")
             runlog.write(row)

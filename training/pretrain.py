@@ -73,13 +73,12 @@ def _teacher_chunk_args(args):
     return _teacher_chunk(*args)
 
 
-def _soft_targets(game: ActionGame, move: tuple, visits: dict, soft: float) -> list[np.ndarray]:
-    """Per action of ``move``'s sequence: ``1 - soft`` on that action plus ``soft`` times the
-    visit distribution of the moves still consistent with the steps taken so far."""
-    state = game.state
+def _soft_targets(move: tuple, acts: list[int], visits: dict, soft: float) -> list[np.ndarray]:
+    """Per action of ``move``'s sequence ``acts``: ``1 - soft`` on that action plus ``soft`` times
+    the visit distribution of the moves still consistent with the steps taken so far."""
     out = []
     taken: tuple = ()
-    for k, a in enumerate(move_to_actions(state, *move)):
+    for k, a in enumerate(acts):
         t = np.zeros(NUM_ACTIONS, np.float32)
         w = {}
         for (card, cap), v in visits.items():
@@ -123,16 +122,17 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
         while not state.done:
             seat = state.current
             bot = bots[seat]
+            visits = None
             if soft > 0 and hasattr(bot, "move_and_visits"):
-                legal = state.legal_moves()
-                (card, capture), visits = bot.move_and_visits(make_view(state, seat), legal)
-                target_list.extend(_soft_targets(game, (card, capture), visits, soft))
+                (card, capture), visits = bot.move_and_visits(make_view(state, seat), state.legal_moves())
             else:
                 card, capture = move_from_dict(bot.choose(make_view(state, seat)))
-                if soft > 0:
-                    for a in move_to_actions(state, card, capture):
-                        target_list.append(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0])
-            for a in move_to_actions(state, card, capture):
+            acts = move_to_actions(state, card, capture)
+            if visits is not None:
+                target_list.extend(_soft_targets((card, capture), acts, visits, soft))
+            elif soft > 0:  # a teacher without visit counts: its action only
+                target_list.extend(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0] for a in acts)
+            for a in acts:
                 obs_list.append(feats.observation(seat))
                 if prior:
                     prior_list.append(action_prior(game, cache=cache))

@@ -149,7 +149,9 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             else:
                 code = BOT_CODES[opp]
                 labels.append(opp)
-                bots[i] = make(opp, seed=int(rng.integers(1 << 62)))
+                bot_seed = int(rng.integers(1 << 62))  # drawn for every bot game: the deals stay the same
+                if code != HEURISTIC:  # heuristic moves come from the state (heuristic_move)
+                    bots[i] = make(opp, seed=bot_seed)
             ctl[i, 1 - lt] = code
             ctl[i, 3 - lt] = code
     timers["engine"] += clock() - t0
@@ -160,8 +162,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         feats.append(f)
     timers["encoder"] += clock() - t0
     use_prior = bool(getattr(learner.cfg, "prior", False))
-    caches = [PriorCache() for _ in range(n_games)] if use_prior else None
-    bot_caches = [PriorCache() for _ in range(n_games)]
+    caches = [PriorCache() for _ in range(n_games)]  # heuristic scores per game and turn: prior and bot alike
     rec_prior = []
 
     rec_obs, rec_mask, rec_act, rec_logp, rec_val, rec_key, rec_bonus, rec_cobs = [], [], [], [], [], [], [], []
@@ -180,7 +181,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                     st = g.state
                     t0 = clock()
                     if code == HEURISTIC:  # its move straight from the state: the same as its view path (tested)
-                        card, capture = heuristic_move(g, bot_caches[i])
+                        card, capture = heuristic_move(g, caches[i])
                     else:
                         card, capture = move_from_dict(bots[i].choose(make_view(st, st.current)))
                     t1 = clock()
