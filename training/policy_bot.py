@@ -6,7 +6,8 @@ torch threads there).  It rebuilds the game from the view
 (``state_from_view``; the observation holds nothing hidden, so the unseen
 cards' placement does not matter), encodes the seat's observation and plays
 the most probable legal action, building a capture step by step exactly like
-the action space, until a whole move is chosen.  Importing this module
+the action space, until a whole move is chosen (``decide_move``, shared with
+the ONNX runtime).  Importing this module
 registers the ``checkpoint`` bot kind.  (The shipped in-game AI is the ONNX
 export, ``policy:<path>``; this is its torch-free twin for training runs.)
 """
@@ -17,10 +18,9 @@ import math
 
 import numpy as np
 
-from cavallo_env.actions import NUM_ACTIONS, ActionGame
+from cavallo_env.actions import NUM_ACTIONS
 from cavallo_env.bots import Bot, BotSpecError, register
-from cavallo_env.encoding import Features
-from cavallo_env.prior import PriorCache, action_prior
+from cavallo_env.bots.policy import decide_move
 from cavallo_env.views import state_from_view
 
 _CACHE: dict[str, list] = {}
@@ -80,21 +80,11 @@ class CheckpointBot(Bot):
         return out
 
     def choose_move(self, view, legal):
-        state = state_from_view(view)
-        game = ActionGame(state)
-        feats = Features()
-        feats.reset(state)
-        seat = state.current
-        cache = PriorCache()
-        while True:
-            acts = game.legal_actions()
-            prior = action_prior(game, cache=cache) if self.prior_gain is not None else None
-            logits = self.logits(feats.observation(seat), acts, prior)
-            a = max(acts, key=lambda x: logits[x])
-            move = game.step(a)
-            if move is not None:
-                return move
-            feats.set_building(game.building)
+        def pick(obs, mask, prior, acts):
+            logits = self.logits(obs[0], acts, None if prior is None else prior[0])
+            return max(acts, key=lambda x: logits[x])
+
+        return decide_move(state_from_view(view), pick, self.prior_gain is not None)
 
 
 def from_spec(arg, seed):

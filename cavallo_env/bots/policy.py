@@ -194,6 +194,41 @@ def checked_view(view) -> tuple:
     return state, legal, by_move
 
 
+def decide_move(state, pick, uses_prior: bool) -> tuple:
+    """The move of the seat to play, chosen one action at a time through the
+    capture-building action space (``cavallo_env.actions``).
+
+    At every step with more than one legal action, ``pick(obs, mask, prior,
+    acts)`` returns the action: ``obs`` float32 [1, 702] is the seat's
+    observation, ``mask`` float32 [1, 156] its legal actions, ``prior`` float32
+    [1, 312] the heuristic prior (``None`` unless ``uses_prior``) and ``acts``
+    the legal action ids.  The arrays are reused between steps.  Shared by the
+    ONNX runtime (``PolicyBot``) and the training checkpoint bot, so both step
+    through a move the same way.
+    """
+    game = ActionGame(state)
+    seat = state.current
+    feats = Features()
+    feats.reset(state)
+    mask = np.zeros((1, NUM_ACTIONS), np.float32)
+    prior = np.zeros((1, PRIOR_SIZE), np.float32) if uses_prior else None
+    cache = PriorCache() if uses_prior else None
+    while True:
+        acts = game.legal_actions()
+        if len(acts) == 1:
+            action = acts[0]
+        else:
+            mask[0, :] = 0.0
+            mask[0, acts] = 1.0
+            if prior is not None:
+                action_prior(game, prior[0], cache)
+            action = pick(feats.observation(seat)[None], mask, prior, acts)
+        move = game.step(action)
+        if move is not None:
+            return move
+        feats.set_building(game.building)
+
+
 def _decision_seed(seed, view) -> int:
     key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
                      separators=(",", ":"), default=str)
@@ -268,37 +303,17 @@ class PolicyBot(Bot):
         return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
 
     def _decide(self, state, view) -> tuple:
-        game = ActionGame(state)
-        seat = state.current
-        feats = Features()
-        feats.reset(state)
         rng = random.Random(_decision_seed(self.seed, view)) if self.temperature > 0 else None
-        run = self.session.run
-        outputs = self._outputs
-        mask = np.zeros((1, NUM_ACTIONS), np.float32)
-        feeds = {"mask": mask}
-        if self.uses_prior:
-            prior = feeds["prior"] = np.zeros((1, PRIOR_SIZE), np.float32)
-            cache = PriorCache()
-        while True:
-            acts = game.legal_actions()
-            if len(acts) == 1:
-                action = acts[0]
-            else:
-                feeds["obs"] = feats.observation(seat)[None]
-                mask[0, :] = 0.0
-                mask[0, acts] = 1.0
-                if self.uses_prior:
-                    action_prior(game, prior[0], cache)
-                logits = run(outputs, feeds)[0][0]
-                if rng is None:
-                    action = int(logits.argmax())
-                else:
-                    action = self._sample(logits, acts, rng)
-            move = game.step(action)
-            if move is not None:
-                return move
-            feats.set_building(game.building)
+        run, outputs, feeds = self.session.run, self._outputs, {}
+
+        def pick(obs, mask, prior, acts):
+            feeds["obs"], feeds["mask"] = obs, mask
+            if prior is not None:
+                feeds["prior"] = prior
+            logits = run(outputs, feeds)[0][0]
+            return int(logits.argmax()) if rng is None else self._sample(logits, acts, rng)
+
+        return decide_move(state, pick, self.uses_prior)
 
     def _sample(self, logits, acts, rng) -> int:
         vals = [float(logits[a]) / self.temperature for a in acts]
