@@ -301,6 +301,67 @@ def test_prior_model_rollout_pretrain_and_resume(tmp_path):
     assert out["update"] == 2 and not any("pretrain" in m for m in logs)
 
 
+def test_teacher_data_is_cached_block_by_block(tmp_path, monkeypatch):
+    """teacher_games(cache_dir=...): blocks found are loaded, not replayed; a missing,
+    corrupt or foreign block is replayed; the data is the same every way."""
+    from training import pretrain
+
+    monkeypatch.setattr(pretrain, "SHARD_DEALS", 4)
+    plain = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True)
+    first = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["shard-0000.npz", "shard-0001.npz", "shard-0002.npz"]
+
+    played = []
+    real = pretrain._teacher_chunk
+    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
+    again = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    assert played == []  # everything came from the cache
+    (tmp_path / "t" / "shard-0001.npz").write_bytes(b"truncated")
+    (tmp_path / "t" / "shard-0002.npz").unlink()
+    third = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    assert played == [4, 2]  # only the two blocks that were gone
+    pretrain.teacher_games(10, "greedy", np.random.default_rng(8), prior=True, cache_dir=tmp_path / "t")
+    assert sum(played) == 6 + 10  # other deals: nothing reused
+    for k in ("obs", "mask", "actions", "returns", "prior"):
+        for data in (first, again, third):
+            assert np.array_equal(plain[k], data[k]), k
+    assert plain["targets"] is None and again["targets"] is None
+    with pytest.raises(ValueError, match="at least one deal"):
+        pretrain.teacher_games(0, "greedy", np.random.default_rng(7))
+
+
+def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypatch):
+    """A run stopped after the teacher's deals but before the imitation resumes from the
+    checkpoint written before the warm start, loads the recorded deals instead of replaying
+    them, and ends with exactly the weights of a run that was never stopped."""
+    from training import pretrain
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=1, model={"hidden": [32, 32], "prior": True},
+                         pretrain={"games": 6, "teacher": "greedy", "epochs": 2}))
+    train(cfg, tmp_path / "straight", progress=False, log=lambda m: None)
+
+    real_clone = pretrain.behaviour_clone
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pretrain, "behaviour_clone", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, tmp_path / "part", progress=False, log=lambda m: None)
+    assert list((tmp_path / "part" / "teacher").glob("shard-*.npz"))
+    monkeypatch.setattr(pretrain, "behaviour_clone", real_clone)
+    played = []
+    real = pretrain._teacher_chunk
+    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
+    out = train(cfg, tmp_path / "part", resume=True, progress=False, log=lambda m: None)
+    assert out["update"] == 1 and played == []
+    a, _ = _weights(tmp_path / "straight")
+    b, _ = _weights(tmp_path / "part")
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
 def test_soft_targets_from_a_search_teacher():
     """ismcts teacher with soft > 0: per decision a distribution over legal actions, most on its move;
     pretraining on it runs and a soft target that is one-hot gives plain cross-entropy."""

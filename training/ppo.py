@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -404,10 +403,13 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         from .pretrain import behaviour_clone, teacher_games
 
         t0 = time.perf_counter()
-        log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat")
+        if not resume:  # so that --resume works during the warm start too
+            save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
+        log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat "
+            f"(recorded in {run_dir / 'teacher'}, reused on --resume)")
         data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
                              prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress,
-                             soft=cfg.pretrain.soft)
+                             soft=cfg.pretrain.soft, cache_dir=run_dir / "teacher")
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,

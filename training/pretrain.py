@@ -13,7 +13,9 @@ policy *and* a critic).  Then self-play PPO takes over from there.
 
 from __future__ import annotations
 
+import os
 import time
+import zipfile
 
 import numpy as np
 import torch
@@ -28,9 +30,14 @@ from cavallo_env.views import make_view, move_from_dict
 from .selfplay import masks_from_legal
 
 
+#: deals per file of the teacher-data cache (``teacher_games(cache_dir=...)``)
+SHARD_DEALS = 100
+_KEYS = ("obs", "mask", "actions", "returns", "prior", "targets")
+
+
 def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
                   reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
-                  soft: float = 0.0) -> dict:
+                  soft: float = 0.0, cache_dir=None) -> dict:
     """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
     (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
     that many processes; the deals come from ``rng`` either way, so the data is the same.
@@ -38,35 +45,105 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     With ``soft > 0`` and a search teacher (``ismcts``), each decision also gets a target
     distribution over actions: ``1 - soft`` on the teacher's action plus ``soft`` times its
     root visit counts, carried over to the action (and capture-building step) each move
-    begins with (``targets``, float32 [M, 156])."""
+    begins with (``targets``, float32 [M, 156]).
+
+    With ``cache_dir``, every block of ``SHARD_DEALS`` deals is saved there as it completes
+    (``shard-NNNN.npz``, no pickle) and a later call with the same deals and settings loads
+    the blocks it finds instead of replaying them: an interrupted warm start resumes where it
+    stopped.  A block recorded with other settings (or a corrupt one) is replayed."""
+    if n_games < 1:
+        raise ValueError(f"teacher_games needs at least one deal, got {n_games}")
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior, soft)
-    chunks = [seeds[i:i + 4] for i in range(0, n_games, 4)]
+    shards = [seeds[i:i + SHARD_DEALS] for i in range(0, n_games, SHARD_DEALS)]
+    cache = None if cache_dir is None else TeacherCache(cache_dir, args)
+    parts: list = [cache.load(k, shard) if cache is not None else None for k, shard in enumerate(shards)]
+    todo = [k for k, part in enumerate(parts) if part is None]
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=n_games, unit="deal", desc=f"pretrain: {teacher}", dynamic_ncols=True)
-    parts = []
-    if jobs <= 1 or n_games < 2:
-        for c in chunks:
-            parts.append(_teacher_chunk(c, *args))
-            if bar is not None:
-                bar.update(len(c))
+        done = n_games - sum(len(shards[k]) for k in todo)
+        bar = tqdm(total=n_games, initial=done, unit="deal", desc=f"pretrain: {teacher}", dynamic_ncols=True)
+    # the work: 4-deal chunks of the shards still to play, in order
+    chunks = [(k, shards[k][i:i + 4]) for k in todo for i in range(0, len(shards[k]), 4)]
+    pending: dict[int, list] = {k: [] for k in todo}
+    left = {k: len(range(0, len(shards[k]), 4)) for k in todo}
+
+    def collect(k, chunk, part):
+        pending[k].append(part)
+        left[k] -= 1
+        if left[k] == 0:
+            parts[k] = _concat(pending.pop(k))
+            if cache is not None:
+                cache.save(k, shards[k], parts[k])
+        if bar is not None:
+            bar.update(len(chunk))
+
+    if jobs <= 1 or len(chunks) < 2:
+        for k, c in chunks:
+            collect(k, c, _teacher_chunk(c, *args))
     else:
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(jobs) as pool:
-            for c, part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *args) for c in chunks])):
-                parts.append(part)
-                if bar is not None:
-                    bar.update(len(c))
+            for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *args) for _, c in chunks])):
+                collect(k, c, part)
     if bar is not None:
         bar.close()
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "actions", "returns")}
-    out["prior"] = np.concatenate([p["prior"] for p in parts]) if prior else None
-    out["targets"] = np.concatenate([p["targets"] for p in parts]) if soft > 0 else None
-    return out
+    return _concat(parts)
+
+
+def _concat(parts: list[dict]) -> dict:
+    return {k: None if parts[0][k] is None else np.concatenate([p[k] for p in parts]) for k in _KEYS}
+
+
+class TeacherCache:
+    """The teacher's decisions saved block by block in a folder (see ``teacher_games``).
+
+    Each ``shard-NNNN.npz`` holds the arrays of one block plus ``key``: a hash of the
+    block's deal and bot seeds, the teacher's settings and the observation/prior layouts,
+    so a block is only reused for exactly the deals and settings it was played with."""
+
+    def __init__(self, folder, args: tuple):
+        from pathlib import Path
+
+        self.folder = Path(folder)
+        self.args = args
+
+    def _key(self, shard: list) -> str:
+        import hashlib
+        import json
+
+        from cavallo_env.encoding import OBS_VERSION
+        from cavallo_env.prior import PRIOR_VERSION
+
+        text = json.dumps([list(self.args), OBS_VERSION, PRIOR_VERSION, shard], separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def path(self, k: int):
+        return self.folder / f"shard-{k:04d}.npz"
+
+    def load(self, k: int, shard: list) -> dict | None:
+        path = self.path(k)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["key"]) != self._key(shard):
+                    return None
+                return {name: (z[name] if name in z.files else None) for name in _KEYS}
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None  # truncated or foreign: play the block again
+
+    def save(self, k: int, shard: list, part: dict) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.path(k)
+        tmp = path.with_name(path.name + ".tmp")
+        arrays = {name: v for name, v in part.items() if v is not None}
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, key=np.array(self._key(shard)), **arrays)
+        os.replace(tmp, path)
 
 
 def _teacher_chunk_args(args):
