@@ -1,0 +1,29 @@
+"""The small benchmark scripts run end to end on tiny settings (so they do not rot)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_teacher_agreement_reports_rates(capsys):
+    assert _script("teacher_agreement").main(["ismcts:30", "1", "ismcts:60"]) == 0
+    out = capsys.readouterr().out
+    rates = [float(x) for x in re.findall(r"([0-9.]+)%", out)]
+    assert len(rates) == 3 and all(0 <= r <= 100 for r in rates)
+    assert re.search(r"ismcts:30: \d+ decisions with a choice, 1 deals", out)
+
+
+def test_ismcts_timing_runs(capsys):
+    assert _script("ismcts_timing").main(["ismcts:20", "1"]) == 0
+    assert "ms" in capsys.readouterr().out
