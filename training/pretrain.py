@@ -13,18 +13,21 @@ policy *and* a critic).  Then self-play PPO takes over from there.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from cavallo_env.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, move_to_actions
-from cavallo_env.encoding import OBS_SIZE, Features
+from cavallo_env.encoding import OBS_SIZE, OBS_VERSION, Features
 from cavallo_env.engine import GameState, random_deal
-from cavallo_env.prior import PriorCache, action_prior
+from cavallo_env.prior import PRIOR_VERSION, PriorCache, action_prior
 from cavallo_env.views import make_view, move_from_dict
 
 from .selfplay import masks_from_legal
@@ -68,12 +71,10 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     # the work: 4-deal chunks of the shards still to play, in order
     chunks = [(k, shards[k][i:i + 4]) for k in todo for i in range(0, len(shards[k]), 4)]
     pending: dict[int, list] = {k: [] for k in todo}
-    left = {k: len(range(0, len(shards[k]), 4)) for k in todo}
 
     def collect(k, chunk, part):
         pending[k].append(part)
-        left[k] -= 1
-        if left[k] == 0:
+        if len(pending[k]) == len(range(0, len(shards[k]), 4)):  # the block's last chunk
             parts[k] = _concat(pending.pop(k))
             if cache is not None:
                 cache.save(k, shards[k], parts[k])
@@ -106,18 +107,10 @@ class TeacherCache:
     so a block is only reused for exactly the deals and settings it was played with."""
 
     def __init__(self, folder, args: tuple):
-        from pathlib import Path
-
         self.folder = Path(folder)
         self.args = args
 
     def _key(self, shard: list) -> str:
-        import hashlib
-        import json
-
-        from cavallo_env.encoding import OBS_VERSION
-        from cavallo_env.prior import PRIOR_VERSION
-
         text = json.dumps([list(self.args), OBS_VERSION, PRIOR_VERSION, shard], separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
