@@ -102,6 +102,8 @@ def test_cli_reports_a_bad_config_before_running(tmp_path, capsys):
     assert not (tmp_path / "runs").exists()
     assert main(["train"]) == 2
     assert "--config" in capsys.readouterr().err
+    assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--stop-at", "-1"]) == 2
+    assert "--stop-at" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- masking
@@ -360,6 +362,61 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
     b, _ = _weights(tmp_path / "part")
     for k in a:
         assert torch.equal(a[k], b[k]), k
+
+
+def test_stop_at_zero_stops_after_the_warm_start(tmp_path):
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=2, pretrain={"games": 2, "teacher": "greedy", "epochs": 1}))
+    out = train(cfg, tmp_path / "run", progress=False, stop_at=0, log=lambda m: None)
+    _, meta = _weights(tmp_path / "run")
+    assert out["update"] == 0 and meta["step"] == 0 and "pretrain" in meta["counters"]
+    assert train(cfg, tmp_path / "run", resume=True, progress=False, log=lambda m: None)["update"] == 2
+
+
+def test_dagger_labels_the_students_positions(tmp_path, monkeypatch):
+    """players=(student, opponent): only the student team's positions are recorded, labelled
+    with the teacher's decisions; a changed student never reuses the cached blocks; a run
+    with pretrain.dagger_rounds trains on them and writes the round's student."""
+    from training import pretrain
+    from training.ppo import train
+
+    cfg = from_dict(tiny(updates=1, model={"hidden": [32, 32], "prior": True},
+                         pretrain={"games": 4, "teacher": "greedy", "epochs": 1, "dagger_rounds": 1,
+                                   "dagger_games": 3, "dagger_epochs": 1}))
+    logs: list[str] = []
+    train(cfg, tmp_path / "run", progress=False, log=logs.append)
+    assert any("DAgger round 1/1" in m for m in logs)
+    student = tmp_path / "run" / "checkpoints" / "dagger-1.json"
+    assert student.is_file() and list((tmp_path / "run" / "dagger-1").glob("shard-*.npz"))
+
+    players = (f"checkpoint:{student}", "random")
+    full = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True)
+    data = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
+                                  cache_dir=tmp_path / "d")
+    n = len(data["actions"])
+    assert 3 * 20 <= n < len(full["actions"])  # one team's decisions: about half
+    assert data["mask"][np.arange(n), data["actions"]].all()
+    # the labels are the teacher's: the heuristic plays what its prior points at
+    assert (data["prior"][np.arange(n), NUM_ACTIONS + data["actions"]] == 1).all()
+    again = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players)
+    for k in ("obs", "mask", "actions", "returns", "prior"):
+        assert np.array_equal(data[k], again[k]), k
+
+    played = []
+    real = pretrain._teacher_chunk
+    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
+    pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
+                           cache_dir=tmp_path / "d")
+    assert played == []
+    tensors, meta = ckpt.load(student)
+    ckpt.save(student, {k: v + 0.01 if k == "model.policy.bias" else v for k, v in tensors.items()}, meta)
+    from training import policy_bot
+
+    policy_bot._CACHE.clear()  # the bot's weights cache is by path: drop the old student
+    pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
+                           cache_dir=tmp_path / "d")
+    assert played == [3]  # another student: replayed
 
 
 def test_soft_targets_from_a_search_teacher():

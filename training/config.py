@@ -135,6 +135,16 @@ class PretrainSection:
     # with a search teacher (ismcts): weight of its root visit counts in the imitation
     # target, the rest on the move it plays (0 = imitate the move only)
     soft: float = 0.0
+    # folder keeping the teacher's decisions, shared by runs with the same deals and
+    # settings (null: the run's own teacher/); blocks are keyed, a mismatch is replayed
+    cache: typing.Optional[str] = None
+    # DAgger after the imitation: each round the student plays `dagger_games` deals
+    # against `dagger_opponent`, the teacher labels the student's positions, and the
+    # network is trained `dagger_epochs` more epochs on all the data so far
+    dagger_rounds: int = 0
+    dagger_games: int = 600
+    dagger_opponent: str = "heuristic"
+    dagger_epochs: int = 3
 
     def check(self, where):
         _range(where, "games", self.games, 0, 1_000_000)
@@ -143,12 +153,18 @@ class PretrainSection:
         _range(where, "epochs", self.epochs, 1, 1000)
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        _range(where, "dagger_rounds", self.dagger_rounds, 0, 100)
+        _range(where, "dagger_games", self.dagger_games, 1, 1_000_000)
+        _range(where, "dagger_epochs", self.dagger_epochs, 1, 1000)
+        if self.cache is not None and not self.cache.strip():
+            raise ConfigError(f"{where}.cache: must be a folder path or null, got {self.cache!r}")
         from cavallo_env.bots import BotSpecError, make
 
-        try:
-            make(self.teacher, seed=0)
-        except BotSpecError as e:
-            raise ConfigError(f"{where}.teacher: {e}") from None
+        for key in ("teacher", "dagger_opponent"):
+            try:
+                make(getattr(self, key), seed=0)
+            except BotSpecError as e:
+                raise ConfigError(f"{where}.{key}: {e}") from None
 
 
 @dataclass

@@ -377,7 +377,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     """Run (or resume) training; returns a summary dict.
 
     ``stop_after``: stop after that many updates in this call; ``stop_at``:
-    stop once update ``stop_at`` is done (a checkpoint is written; ``--resume``
+    stop once update ``stop_at`` is done (0: once the warm start is; a checkpoint is written; ``--resume``
     continues from it).
     """
     # ---- 1. setup
@@ -400,21 +400,37 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             raise ConfigError(f"the run in {run_dir} is already at update {counters['update']}, past updates = {cfg.updates}")
     if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
         # ---- 1b. optional warm start: imitate the teacher bot (training.pretrain)
-        from .pretrain import behaviour_clone, teacher_games
+        from .pretrain import behaviour_clone, concat_decisions, teacher_games
 
         t0 = time.perf_counter()
         if not resume:  # so that --resume works during the warm start too
             save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
+        teacher_dir = Path(cfg.pretrain.cache) if cfg.pretrain.cache else run_dir / "teacher"
         log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat "
-            f"(recorded in {run_dir / 'teacher'}, reused on --resume)")
+            f"(recorded in {teacher_dir}, reused on --resume)")
         data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
                              prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress,
-                             soft=cfg.pretrain.soft, cache_dir=run_dir / "teacher")
+                             soft=cfg.pretrain.soft, cache_dir=teacher_dir)
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,
                              minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
                              device=dev, log=log)
+        for r in range(1, cfg.pretrain.dagger_rounds + 1):
+            # DAgger: the teacher labels the positions the student reaches against dagger_opponent
+            student = run_dir / "checkpoints" / f"dagger-{r}"
+            save_checkpoint(student, model, opt, league, cfg, counters, rng, gen, evals, full=False)
+            log(f"pretrain: DAgger round {r}/{cfg.pretrain.dagger_rounds}: {cfg.pretrain.dagger_games} deals of "
+                f"the student vs {cfg.pretrain.dagger_opponent}, labelled by {cfg.pretrain.teacher}")
+            extra = teacher_games(cfg.pretrain.dagger_games, cfg.pretrain.teacher, rng, cfg.reward,
+                                  cfg.reward_scale, prior=cfg.model.prior, jobs=cfg.pretrain.jobs,
+                                  progress=progress, soft=cfg.pretrain.soft, cache_dir=run_dir / f"dagger-{r}",
+                                  players=(f"checkpoint:{student.with_suffix('.json')}", cfg.pretrain.dagger_opponent))
+            data = concat_decisions([data, extra])
+            del extra
+            bc = behaviour_clone(model, data, epochs=cfg.pretrain.dagger_epochs, lr=cfg.pretrain.lr,
+                                 minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
+                                 device=dev, log=log)
         del data
         counters["pretrain"] = dict(bc, games=cfg.pretrain.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
         counters["wall_s"] += time.perf_counter() - t0
@@ -434,7 +450,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     timers = Timers()
     done_this_call = 0
     try:
-        while counters["update"] < cfg.updates:
+        while counters["update"] < cfg.updates and (stop_at is None or counters["update"] < stop_at) and stop_after != 0:
             update = counters["update"] + 1
             t_start = time.perf_counter()
             # ---- 2a. learning-rate schedule and opponents

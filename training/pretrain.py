@@ -40,7 +40,7 @@ _KEYS = ("obs", "mask", "actions", "returns", "prior", "targets")
 
 def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
                   reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
-                  soft: float = 0.0, cache_dir=None) -> dict:
+                  soft: float = 0.0, cache_dir=None, players: tuple | None = None) -> dict:
     """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
     (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
     that many processes; the deals come from ``rng`` either way, so the data is the same.
@@ -53,13 +53,25 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     With ``cache_dir``, every block of ``SHARD_DEALS`` deals is saved there as it completes
     (``shard-NNNN.npz``, no pickle) and a later call with the same deals and settings loads
     the blocks it finds instead of replaying them: an interrupted warm start resumes where it
-    stopped.  A block recorded with other settings (or a corrupt one) is replayed."""
+    stopped.  A block recorded with other settings (or a corrupt one) is replayed.
+
+    With ``players = (student, opponent)`` (bot specs) the teacher does not play: in each
+    deal one team is ``student`` and the other ``opponent`` (the student's team alternates
+    with the deal seed), and the teacher only labels the student's positions, the decisions
+    it would take there (DAgger: the student learns what to do in the positions *it*
+    reaches).  The deals follow the student's moves; ``returns`` are the student team's
+    final rewards.  A ``checkpoint:<path>`` student is keyed in the cache by its file's
+    hash, so a changed student never reuses another's blocks."""
     if n_games < 1:
         raise ValueError(f"teacher_games needs at least one deal, got {n_games}")
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior, soft)
+    key_args = args
+    if players is not None:
+        args = args + (tuple(players),)
+        key_args = args + (_spec_fingerprint(players[0]), _spec_fingerprint(players[1]))
     shards = [seeds[i:i + SHARD_DEALS] for i in range(0, n_games, SHARD_DEALS)]
-    cache = None if cache_dir is None else TeacherCache(cache_dir, args)
+    cache = None if cache_dir is None else TeacherCache(cache_dir, key_args)
     parts: list = [cache.load(k, shard) if cache is not None else None for k, shard in enumerate(shards)]
     todo = [k for k, part in enumerate(parts) if part is None]
     bar = None
@@ -75,7 +87,7 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     def collect(k, chunk, part):
         pending[k].append(part)
         if len(pending[k]) == len(range(0, len(shards[k]), 4)):  # the block's last chunk
-            parts[k] = _concat(pending.pop(k))
+            parts[k] = concat_decisions(pending.pop(k))
             if cache is not None:
                 cache.save(k, shards[k], parts[k])
         if bar is not None:
@@ -92,10 +104,22 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
                 collect(k, c, part)
     if bar is not None:
         bar.close()
-    return _concat(parts)
+    return concat_decisions(parts)
 
 
-def _concat(parts: list[dict]) -> dict:
+def _spec_fingerprint(spec: str) -> str:
+    """What a bot spec plays like, for the cache key: a checkpoint's file hash, else the spec."""
+    kind, _, arg = spec.partition(":")
+    if kind != "checkpoint":
+        return spec
+    from .checkpoint import paths
+
+    weights, _ = paths(arg)
+    return "checkpoint:" + hashlib.sha256(Path(weights).read_bytes()).hexdigest()
+
+
+def concat_decisions(parts: list[dict]) -> dict:
+    """One set of recorded decisions from several (``teacher_games`` results), in order."""
     return {k: None if parts[0][k] is None else np.concatenate([p[k] for p in parts]) for k in _KEYS}
 
 
@@ -172,57 +196,92 @@ def _soft_targets(move: tuple, acts: list[int], visits: dict, soft: float) -> li
     return out
 
 
-def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool, soft: float = 0.0) -> dict:
+def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool, soft: float = 0.0,
+                   players: tuple | None = None) -> dict:
     from cavallo_env.bots import make
 
-    target_list: list[np.ndarray] = []
-    prior_list: list[np.ndarray] = []
-    obs_list: list[np.ndarray] = []
-    legal_list: list[list[int]] = []
-    actions: list[int] = []
+    rec = _Recorder(prior, soft)
     returns: list[float] = []
+    scale = reward_scale if reward == "points" else 1.0
     for deal_seed, bot_seeds in seeds:
         state = GameState(*random_deal(deal_seed))
-        game = ActionGame(state)
-        feats = Features()
-        feats.reset(state)
-        bots = [make(teacher, seed=s) for s in bot_seeds]
-        cache = PriorCache()
+        teachers = [make(teacher, seed=s) for s in bot_seeds]
         teams: list[int] = []
-        while not state.done:
-            seat = state.current
-            bot = bots[seat]
-            visits = None
-            if soft > 0 and hasattr(bot, "move_and_visits"):
-                (card, capture), visits = bot.move_and_visits(make_view(state, seat), state.legal_moves())
-            else:
-                card, capture = move_from_dict(bot.choose(make_view(state, seat)))
-            acts = move_to_actions(state, card, capture)
-            if visits is not None:
-                target_list.extend(_soft_targets((card, capture), acts, visits, soft))
-            elif soft > 0:  # a teacher without visit counts: its action only
-                target_list.extend(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0] for a in acts)
-            for a in acts:
-                obs_list.append(feats.observation(seat))
-                if prior:
-                    prior_list.append(action_prior(game, cache=cache))
-                legal_list.append(game.legal_actions())
-                actions.append(a)
-                teams.append(seat & 1)
-                if game.step(a) is None:
-                    feats.set_building(game.building)
-            feats.after_move(state)
+        if players is None:  # the teacher plays every seat; every decision is recorded
+            game = ActionGame(state)
+            feats = Features()
+            feats.reset(state)
+            cache = PriorCache()
+            while not state.done:
+                seat = state.current
+                card, capture = rec.record(game, feats, seat, teachers[seat], cache)
+                teams.extend([seat & 1] * rec.last)
+                feats.after_move(state)
+        else:  # DAgger: the student's team plays, the teacher labels its positions
+            student_team = deal_seed & 1
+            bots = [make(players[0] if (s & 1) == student_team else players[1], seed=bot_seeds[s]) for s in range(4)]
+            while not state.done:
+                seat = state.current
+                view = make_view(state, seat)
+                if (seat & 1) == student_team:
+                    game = ActionGame(state.copy())  # the teacher's path, on a copy
+                    feats = Features()
+                    feats.reset(game.state)
+                    rec.record(game, feats, seat, teachers[seat], PriorCache())
+                    teams.extend([seat & 1] * rec.last)
+                state.play(*move_from_dict(bots[seat].choose(view)))
         ret = state.returns(reward)
-        scale = reward_scale if reward == "points" else 1.0
         returns.extend(ret[t] / scale for t in teams)
-    return {
-        "targets": np.stack(target_list) if soft > 0 else None,
-        "prior": np.stack(prior_list) if prior else None,
-        "obs": np.stack(obs_list).astype(np.float32),
-        "mask": masks_from_legal(legal_list),
-        "actions": np.asarray(actions, dtype=np.int64),
-        "returns": np.asarray(returns, dtype=np.float32),
-    }
+    return rec.arrays(returns)
+
+
+class _Recorder:
+    """The decisions of the teacher's moves, as the learner sees them (capture sub-steps included)."""
+
+    def __init__(self, prior: bool, soft: float):
+        self.prior, self.soft = prior, soft
+        self.targets: list[np.ndarray] = []
+        self.priors: list[np.ndarray] = []
+        self.obs: list[np.ndarray] = []
+        self.legal: list[list[int]] = []
+        self.actions: list[int] = []
+        self.last = 0  # decisions recorded by the last ``record``
+
+    def record(self, game: ActionGame, feats: Features, seat: int, bot, cache: PriorCache) -> tuple:
+        """Ask ``bot`` for its move in ``game`` (seat ``seat`` to play), record its decisions
+        and play it (``game`` and ``feats`` end at the capture's last step; the caller calls
+        ``feats.after_move``).  Returns the move."""
+        state = game.state
+        visits = None
+        if self.soft > 0 and hasattr(bot, "move_and_visits"):
+            (card, capture), visits = bot.move_and_visits(make_view(state, seat), state.legal_moves())
+        else:
+            card, capture = move_from_dict(bot.choose(make_view(state, seat)))
+        acts = move_to_actions(state, card, capture)
+        if visits is not None:
+            self.targets.extend(_soft_targets((card, capture), acts, visits, self.soft))
+        elif self.soft > 0:  # a teacher without visit counts: its action only
+            self.targets.extend(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0] for a in acts)
+        for a in acts:
+            self.obs.append(feats.observation(seat))
+            if self.prior:
+                self.priors.append(action_prior(game, cache=cache))
+            self.legal.append(game.legal_actions())
+            self.actions.append(a)
+            if game.step(a) is None:
+                feats.set_building(game.building)
+        self.last = len(acts)
+        return card, capture
+
+    def arrays(self, returns: list[float]) -> dict:
+        return {
+            "targets": np.stack(self.targets) if self.soft > 0 else None,
+            "prior": np.stack(self.priors) if self.prior else None,
+            "obs": np.stack(self.obs).astype(np.float32),
+            "mask": masks_from_legal(self.legal),
+            "actions": np.asarray(self.actions, dtype=np.int64),
+            "returns": np.asarray(returns, dtype=np.float32),
+        }
 
 
 def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size: int, vf_coef: float,

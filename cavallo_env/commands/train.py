@@ -23,13 +23,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=None, help="auto (GPU when present), cpu, cuda or cuda:N (default: the config's)")
     p.add_argument("--runs", default="runs", metavar="DIR", help="where new run directories go (default: runs)")
     p.add_argument("--stop-at", type=int, default=None, metavar="UPDATE",
-                   help="stop after this update (checkpointed; --resume continues)")
+                   help="stop after this update, 0 = after the warm start (checkpointed; --resume continues)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines only)")
 
 
 def run(args) -> int:
     if not args.config and not args.resume:
         raise ValueError("give --config YAML to start a run or --resume RUN_DIR to continue one")
+    if args.stop_at is not None and args.stop_at < 0:
+        raise ValueError(f"--stop-at must be 0 (after the warm start) or an update number, got {args.stop_at}")
     from pathlib import Path
 
     from training.config import ConfigError, dump, load
