@@ -15,15 +15,7 @@ from cavallo_env.bots.ismcts import ISMCTSBot, from_spec, greedy_rollout, quick_
 from cavallo_env.cards import LA_MATA, NUM_CARDS, card_id
 from cavallo_env.engine import NUM_TURNS, GameState
 from cavallo_env.views import make_view, move_from_dict
-
-
-def random_position(rng: random.Random, turn: int | None = None) -> GameState:
-    """A random deal played by random legal moves to a random (or given) turn."""
-    state = GameState.new(rng.randrange(1 << 30))
-    stop = rng.randrange(NUM_TURNS) if turn is None else turn
-    while state.turn < stop:
-        state.play(*rng.choice(state.legal_moves()))
-    return state
+from positions import random_position
 
 
 def positions(n: int, seed: int):
@@ -193,6 +185,18 @@ def test_heuristic_takes_a_picada_scua():
     assert max(range(3), key=scores.__getitem__) == 1
 
 
+def last_move_margins(state, legal) -> list:
+    """For each legal move of the last turn, the mover's team's final point margin."""
+    team = state.current % 2
+    finals = []
+    for card, cap in legal:
+        s = state.copy()
+        s.play(card, cap)
+        tp = s.result()["team_points"]
+        finals.append(tp[team] - tp[1 - team])
+    return finals
+
+
 def test_heuristic_endgame_is_exact_on_the_last_turn():
     rng = random.Random(4)
     greedy = make("greedy", seed=0)
@@ -203,13 +207,7 @@ def test_heuristic_endgame_is_exact_on_the_last_turn():
         legal = state.legal_moves()
         if len(legal) < 2:
             continue
-        team = state.current % 2
-        finals = []
-        for card, cap in legal:
-            s = state.copy()
-            s.play(card, cap)
-            tp = s.result()["team_points"]
-            finals.append(tp[team] - tp[1 - team])
+        finals = last_move_margins(state, legal)
         answer = move_from_dict(bot.choose(make_view(state, state.current)))
         assert finals[legal.index(answer)] == max(finals)
         greedy.choose(make_view(state, state.current))
@@ -269,13 +267,7 @@ def test_ismcts_finds_the_best_last_move(spec):
         legal = state.legal_moves()
         if len(legal) < 2:
             continue
-        team = state.current % 2
-        finals = []
-        for card, cap in legal:
-            s = state.copy()
-            s.play(card, cap)
-            tp = s.result()["team_points"]
-            finals.append(tp[team] - tp[1 - team])
+        finals = last_move_margins(state, legal)
         answer = move_from_dict(make(spec, seed=1).choose(make_view(state, state.current)))
         assert finals[legal.index(answer)] == max(finals)
         checked += 1

@@ -262,30 +262,24 @@ def test_foreign_checkpoint(tmp_path):
         export_checkpoint(tmp_path / "c", tmp_path / "m.onnx")
 
 
-def test_weights_that_do_not_fit_the_config(tmp_path):
+def _set_hidden(model):
+    model["hidden"] = [32, 32]
+
+
+@pytest.mark.parametrize("edit, error", [
+    (_set_hidden, "do not fit the model"),  # weights of a 64x64 net, a 32x32 config
+    (lambda model: model.update(attention_heads=4), "attention_heads"),
+    (None, "no model section"),
+])
+def test_sidecar_model_section_errors(tmp_path, edit, error):
     ckpt = make_checkpoint(tmp_path / "c", hidden=(64, 64))
     meta = json.loads((tmp_path / "c.json").read_text())
-    meta["config"]["model"]["hidden"] = [32, 32]
+    if edit is None:
+        del meta["config"]["model"]
+    else:
+        edit(meta["config"]["model"])
     (tmp_path / "c.json").write_text(json.dumps(meta))
-    with pytest.raises(ExportError, match="do not fit the model"):
-        export_checkpoint(ckpt, tmp_path / "m.onnx")
-
-
-def test_unknown_model_option(tmp_path):
-    ckpt = make_checkpoint(tmp_path / "c")
-    meta = json.loads((tmp_path / "c.json").read_text())
-    meta["config"]["model"]["attention_heads"] = 4
-    (tmp_path / "c.json").write_text(json.dumps(meta))
-    with pytest.raises(ExportError, match="attention_heads"):
-        export_checkpoint(ckpt, tmp_path / "m.onnx")
-
-
-def test_missing_model_section(tmp_path):
-    ckpt = make_checkpoint(tmp_path / "c")
-    meta = json.loads((tmp_path / "c.json").read_text())
-    del meta["config"]["model"]
-    (tmp_path / "c.json").write_text(json.dumps(meta))
-    with pytest.raises(ExportError, match="no model section"):
+    with pytest.raises(ExportError, match=error):
         export_checkpoint(ckpt, tmp_path / "m.onnx")
 
 

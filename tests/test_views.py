@@ -11,14 +11,7 @@ import pytest
 from cavallo_env.cards import NAMES
 from cavallo_env.engine import NUM_TURNS, GameState
 from cavallo_env.views import ViewError, legal_moves_of, make_view, move_from_dict, move_to_dict, state_from_view
-
-
-def random_position(rng: random.Random, turn: int | None = None) -> GameState:
-    state = GameState.new(rng.randrange(1 << 30))
-    stop = rng.randrange(NUM_TURNS) if turn is None else turn
-    while state.turn < stop:
-        state.play(*rng.choice(state.legal_moves()))
-    return state
+from positions import random_position
 
 
 def redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
