@@ -441,6 +441,21 @@ def test_soft_targets_from_a_search_teacher():
     assert math.isfinite(out["ce"])
 
 
+def test_imitation_step_size_anneals_to_zero(monkeypatch):
+    from training.model import ModelConfig
+    from training.pretrain import behaviour_clone, teacher_games
+
+    data = teacher_games(1, "greedy", np.random.default_rng(1), prior=True)
+    made = []
+    real = torch.optim.Adam
+    monkeypatch.setattr(torch.optim, "Adam", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    net = PolicyNet(ModelConfig(hidden=[16], prior=True))
+    behaviour_clone(net, data, epochs=2, lr=1e-3, minibatch_size=16, vf_coef=0.5, anneal_lr=True,
+                    gen=torch.Generator().manual_seed(0), device="cpu", log=lambda m: None)
+    steps = 2 * (len(data["actions"]) // 16)
+    assert made[-1].param_groups[0]["lr"] == pytest.approx(1e-3 / steps)  # the last of `steps` steps
+
+
 def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
     from training.ppo import train
     from training.ship import main as ship

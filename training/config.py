@@ -135,6 +135,7 @@ class PretrainSection:
     # with a search teacher (ismcts): weight of its root visit counts in the imitation
     # target, the rest on the move it plays (0 = imitate the move only)
     soft: float = 0.0
+    anneal_lr: bool = False  # the imitation's step size falls linearly to 0 over its epochs
     # folder keeping the teacher's decisions, shared by runs with the same deals and
     # settings (null: the run's own teacher/); blocks are keyed, a mismatch is replayed
     cache: typing.Optional[str] = None

@@ -415,7 +415,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
         bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,
                              minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
-                             device=dev, log=log)
+                             device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
         for r in range(1, cfg.pretrain.dagger_rounds + 1):
             # DAgger: the teacher labels the positions the student reaches against dagger_opponent
             student = run_dir / "checkpoints" / f"dagger-{r}"
@@ -430,7 +430,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             del extra
             bc = behaviour_clone(model, data, epochs=cfg.pretrain.dagger_epochs, lr=cfg.pretrain.lr,
                                  minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
-                                 device=dev, log=log)
+                                 device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
         del data
         counters["pretrain"] = dict(bc, games=cfg.pretrain.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
         counters["wall_s"] += time.perf_counter() - t0

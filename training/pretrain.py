@@ -285,8 +285,9 @@ class _Recorder:
 
 
 def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size: int, vf_coef: float,
-                    gen: torch.Generator, device, log=print) -> dict:
-    """Fit ``model`` to the teacher's actions (masked cross-entropy) and the final rewards (value)."""
+                    gen: torch.Generator, device, log=print, anneal_lr: bool = False) -> dict:
+    """Fit ``model`` to the teacher's actions (masked cross-entropy) and the final rewards (value);
+    with ``anneal_lr`` the step size falls linearly to 0 over the epochs."""
     opt = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
     obs = torch.from_numpy(data["obs"])
     mask = torch.from_numpy(data["mask"])
@@ -300,6 +301,7 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
     n = len(train)
     n_mb = max(1, n // minibatch_size)
     out = {}
+    step, steps = 0, epochs * n_mb
     for epoch in range(epochs):
         model.train()
         t0 = time.perf_counter()
@@ -314,6 +316,10 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
                 ce = -(targets[idx].to(device) * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
             lv = 0.5 * F.mse_loss(value, r)
             loss = ce + vf_coef * lv
+            if anneal_lr:
+                for g in opt.param_groups:
+                    g["lr"] = lr * (1.0 - step / steps)
+                step += 1
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
