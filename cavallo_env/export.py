@@ -82,15 +82,15 @@ def _model_config(meta: dict, where: str):
 
 
 def load_policy_net(checkpoint):
-    """``(PolicyNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
+    """``(PolicyNet or EnsembleNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
     from training.checkpoint import load, model_state, paths
-    from training.model import PolicyNet
+    from training.model import build_policy
 
     tensors, meta = load(checkpoint)
     where = str(paths(checkpoint)[1])
     mc = _model_config(meta, where)
     try:
-        net = PolicyNet(mc)
+        net = build_policy(mc)
     except ValueError as e:
         raise ExportError(f"{where}: {e}") from None
     state = model_state(tensors)

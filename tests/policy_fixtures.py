@@ -18,13 +18,14 @@ def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra
     import torch
 
     from training.checkpoint import save
-    from training.model import ModelConfig, PolicyNet
+    from training.model import ModelConfig, build_policy
 
     torch.manual_seed(seed)
-    net = PolicyNet(ModelConfig(hidden=list(hidden), activation=activation, **model_kw))
+    net = build_policy(ModelConfig(hidden=list(hidden), activation=activation, **model_kw))
     with torch.no_grad():
-        net.policy.weight.normal_(0.0, 0.5)
-        net.policy.bias.normal_(0.0, 0.5)
+        for member in getattr(net, "members", [net]):
+            member.policy.weight.normal_(0.0, 0.5)
+            member.policy.bias.normal_(0.0, 0.5)
     config = {"model": {"hidden": list(hidden), "activation": activation, **model_kw}, "seed": seed}
     meta = {"config": config, "step": 123, "eval": {"vs_greedy": {"score": 0.5}}}
     meta.update(meta_extra or {})

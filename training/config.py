@@ -28,8 +28,10 @@ class ModelSection:
     mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
     prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.prior)
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
+    members: int = 1  # >1: an ensemble of that many networks, their logits averaged (training.model)
 
     def check(self, where):
+        _range(where, "members", self.members, 1, 16)
         if len(self.prior_gain) != 2 or not all(math.isfinite(g) for g in self.prior_gain):
             raise ConfigError(f"{where}.prior_gain: two finite numbers (score, choice), got {self.prior_gain!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):

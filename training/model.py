@@ -7,11 +7,15 @@ estimate.  With ``prior: true`` the network also reads the heuristic prior
 (``cavallo_env.prior``) and adds it to its logits with two learned gains, so
 it starts out playing like ``heuristic`` and learns where to depart from it.
 The exported in-game AI is exactly ``forward`` (see ``cavallo export``).
+With ``members > 1`` the policy is an ``EnsembleNet``: that many independently
+initialised networks, each fitted on its own in the imitation, whose logits
+(and values) are averaged; students imitating a noisy search differ by a few
+points of strength from seed to seed, and their average is steadier.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import torch
 from torch import nn
@@ -34,6 +38,8 @@ class ModelConfig:
     prior: bool = False
     # initial gains of the prior's score (per point) and choice blocks in the logits
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])
+    # >1: an ensemble of that many networks whose logits are averaged (EnsembleNet)
+    members: int = 1
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -85,6 +91,40 @@ class PolicyNet(nn.Module):
     @property
     def uses_prior(self) -> bool:
         return bool(self.cfg.prior)
+
+
+class EnsembleNet(nn.Module):
+    """``cfg.members`` PolicyNets (``members.K.*``) that play as one: the mean of their logits
+    and values.  ``member_outputs`` gives each member's own, for fitting them separately."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        if cfg.members < 2:
+            raise ValueError(f"an ensemble needs model.members >= 2, got {cfg.members!r}")
+        self.cfg = cfg
+        one = replace(cfg, members=1)
+        self.members = nn.ModuleList(PolicyNet(one) for _ in range(cfg.members))
+
+    def member_outputs(self, obs: torch.Tensor, mask: torch.Tensor,
+                       prior: torch.Tensor | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        return [m(obs, mask, prior) for m in self.members]
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """As ``PolicyNet.forward``; illegal actions stay at -1e9 (every member puts them there)."""
+        outs = self.member_outputs(obs, mask, prior)
+        return torch.stack([o[0] for o in outs]).mean(0), torch.stack([o[1] for o in outs]).mean(0)
+
+    @property
+    def uses_prior(self) -> bool:
+        return bool(self.cfg.prior)
+
+
+def build_policy(cfg: ModelConfig) -> PolicyNet | EnsembleNet:
+    """The policy network a model config describes: one ``PolicyNet`` or an ensemble of them."""
+    if not isinstance(cfg.members, int) or isinstance(cfg.members, bool) or cfg.members < 1:
+        raise ValueError(f"model.members must be a positive integer, got {cfg.members!r}")
+    return PolicyNet(cfg) if cfg.members == 1 else EnsembleNet(cfg)
 
 
 # ---------------------------------------------------------------- centralised critic

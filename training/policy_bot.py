@@ -36,21 +36,25 @@ def _activation(name):
 
 
 def load_layers(path: str) -> tuple:
-    """``([(W, b), ...] of the body and the policy head, activation, mask_input, prior gains or None)``
-    from a checkpoint."""
+    """``([per member: ([(W, b), ...] of the body and the policy head, prior gains or None)],
+    activation, mask_input)`` from a checkpoint (one member unless ``model.members > 1``)."""
     if path not in _CACHE:
         from .checkpoint import load
 
         tensors, meta = load(path)
         model = meta.get("config", {}).get("model", {})
         hidden = model.get("hidden", [256, 256])
-        layers = []
-        for j in range(len(hidden)):
-            layers.append((tensors[f"model.body.{2 * j}.weight"].numpy().T.copy(), tensors[f"model.body.{2 * j}.bias"].numpy()))
-        layers.append((tensors["model.policy.weight"].numpy().T.copy(), tensors["model.policy.bias"].numpy()))
-        gains = tensors["model.prior_gain"].numpy().copy() if model.get("prior", False) else None
-        _CACHE[path] = [layers, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False)),
-                        gains]
+        n = int(model.get("members", 1))
+        members = []
+        for prefix in ["model."] if n == 1 else [f"model.members.{k}." for k in range(n)]:
+            layers = []
+            for j in range(len(hidden)):
+                layers.append((tensors[f"{prefix}body.{2 * j}.weight"].numpy().T.copy(),
+                               tensors[f"{prefix}body.{2 * j}.bias"].numpy()))
+            layers.append((tensors[f"{prefix}policy.weight"].numpy().T.copy(), tensors[f"{prefix}policy.bias"].numpy()))
+            gains = tensors[f"{prefix}prior_gain"].numpy().copy() if model.get("prior", False) else None
+            members.append((layers, gains))
+        _CACHE[path] = [members, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False))]
     return tuple(_CACHE[path])
 
 
@@ -60,31 +64,37 @@ class CheckpointBot(Bot):
     def __init__(self, path: str, seed=None):
         super().__init__(seed)
         self.path = path
-        self.layers, self.act, self.mask_input, self.prior_gain = load_layers(path)
+        self.members, self.act, self.mask_input = load_layers(path)
+        self.uses_prior = self.members[0][1] is not None
 
     def logits(self, obs: np.ndarray, legal: list, prior: np.ndarray | None = None) -> np.ndarray:
+        """The mean over the members of their logits (unmasked)."""
         parts = [obs]
         if self.mask_input:
             mask = np.zeros(NUM_ACTIONS, np.float32)
             mask[legal] = 1.0
             parts.append(mask)
-        if self.prior_gain is not None:
+        if self.uses_prior:
             parts.append(prior)
-        h = np.concatenate(parts) if len(parts) > 1 else obs
-        for W, b in self.layers[:-1]:
-            h = self.act(h @ W + b)
-        W, b = self.layers[-1]
-        out = h @ W + b
-        if self.prior_gain is not None:
-            out = out + self.prior_gain[0] * prior[:NUM_ACTIONS] + self.prior_gain[1] * prior[NUM_ACTIONS:]
-        return out
+        x = np.concatenate(parts) if len(parts) > 1 else obs
+        total = None
+        for layers, gains in self.members:
+            h = x
+            for W, b in layers[:-1]:
+                h = self.act(h @ W + b)
+            W, b = layers[-1]
+            out = h @ W + b
+            if gains is not None:
+                out = out + gains[0] * prior[:NUM_ACTIONS] + gains[1] * prior[NUM_ACTIONS:]
+            total = out if total is None else total + out
+        return total / len(self.members) if len(self.members) > 1 else total
 
     def choose_move(self, view, legal):
         def pick(obs, mask, prior, acts):
             logits = self.logits(obs[0], acts, None if prior is None else prior[0])
             return max(acts, key=lambda x: logits[x])
 
-        return decide_move(state_from_view(view), pick, self.prior_gain is not None)
+        return decide_move(state_from_view(view), pick, self.uses_prior)
 
 
 def from_spec(arg, seed):

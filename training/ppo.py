@@ -34,7 +34,7 @@ import torch.nn.functional as F
 from . import checkpoint as ckpt
 from .config import ConfigError, PPOSection, TrainConfig, dump, from_dict
 from .league import League
-from .model import ModelConfig, PolicyNet, StateCritic
+from .model import EnsembleNet, ModelConfig, PolicyNet, StateCritic, build_policy
 from .selfplay import PHASES, Batch, Timers, play_rollout
 
 # ---------------------------------------------------------------- helpers
@@ -48,10 +48,10 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def make_net(cfg: TrainConfig, device) -> PolicyNet:
-    return PolicyNet(ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation,
-                                 mask_input=cfg.model.mask_input, prior=cfg.model.prior,
-                                 prior_gain=list(cfg.model.prior_gain))).to(device)
+def make_net(cfg: TrainConfig, device) -> PolicyNet | EnsembleNet:
+    return build_policy(ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation,
+                                    mask_input=cfg.model.mask_input, prior=cfg.model.prior,
+                                    prior_gain=list(cfg.model.prior_gain), members=cfg.model.members)).to(device)
 
 
 def make_critic(cfg: TrainConfig, device) -> StateCritic | None:

@@ -30,6 +30,7 @@ from cavallo_env.engine import GameState, random_deal
 from cavallo_env.prior import PRIOR_VERSION, PriorCache, action_prior
 from cavallo_env.views import make_view, move_from_dict
 
+from . import policy_bot  # noqa: F401  (registers the checkpoint: bot a DAgger student plays as)
 from .selfplay import masks_from_legal
 
 
@@ -309,20 +310,24 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
         for idx in torch.tensor_split(train[torch.randperm(n, generator=gen)], n_mb):
             o, m = obs[idx].to(device), mask[idx].to(device)
             a, r = actions[idx].to(device), returns[idx].to(device)
-            logits, value = model(o, m, prior[idx].to(device) if prior is not None else None)
-            if targets is None:
-                ce = F.cross_entropy(logits, a)
-            else:  # soft targets: cross-entropy against the teacher's distribution
-                ce = -(targets[idx].to(device) * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
-            lv = 0.5 * F.mse_loss(value, r)
+            p = prior[idx].to(device) if prior is not None else None
+            # an ensemble's members are each fitted on their own (their losses summed)
+            outs = model.member_outputs(o, m, p) if hasattr(model, "member_outputs") else [model(o, m, p)]
+            t = targets[idx].to(device) if targets is not None else None
+            ce = sum(F.cross_entropy(lg, a) if t is None  # else soft targets: the teacher's distribution
+                     else -(t * torch.log_softmax(lg, dim=-1)).sum(-1).mean() for lg, _ in outs)
+            lv = sum(0.5 * F.mse_loss(v, r) for _, v in outs)
             loss = ce + vf_coef * lv
+            logits = torch.stack([lg for lg, _ in outs]).mean(0) if len(outs) > 1 else outs[0][0]
+            ce, lv = ce / len(outs), lv / len(outs)
             if anneal_lr:
                 for g in opt.param_groups:
                     g["lr"] = lr * (1.0 - step / steps)
                 step += 1
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            for part in getattr(model, "members", [model]):  # each member clipped as if alone
+                torch.nn.utils.clip_grad_norm_(part.parameters(), 1.0)
             opt.step()
             tot["ce"] += ce.item()
             tot["v"] += lv.item()
