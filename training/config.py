@@ -139,7 +139,8 @@ class PretrainSection:
     soft: float = 0.0
     anneal_lr: bool = False  # the imitation's step size falls linearly to 0 over its epochs
     # folder keeping the teacher's decisions, shared by runs with the same deals and
-    # settings (null: the run's own teacher/); blocks are keyed, a mismatch is replayed
+    # settings (null: the run's own teacher/; a relative path is from where `cavallo train`
+    # runs); blocks are keyed, a mismatch is replayed
     cache: typing.Optional[str] = None
     # DAgger after the imitation: each round the student plays `dagger_games` deals
     # against `dagger_opponent`, the teacher labels the student's positions, and the
