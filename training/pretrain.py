@@ -215,7 +215,7 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
             cache = PriorCache()
             while not state.done:
                 seat = state.current
-                card, capture = rec.record(game, feats, seat, teachers[seat], cache)
+                rec.record(game, feats, seat, teachers[seat], cache)
                 teams.extend([seat & 1] * rec.last)
                 feats.after_move(state)
         else:  # DAgger: the student's team plays, the teacher labels its positions
