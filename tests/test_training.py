@@ -75,6 +75,11 @@ def test_shipped_configs_are_valid(name):
     ({"pretrain": {"jobs": 0}}, "config.pretrain.jobs"),
     ({"model": {"prior": "maybe"}}, "config.model.prior: expected true or false"),
     ({"model": {"prior_gain": [1.0]}}, "config.model.prior_gain"),
+    ({"model": {"members": 0}}, "config.model.members"),
+    ({"pretrain": {"sharpen": 0}}, "config.pretrain.sharpen"),
+    ({"pretrain": {"dagger_rounds": -1}}, "config.pretrain.dagger_rounds"),
+    ({"pretrain": {"dagger_opponent": "oracle"}}, "config.pretrain.dagger_opponent: unknown bot 'oracle'"),
+    ({"pretrain": {"cache": " "}}, "config.pretrain.cache"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -362,6 +367,24 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
     b, _ = _weights(tmp_path / "part")
     for k in a:
         assert torch.equal(a[k], b[k]), k
+
+
+@pytest.mark.parametrize("members", [1, 3])
+def test_sharpen_scales_the_logits_and_keeps_the_argmax(members):
+    from cavallo_env.export import game_inputs
+    from training.model import ModelConfig, build_policy
+
+    torch.manual_seed(0)
+    net = build_policy(ModelConfig(hidden=[32], prior=True, members=members))
+    obs, mask, prior = (torch.from_numpy(x) for x in game_inputs(1, seed=2, prior=True))
+    with torch.no_grad():
+        before, v0 = net(obs, mask, prior)
+        net.sharpen(3.0)
+        after, v1 = net(obs, mask, prior)
+    legal = mask != 0
+    torch.testing.assert_close(after[legal], 3.0 * before[legal], rtol=1e-5, atol=1e-5)
+    assert (after[~legal] == -1e9).all() and torch.equal(v0, v1)
+    assert torch.equal(after.argmax(-1), before.argmax(-1))
 
 
 def test_stop_at_zero_stops_after_the_warm_start(tmp_path):

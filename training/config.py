@@ -138,6 +138,9 @@ class PretrainSection:
     # target, the rest on the move it plays (0 = imitate the move only)
     soft: float = 0.0
     anneal_lr: bool = False  # the imitation's step size falls linearly to 0 over its epochs
+    # after the imitation, multiply the policy's logits by this (its head and prior gains):
+    # the same argmax, a sharper policy for PPO to sample from (1 = unchanged)
+    sharpen: float = 1.0
     # folder keeping the teacher's decisions, shared by runs with the same deals and
     # settings (null: the run's own teacher/; a relative path is from where `cavallo train`
     # runs); blocks are keyed, a mismatch is replayed
@@ -157,6 +160,7 @@ class PretrainSection:
         _range(where, "epochs", self.epochs, 1, 1000)
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        _range(where, "sharpen", self.sharpen, 0, 100, lo_open=True)
         _range(where, "dagger_rounds", self.dagger_rounds, 0, 100)
         _range(where, "dagger_games", self.dagger_games, 1, 1_000_000)
         _range(where, "dagger_epochs", self.dagger_epochs, 1, 1000)

@@ -92,6 +92,15 @@ class PolicyNet(nn.Module):
     def uses_prior(self) -> bool:
         return bool(self.cfg.prior)
 
+    @torch.no_grad()
+    def sharpen(self, factor: float) -> None:
+        """Multiply the logits by ``factor`` (policy head and prior gains): the same argmax,
+        a lower-temperature policy."""
+        self.policy.weight.mul_(factor)
+        self.policy.bias.mul_(factor)
+        if self.cfg.prior:
+            self.prior_gain.mul_(factor)
+
 
 class EnsembleNet(nn.Module):
     """``cfg.members`` PolicyNets (``members.K.*``) that play as one: the mean of their logits
@@ -118,6 +127,10 @@ class EnsembleNet(nn.Module):
     @property
     def uses_prior(self) -> bool:
         return bool(self.cfg.prior)
+
+    def sharpen(self, factor: float) -> None:
+        for m in self.members:
+            m.sharpen(factor)
 
 
 def build_policy(cfg: ModelConfig) -> PolicyNet | EnsembleNet:

@@ -432,6 +432,9 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                                  minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
                                  device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
         del data
+        if cfg.pretrain.sharpen != 1.0:
+            model.sharpen(cfg.pretrain.sharpen)
+            log(f"pretrain: policy logits x {cfg.pretrain.sharpen:g} (same argmax, sharper sampling)")
         counters["pretrain"] = dict(bc, games=cfg.pretrain.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
         counters["wall_s"] += time.perf_counter() - t0
         league.add(model, 0)  # the imitation policy anchors the league
