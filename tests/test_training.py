@@ -335,6 +335,11 @@ def test_teacher_data_is_cached_block_by_block(tmp_path, monkeypatch):
     assert plain["targets"] is None and again["targets"] is None
     with pytest.raises(ValueError, match="at least one deal"):
         pretrain.teacher_games(0, "greedy", np.random.default_rng(7))
+    pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "w")
+    played.clear()  # the win reward reuses the blocks recorded in points: its returns are their sign
+    win = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), "win", prior=True, cache_dir=tmp_path / "w")
+    assert played == [] and np.array_equal(win["returns"], np.sign(plain["returns"]))
+    assert set(np.unique(win["returns"]).tolist()) <= {-1.0, 0.0, 1.0} and np.array_equal(win["obs"], plain["obs"])
 
 
 def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypatch):

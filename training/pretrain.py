@@ -43,7 +43,8 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
                   reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
                   soft: float = 0.0, cache_dir=None, players: tuple | None = None) -> dict:
     """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
-    (with ``prior``, also the heuristic prior of each decision).  ``jobs > 1`` plays them in
+    (with ``prior``, also the heuristic prior of each decision; ``returns`` are the deciding
+    team's final rewards, ``reward`` as in the env).  ``jobs > 1`` plays them in
     that many processes; the deals come from ``rng`` either way, so the data is the same.
 
     With ``soft > 0`` and a search teacher (``ismcts``), each decision also gets a target
@@ -65,6 +66,9 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     hash, so a changed student never reuses another's blocks."""
     if n_games < 1:
         raise ValueError(f"teacher_games needs at least one deal, got {n_games}")
+    win = reward == "win"
+    if win:  # recorded in points (so both rewards share the recorded deals); a win is its sign
+        reward = "points"
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior, soft)
     key_args = args
@@ -105,7 +109,10 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
                 collect(k, c, part)
     if bar is not None:
         bar.close()
-    return concat_decisions(parts)
+    data = concat_decisions(parts)
+    if win:
+        data["returns"] = np.sign(data["returns"]).astype(np.float32)
+    return data
 
 
 def _spec_fingerprint(spec: str) -> str:
