@@ -87,7 +87,7 @@ class CheckpointBot(Bot):
             if gains is not None:
                 out = out + gains[0] * prior[:NUM_ACTIONS] + gains[1] * prior[NUM_ACTIONS:]
             total = out if total is None else total + out
-        return total / len(self.members) if len(self.members) > 1 else total
+        return total / len(self.members)
 
     def choose_move(self, view, legal):
         def pick(obs, mask, prior, acts):

@@ -25,6 +25,7 @@ import json
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -408,29 +409,26 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         teacher_dir = Path(cfg.pretrain.cache) if cfg.pretrain.cache else run_dir / "teacher"
         log(f"pretrain: {cfg.pretrain.games} deals of {cfg.pretrain.teacher} in every seat "
             f"(recorded in {teacher_dir}, reused on --resume)")
-        data = teacher_games(cfg.pretrain.games, cfg.pretrain.teacher, rng, cfg.reward, cfg.reward_scale,
-                             prior=cfg.model.prior, jobs=cfg.pretrain.jobs, progress=progress,
-                             soft=cfg.pretrain.soft, cache_dir=teacher_dir)
+        record = partial(teacher_games, teacher=cfg.pretrain.teacher, rng=rng, reward=cfg.reward,
+                         reward_scale=cfg.reward_scale, prior=cfg.model.prior, jobs=cfg.pretrain.jobs,
+                         progress=progress, soft=cfg.pretrain.soft)
+        fit = partial(behaviour_clone, model, lr=cfg.pretrain.lr, minibatch_size=cfg.pretrain.minibatch_size,
+                      vf_coef=cfg.ppo.vf_coef, gen=gen, device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
+        data = record(cfg.pretrain.games, cache_dir=teacher_dir)
         t1 = time.perf_counter()
         log(f"pretrain: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
-        bc = behaviour_clone(model, data, epochs=cfg.pretrain.epochs, lr=cfg.pretrain.lr,
-                             minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
-                             device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
+        bc = fit(data, epochs=cfg.pretrain.epochs)
         for r in range(1, cfg.pretrain.dagger_rounds + 1):
             # DAgger: the teacher labels the positions the student reaches against dagger_opponent
             student = run_dir / "checkpoints" / f"dagger-{r}"
             save_checkpoint(student, model, opt, league, cfg, counters, rng, gen, evals, full=False)
             log(f"pretrain: DAgger round {r}/{cfg.pretrain.dagger_rounds}: {cfg.pretrain.dagger_games} deals of "
                 f"the student vs {cfg.pretrain.dagger_opponent}, labelled by {cfg.pretrain.teacher}")
-            extra = teacher_games(cfg.pretrain.dagger_games, cfg.pretrain.teacher, rng, cfg.reward,
-                                  cfg.reward_scale, prior=cfg.model.prior, jobs=cfg.pretrain.jobs,
-                                  progress=progress, soft=cfg.pretrain.soft, cache_dir=run_dir / f"dagger-{r}",
-                                  players=(f"checkpoint:{student.with_suffix('.json')}", cfg.pretrain.dagger_opponent))
+            extra = record(cfg.pretrain.dagger_games, cache_dir=run_dir / f"dagger-{r}",
+                           players=(f"checkpoint:{student.with_suffix('.json')}", cfg.pretrain.dagger_opponent))
             data = concat_decisions([data, extra])
             del extra
-            bc = behaviour_clone(model, data, epochs=cfg.pretrain.dagger_epochs, lr=cfg.pretrain.lr,
-                                 minibatch_size=cfg.pretrain.minibatch_size, vf_coef=cfg.ppo.vf_coef, gen=gen,
-                                 device=dev, log=log, anneal_lr=cfg.pretrain.anneal_lr)
+            bc = fit(data, epochs=cfg.pretrain.dagger_epochs)
         del data
         if cfg.pretrain.sharpen != 1.0:
             model.sharpen(cfg.pretrain.sharpen)

@@ -222,8 +222,7 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
             cache = PriorCache()
             while not state.done:
                 seat = state.current
-                rec.record(game, feats, seat, teachers[seat], cache)
-                teams.extend([seat & 1] * rec.last)
+                teams.extend([seat & 1] * rec.record(game, feats, seat, teachers[seat], cache))
                 feats.after_move(state)
         else:  # DAgger: the student's team plays, the teacher labels its positions
             student_team = deal_seed & 1
@@ -235,8 +234,7 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
                     game = ActionGame(state.copy())  # the teacher's path, on a copy
                     feats = Features()
                     feats.reset(game.state)
-                    rec.record(game, feats, seat, teachers[seat], PriorCache())
-                    teams.extend([seat & 1] * rec.last)
+                    teams.extend([seat & 1] * rec.record(game, feats, seat, teachers[seat], PriorCache()))
                 state.play(*move_from_dict(bots[seat].choose(view)))
         ret = state.returns(reward)
         returns.extend(ret[t] / scale for t in teams)
@@ -253,12 +251,11 @@ class _Recorder:
         self.obs: list[np.ndarray] = []
         self.legal: list[list[int]] = []
         self.actions: list[int] = []
-        self.last = 0  # decisions recorded by the last ``record``
 
-    def record(self, game: ActionGame, feats: Features, seat: int, bot, cache: PriorCache) -> tuple:
+    def record(self, game: ActionGame, feats: Features, seat: int, bot, cache: PriorCache) -> int:
         """Ask ``bot`` for its move in ``game`` (seat ``seat`` to play), record its decisions
         and play it (``game`` and ``feats`` end at the capture's last step; the caller calls
-        ``feats.after_move``).  Returns the move."""
+        ``feats.after_move``).  Returns how many decisions the move took."""
         state = game.state
         visits = None
         if self.soft > 0 and hasattr(bot, "move_and_visits"):
@@ -278,8 +275,7 @@ class _Recorder:
             self.actions.append(a)
             if game.step(a) is None:
                 feats.set_building(game.building)
-        self.last = len(acts)
-        return card, capture
+        return len(acts)
 
     def arrays(self, returns: list[float]) -> dict:
         return {
