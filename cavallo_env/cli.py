@@ -25,6 +25,19 @@ COMMANDS = {
 }
 
 
+def _checkpoint_bot(arg, seed):
+    """``checkpoint:<path>``: a training checkpoint played in numpy (``training.policy_bot``),
+    so ``cavallo eval``/``tournament``/``simulate``/``play`` take a run's checkpoints as they are,
+    without an export.  The training package is imported on first use only."""
+    from .bots import BotSpecError
+
+    try:
+        from training.policy_bot import from_spec
+    except ImportError as e:
+        raise BotSpecError(f"checkpoint: bots need the training package next to cavallo_env: {e}") from None
+    return from_spec(arg, seed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cavallo", description="Cavalloìcera: rules, bots, evaluation, training and in-game AI.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -42,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from .bots import register, registered
+
+    if "checkpoint" not in registered():
+        register("checkpoint", _checkpoint_bot)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -183,8 +183,18 @@ def test_cli_eval_json_to_stdout(capsys):
     assert data["score"] == 0.5
 
 
+def test_cli_eval_plays_a_training_checkpoint(capsys):
+    """``checkpoint:<path>`` works from the command line, without an export (the shipped one here)."""
+    rc = main(["eval", "checkpoint:checkpoints/default", "random", "--deals", "2", "--jobs", "1", "--json", "-",
+               "--no-progress"])
+    assert rc == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bot_a"] == "checkpoint:checkpoints/default" and data["games"] == 4
+
+
 @pytest.mark.parametrize("argv,message", [
     (["eval", "greedy", "bogus", "--deals", "2"], "unknown bot 'bogus'"),
+    (["eval", "checkpoint:no/such/run", "greedy", "--deals", "2"], "checkpoint sidecar not found"),
     (["eval", "greedy", "ismcts:zero", "--deals", "2"], "ismcts iteration count"),
     (["eval", "greedy", "random", "--deals", "0"], "deals must be a positive integer"),
     (["eval", "greedy", "random", "--deals", "2", "--jobs", "0"], "jobs must be a positive integer"),
