@@ -27,3 +27,15 @@ def test_teacher_agreement_reports_rates(capsys):
 def test_ismcts_timing_runs(capsys):
     assert _script("ismcts_timing").main(["ismcts:20", "1"]) == 0
     assert "ms" in capsys.readouterr().out
+
+
+def test_scua_by_phase_counts_per_block(capsys):
+    mod = _script("scua_by_phase")
+    assert mod.main(["greedy", "--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("a ", "b "))]
+    assert [r[0] for r in rows] == ["a", "b"]
+    for r in rows:
+        blocks, total = [float(x) for x in r[1:7]], float(r[7])
+        assert all(x >= 0 for x in blocks) and abs(sum(blocks) - total) < 0.01
+    assert sum(float(r[7]) for r in rows) > 0  # the 4 games of these fixed deals have scùas
