@@ -24,6 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 RECORDED_SOFT = 0.5
 
 
+def remix(data: dict, soft: float) -> dict:
+    """``data`` (recorded with ``RECORDED_SOFT``) with targets ``(1 - soft) * move + soft * visits``."""
+    import numpy as np
+
+    move = np.zeros_like(data["targets"])
+    move[np.arange(len(data["actions"])), data["actions"]] = 1.0
+    visits = (data["targets"] - (1.0 - RECORDED_SOFT) * move) / RECORDED_SOFT
+    data["targets"] = ((1.0 - soft) * move + soft * visits).astype(np.float32)
+    return data
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -34,8 +45,6 @@ def main(argv=None) -> int:
         print(f"SOFT must be in 0..1, got {soft}", file=sys.stderr)
         return 2
 
-    import numpy as np
-
     import training.pretrain as pretrain
     from cavallo_env.cli import main as cavallo
 
@@ -43,12 +52,7 @@ def main(argv=None) -> int:
 
     def remixed(*args, **kwargs):
         kwargs["soft"] = RECORDED_SOFT  # the recorded blocks' key
-        data = recorded(*args, **kwargs)
-        move = np.zeros_like(data["targets"])
-        move[np.arange(len(data["actions"])), data["actions"]] = 1.0
-        visits = (data["targets"] - (1.0 - RECORDED_SOFT) * move) / RECORDED_SOFT
-        data["targets"] = ((1.0 - soft) * move + soft * visits).astype(np.float32)
-        return data
+        return remix(recorded(*args, **kwargs), soft)
 
     pretrain.teacher_games = remixed  # training.ppo imports it when the warm start begins
     return cavallo(["train", "--config", config, "--stop-at", "0"])
