@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=None, help="override the config's games per rollout")
     ap.add_argument("--threads", type=int, default=None, help="override the config's torch threads")
     ap.add_argument("--device", default=None, help="override the config's device (auto, cpu, cuda)")
+    ap.add_argument("--prior-workers", type=int, default=None,
+                    help="override the config's prior_workers (extra processes for the heuristic prior)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
 
@@ -44,7 +46,7 @@ def main(argv=None) -> int:
     from training.config import load
     from training.league import League
     from training.ppo import build_learner, ppo_update, resolve_device
-    from training.selfplay import PHASES, Timers, play_rollout
+    from training.selfplay import PHASES, PriorWorkers, Timers, play_rollout
 
     cfg = load(args.config)
     if args.games:
@@ -56,13 +58,17 @@ def main(argv=None) -> int:
     gen, rng, model, critic, opt = build_learner(cfg, dev)
     league = League(cfg.league)
     league.add(model, 0)  # so that the snapshot share of the mix is played too
+    if args.prior_workers is not None:
+        cfg.prior_workers = args.prior_workers
+    workers = PriorWorkers(cfg.prior_workers) if cfg.prior_workers and cfg.model.prior else None
 
     def one_update(timers):
         opponents = league.draw_opponents(cfg.games, rng)
         model.eval()
         batch, stats = play_rollout(model, opponents, league.nets(), rng=rng, gen=gen, device=dev,
                                     reward=cfg.reward, reward_scale=cfg.reward_scale, shaping=cfg.shaping,
-                                    gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers)
+                                    gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers,
+                                    prior_workers=workers)
         model.train()
         t0 = time.perf_counter()
         ppo_update(model, opt, batch, cfg.ppo, gen, dev, critic)
@@ -79,9 +85,12 @@ def main(argv=None) -> int:
         decisions += stats.decisions
         samples += stats.learner_decisions
     wall = time.perf_counter() - t0
+    if workers is not None:
+        workers.close()
     measured = sum(timers.values())
     out = {
-        "config": args.config, "device": str(dev), "threads": cfg.threads, "games_per_rollout": cfg.games,
+        "config": args.config, "device": str(dev), "threads": cfg.threads, "prior_workers": cfg.prior_workers,
+        "games_per_rollout": cfg.games,
         "updates": args.updates, "wall_s": wall, "decisions": decisions, "learner_samples": samples,
         "decisions_per_s": decisions / wall, "learner_samples_per_s": samples / wall,
         "shares": {p: timers[p] / wall for p in PHASES},
@@ -91,7 +100,8 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"train_speed: {args.config}, {out['device']}, {cfg.threads} torch thread(s), {cfg.games} games per rollout, "
+    print(f"train_speed: {args.config}, {out['device']}, {cfg.threads} torch thread(s), "
+          f"{cfg.prior_workers} prior worker(s), {cfg.games} games per rollout, "
           f"{args.updates} updates in {wall:.1f} s")
     print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
     print(f"  learner samples/s (trained on)              {out['learner_samples_per_s']:10.0f}")

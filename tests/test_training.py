@@ -80,6 +80,8 @@ def test_shipped_configs_are_valid(name):
     ({"pretrain": {"dagger_rounds": -1}}, "config.pretrain.dagger_rounds"),
     ({"pretrain": {"dagger_opponent": "oracle"}}, "config.pretrain.dagger_opponent: unknown bot 'oracle'"),
     ({"pretrain": {"cache": " "}}, "config.pretrain.cache"),
+    ({"prior_workers": -1}, "config.prior_workers"),
+    ({"prior_workers": 1.5}, "config.prior_workers: expected an integer"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -272,6 +274,63 @@ def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
     assert pre["games"] == 4 and 0 <= pre["acc"] <= 1 and math.isfinite(pre["ce"])
     assert out["update"] == 1
     assert meta["league"]["snapshots"][0]["update"] == 0  # the imitation policy anchors the league
+
+
+def test_prior_workers_give_the_same_rollout():
+    """The prior computed in worker processes (replaying the main process's actions) is the
+    prior the main process computes: the batch is identical, for bot, self and snapshot games."""
+    from training.model import ModelConfig
+    from training.selfplay import PriorWorkers
+
+    torch.manual_seed(0)
+    net = PolicyNet(ModelConfig(hidden=[32], prior=True))
+    opponents = ["self", "heuristic", ("snapshot", 0), "greedy", "heuristic", "self", "greedy"]
+
+    def rollout(workers):
+        return play_rollout(net, opponents, [net], rng=np.random.default_rng(3),
+                            gen=torch.Generator().manual_seed(3), device="cpu", prior_workers=workers)[0]
+
+    plain = rollout(None)
+    for n in (1, 2):
+        with PriorWorkers(n) as workers:
+            procs = list(workers.procs)
+            shared = rollout(workers)
+            again = rollout(workers)  # a worker starts each rollout afresh
+        for k in ("obs", "mask", "actions", "logp", "values", "advantages", "prior"):
+            assert np.array_equal(getattr(plain, k), getattr(shared, k)), (n, k)
+            assert np.array_equal(getattr(plain, k), getattr(again, k)), (n, k)
+        assert len(procs) == n and not any(p.is_alive() for p in procs)  # closed on leaving the block
+    with pytest.raises(ValueError, match="at least one worker"):
+        PriorWorkers(0)
+
+
+def test_training_with_prior_workers_is_the_same_run(tmp_path):
+    from training.ppo import train
+
+    runs = {}
+    for n in (0, 1):
+        cfg = from_dict(tiny(updates=2, prior_workers=n, model={"hidden": [32], "prior": True}))
+        train(cfg, tmp_path / f"w{n}", progress=False, log=lambda *_: None)
+        runs[n] = _weights(tmp_path / f"w{n}")[0]
+    assert runs[0].keys() == runs[1].keys()
+    for k in runs[0]:
+        assert torch.equal(runs[0][k], runs[1][k]), k
+
+
+def test_a_dead_prior_worker_is_a_clear_error():
+    from training.model import ModelConfig
+    from training.selfplay import PriorWorkers
+
+    net = PolicyNet(ModelConfig(hidden=[16], prior=True))
+    workers = PriorWorkers(1)
+    try:
+        workers.procs[0].kill()
+        workers.procs[0].join()
+        with pytest.raises(RuntimeError, match="prior worker"):
+            play_rollout(net, ["self", "self"], [], rng=np.random.default_rng(0),
+                         gen=torch.Generator().manual_seed(0), device="cpu", prior_workers=workers)
+    finally:
+        workers.close()
 
 
 def test_prior_model_rollout_pretrain_and_resume(tmp_path):

@@ -181,6 +181,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "auto"  # auto | cpu | cuda | cuda:N
     threads: int = 1  # torch CPU threads (1 is fastest on a small shared CPU)
+    prior_workers: int = 0  # extra processes computing the heuristic prior in rollouts (selfplay.PriorWorkers)
     updates: int = 400  # PPO updates; each plays `games` deals in lockstep first
     games: int = 256  # deals per rollout, stepped in lockstep with batched inference
     reward: str = "points"  # points | win (CONTRACT.md)
@@ -200,6 +201,7 @@ class TrainConfig:
         if not (self.device in ("auto", "cpu", "cuda") or (self.device.startswith("cuda:") and self.device[5:].isdigit())):
             raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
         _range(where, "threads", self.threads, 1, 256)
+        _range(where, "prior_workers", self.prior_workers, 0, 16)
         _range(where, "updates", self.updates, 1, 1 << 30)
         _range(where, "games", self.games, 1, 1 << 20)
         if self.reward not in ("points", "win"):

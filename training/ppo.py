@@ -36,7 +36,7 @@ from . import checkpoint as ckpt
 from .config import ConfigError, PPOSection, TrainConfig, dump, from_dict
 from .league import League
 from .model import EnsembleNet, ModelConfig, PolicyNet, StateCritic, build_policy
-from .selfplay import PHASES, Batch, Timers, play_rollout
+from .selfplay import PHASES, Batch, PriorWorkers, Timers, play_rollout
 
 # ---------------------------------------------------------------- helpers
 
@@ -450,6 +450,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         bar = tqdm(total=cfg.updates, initial=counters["update"], unit="upd", dynamic_ncols=True)
     timers = Timers()
     done_this_call = 0
+    workers = PriorWorkers(cfg.prior_workers) if cfg.prior_workers and cfg.model.prior else None
     try:
         while counters["update"] < cfg.updates and (stop_at is None or counters["update"] < stop_at) and stop_after != 0:
             update = counters["update"] + 1
@@ -465,7 +466,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             batch, stats = play_rollout(
                 model, opponents, league.nets(), rng=rng, gen=gen, device=dev, reward=cfg.reward,
                 reward_scale=cfg.reward_scale, shaping=cfg.shaping, gamma=cfg.ppo.gamma,
-                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers)
+                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers, prior_workers=workers)
             # ---- 2c. PPO update
             model.train()
             t0 = time.perf_counter()
@@ -524,6 +525,8 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 save_checkpoint(last_path, model, opt, league, cfg, counters, rng, gen, evals, critic=critic)
                 break
     finally:
+        if workers is not None:
+            workers.close()
         if bar is not None:
             bar.close()
         runlog.close()

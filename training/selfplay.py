@@ -105,6 +105,122 @@ def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator,
     return actions.cpu().numpy(), logp.cpu().numpy(), value.float().cpu().numpy()
 
 
+class PriorWorkers:
+    """Extra processes that compute the heuristic prior for part of a rollout's games.
+
+    The prior (``cavallo_env.prior``) takes about half of a rollout's time and is pure
+    Python, so on a machine with spare cores it is shared out: with ``n`` workers, game
+    ``i`` belongs to worker ``i % (n + 1) - 1`` (the main process keeps ``i % (n + 1) == 0``).
+    Each worker keeps its own copy of its games and replays the actions the main process
+    applied to them since its last request, so the priors it returns are exactly the ones
+    the main process would have computed: a run is the same with or without workers.
+    """
+
+    def __init__(self, n: int):
+        import multiprocessing as mp
+
+        if n < 1:
+            raise ValueError(f"PriorWorkers needs at least one worker, got {n}")
+        ctx = mp.get_context("fork")
+        self.n = n
+        self.conns = []
+        self.procs = []
+        for _ in range(n):
+            conn, child = ctx.Pipe()
+            proc = ctx.Process(target=_prior_worker, args=(child,), daemon=True, name="cavallo-prior")
+            proc.start()
+            child.close()
+            self.conns.append(conn)
+            self.procs.append(proc)
+        self.pending: list[list] = [[] for _ in range(n)]
+
+    def owner(self, i: int) -> int:
+        """The worker of game ``i`` (-1: the main process)."""
+        return i % (self.n + 1) - 1
+
+    def start(self, games: list) -> None:
+        """A new rollout: send each worker the deals of its games (before any move)."""
+        for k, conn in enumerate(self.conns):
+            deals = {i: (g.state.initial_hands, g.state.initial_table, g.state.dealer)
+                     for i, g in enumerate(games) if self.owner(i) == k}
+            self._send(k, ("start", deals))
+        self.pending = [[] for _ in range(self.n)]
+
+    def stepped(self, i: int, action: int) -> None:
+        """The main process applied ``action`` to game ``i``."""
+        k = self.owner(i)
+        if k >= 0:
+            self.pending[k].append((i, action))
+
+    def request(self, k: int, games: list) -> None:
+        """Ask worker ``k`` for the priors of ``games`` (indices), in that order."""
+        self._send(k, ("prior", self.pending[k], games))
+        self.pending[k] = []
+
+    def result(self, k: int) -> np.ndarray:
+        try:
+            out = self.conns[k].recv()
+        except (EOFError, OSError):
+            raise RuntimeError("a prior worker process died; rerun with prior_workers: 0 to see its error") from None
+        if isinstance(out, str):
+            raise RuntimeError(f"a prior worker failed: {out}")
+        return out
+
+    def _send(self, k: int, msg) -> None:
+        try:
+            self.conns[k].send(msg)
+        except (BrokenPipeError, OSError):
+            raise RuntimeError("a prior worker process died; rerun with prior_workers: 0 to see its error") from None
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("stop",))
+                conn.close()
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self.conns, self.procs = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _prior_worker(conn) -> None:
+    """The loop of one ``PriorWorkers`` process: replay the actions, compute the priors asked for."""
+    import traceback
+
+    games: dict = {}
+    caches: dict = {}
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg[0] == "stop":
+            return
+        try:
+            if msg[0] == "start":
+                games = {i: ActionGame(GameState(*deal)) for i, deal in msg[1].items()}
+                caches = {i: PriorCache() for i in games}
+                continue
+            _, steps, need = msg
+            for i, a in steps:
+                games[i].step(a)
+            out = np.empty((len(need), PRIOR_SIZE), dtype=np.float32)
+            for j, i in enumerate(need):
+                action_prior(games[i], out[j], caches[i])
+            conn.send(out)
+        except Exception:
+            conn.send(traceback.format_exc(limit=3))
+
+
 class Timers(dict):
     def __init__(self):
         super().__init__({p: 0.0 for p in PHASES})
@@ -113,14 +229,17 @@ class Timers(dict):
 def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.random.Generator,
                  gen: torch.Generator, device, reward: str = "points", reward_scale: float = 10.0,
                  shaping: float = 0.0, gamma: float = 1.0, gae_lambda: float = 0.95,
-                 critic=None, timers: Timers | None = None) -> tuple[Batch, RolloutStats]:
+                 critic=None, timers: Timers | None = None,
+                 prior_workers: PriorWorkers | None = None) -> tuple[Batch, RolloutStats]:
     """Play ``len(opponents)`` deals in lockstep and return the learner's batch.
 
     ``opponents[i]`` is the opponent of game ``i``: ``"self"``, ``"greedy"``,
     ``"heuristic"`` or ``("snapshot", k)`` for ``snapshot_nets[k]``.  Deals,
     seats and bot seeds come from ``rng``; action sampling from ``gen``.
     With a ``critic`` (``StateCritic``), the values for GAE are its estimates
-    from the full-information input; otherwise the policy's value head.
+    from the full-information input; otherwise the policy's value head.  With
+    ``prior_workers``, other processes compute part of the heuristic prior (the
+    same numbers, sooner).
     """
     from cavallo_env.bots import make
 
@@ -162,6 +281,9 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         feats.append(f)
     timers["encoder"] += clock() - t0
     use_prior = bool(getattr(learner.cfg, "prior", False))
+    workers = prior_workers if use_prior else None
+    if workers is not None:
+        workers.start(games)
     caches = [PriorCache() for _ in range(n_games)]  # heuristic scores per game and turn: prior and bot alike
     rec_prior = []
 
@@ -188,6 +310,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                     acts = move_to_actions(st, card, capture)
                     for a in acts:
                         g.step(a)
+                        if workers is not None:
+                            workers.stepped(i, a)
                     t2 = clock()
                     feats[i].after_move(st)
                     timers["bots"] += t1 - t0
@@ -205,8 +329,21 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             prior = None
             if use_prior:
                 prior = np.empty((len(gi), PRIOR_SIZE), dtype=np.float32)
-                for j, i in enumerate(gi.tolist()):
-                    action_prior(games[i], prior[j], caches[i])
+                if workers is None:
+                    for j, i in enumerate(gi.tolist()):
+                        action_prior(games[i], prior[j], caches[i])
+                else:
+                    rows = [[] for _ in range(workers.n + 1)]  # per owner (main last): rows of gi
+                    for j, i in enumerate(gi.tolist()):
+                        rows[workers.owner(i)].append(j)
+                    for k in range(workers.n):
+                        if rows[k]:
+                            workers.request(k, [int(gi[j]) for j in rows[k]])
+                    for j in rows[-1]:
+                        action_prior(games[gi[j]], prior[j], caches[gi[j]])
+                    for k in range(workers.n):
+                        if rows[k]:
+                            prior[rows[k]] = workers.result(k)
             t2p = clock()
             net = learner if code == LEARNER else snapshot_nets[code - 1]
             actions, logp, values = sample_actions(net, obs, mask, gen, device, prior)
@@ -240,6 +377,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                 g = games[i]
                 t0 = clock()
                 moved = g.step(a)
+                if workers is not None:
+                    workers.stepped(i, a)
                 t1 = clock()
                 if moved is None:
                     feats[i].set_building(g.building)
