@@ -13,7 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
-from cavallo_env.actions import NUM_ACTIONS  # noqa: E402
+from cavallo_env.actions import NUM_ACTIONS, ActionGame  # noqa: E402
+from cavallo_env.engine import GameState, random_deal  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
 from training.config import ConfigError, from_dict, load  # noqa: E402
@@ -300,6 +301,10 @@ def test_prior_workers_give_the_same_rollout():
             assert np.array_equal(getattr(plain, k), getattr(shared, k)), (n, k)
             assert np.array_equal(getattr(plain, k), getattr(again, k)), (n, k)
         assert len(procs) == n and not any(p.is_alive() for p in procs)  # closed on leaving the block
+    with PriorWorkers(1) as workers:  # a rollout broken off with a result unread: the next one drains it
+        workers.start([ActionGame(GameState(*random_deal(5)))] * 2)
+        workers.request(0, [1])
+        assert np.array_equal(rollout(workers).prior, plain.prior)
     with pytest.raises(ValueError, match="at least one worker"):
         PriorWorkers(0)
 

@@ -133,6 +133,7 @@ class PriorWorkers:
             self.conns.append(conn)
             self.procs.append(proc)
         self.pending: list[list] = [[] for _ in range(n)]
+        self.waiting = [0] * n  # requests sent, results not yet read
 
     def owner(self, i: int) -> int:
         """The worker of game ``i`` (-1: the main process)."""
@@ -140,6 +141,9 @@ class PriorWorkers:
 
     def start(self, games: list) -> None:
         """A new rollout: send each worker the deals of its games (before any move)."""
+        for k in range(self.n):  # results a broken-off rollout left unread
+            while self.waiting[k]:
+                self.result(k)
         for k, conn in enumerate(self.conns):
             deals = {i: (g.state.initial_hands, g.state.initial_table, g.state.dealer)
                      for i, g in enumerate(games) if self.owner(i) == k}
@@ -156,10 +160,12 @@ class PriorWorkers:
         """Ask worker ``k`` for the priors of ``games`` (indices), in that order."""
         self._send(k, ("prior", self.pending[k], games))
         self.pending[k] = []
+        self.waiting[k] += 1
 
     def result(self, k: int) -> np.ndarray:
         try:
             out = self.conns[k].recv()
+            self.waiting[k] -= 1
         except (EOFError, OSError):
             raise RuntimeError("a prior worker process died; rerun with prior_workers: 0 to see its error") from None
         if isinstance(out, str):
