@@ -156,6 +156,21 @@ class PriorWorkers:
         if k >= 0:
             self.pending[k].append((i, action))
 
+    def fill(self, idx: list, games: list, caches: list, out: np.ndarray) -> None:
+        """``out[j]`` = the prior of game ``idx[j]``: the workers compute theirs while the main
+        process computes its own (``games``, ``caches``: the main process's)."""
+        rows: list[list[int]] = [[] for _ in range(self.n + 1)]  # per owner, the main process last
+        for j, i in enumerate(idx):
+            rows[self.owner(i)].append(j)
+        for k in range(self.n):
+            if rows[k]:
+                self.request(k, [idx[j] for j in rows[k]])
+        for j in rows[-1]:
+            action_prior(games[idx[j]], out[j], caches[idx[j]])
+        for k in range(self.n):
+            if rows[k]:
+                out[rows[k]] = self.result(k)
+
     def request(self, k: int, games: list) -> None:
         """Ask worker ``k`` for the priors of ``games`` (indices), in that order."""
         self._send(k, ("prior", self.pending[k], games))
@@ -339,17 +354,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                     for j, i in enumerate(gi.tolist()):
                         action_prior(games[i], prior[j], caches[i])
                 else:
-                    rows = [[] for _ in range(workers.n + 1)]  # per owner (main last): rows of gi
-                    for j, i in enumerate(gi.tolist()):
-                        rows[workers.owner(i)].append(j)
-                    for k in range(workers.n):
-                        if rows[k]:
-                            workers.request(k, [int(gi[j]) for j in rows[k]])
-                    for j in rows[-1]:
-                        action_prior(games[gi[j]], prior[j], caches[gi[j]])
-                    for k in range(workers.n):
-                        if rows[k]:
-                            prior[rows[k]] = workers.result(k)
+                    workers.fill(gi.tolist(), games, caches, prior)
             t2p = clock()
             net = learner if code == LEARNER else snapshot_nets[code - 1]
             actions, logp, values = sample_actions(net, obs, mask, gen, device, prior)
