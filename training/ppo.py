@@ -7,7 +7,8 @@
 2. Loop over updates:
    a. draw the opponents of this rollout's games from the league mix;
    b. play them in lockstep (``training.selfplay.play_rollout``): batched,
-      masked sampling; the learner's decisions with GAE advantages;
+      masked sampling; the learner's decisions with GAE advantages (with
+      ``prior_workers``, other processes compute part of the heuristic prior);
    c. PPO update: clipped surrogate on the masked policy (the same mask
       as when acting), value loss, entropy bonus, a few epochs of minibatches;
    d. league bookkeeping: scores against each opponent, snapshots;
