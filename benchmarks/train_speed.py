@@ -45,8 +45,8 @@ def main(argv=None) -> int:
 
     from training.config import load
     from training.league import League
-    from training.ppo import build_learner, ppo_update, resolve_device
-    from training.selfplay import PHASES, PriorWorkers, Timers, play_rollout
+    from training.ppo import build_learner, make_prior_workers, ppo_update, resolve_device
+    from training.selfplay import PHASES, Timers, play_rollout
 
     cfg = load(args.config)
     if args.games:
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     league.add(model, 0)  # so that the snapshot share of the mix is played too
     if args.prior_workers is not None:
         cfg.prior_workers = args.prior_workers
-    workers = PriorWorkers(cfg.prior_workers) if cfg.prior_workers and cfg.model.prior else None
+    workers = make_prior_workers(cfg)
 
     def one_update(timers):
         opponents = league.draw_opponents(cfg.games, rng)

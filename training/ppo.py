@@ -62,6 +62,11 @@ def make_critic(cfg: TrainConfig, device) -> StateCritic | None:
     return StateCritic(list(cfg.ppo.critic_hidden), cfg.model.activation).to(device)
 
 
+def make_prior_workers(cfg: TrainConfig) -> PriorWorkers | None:
+    """The config's prior worker processes (None: none asked for, or a model without the prior)."""
+    return PriorWorkers(cfg.prior_workers) if cfg.prior_workers and cfg.model.prior else None
+
+
 def _label(spec: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in spec)
 
@@ -451,7 +456,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         bar = tqdm(total=cfg.updates, initial=counters["update"], unit="upd", dynamic_ncols=True)
     timers = Timers()
     done_this_call = 0
-    workers = PriorWorkers(cfg.prior_workers) if cfg.prior_workers and cfg.model.prior else None
+    workers = make_prior_workers(cfg)
     try:
         while counters["update"] < cfg.updates and (stop_at is None or counters["update"] < stop_at) and stop_after != 0:
             update = counters["update"] + 1

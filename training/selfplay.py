@@ -105,6 +105,9 @@ def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator,
     return actions.cpu().numpy(), logp.cpu().numpy(), value.float().cpu().numpy()
 
 
+_WORKER_DIED = "a prior worker process died; rerun with prior_workers: 0 to see its error"
+
+
 class PriorWorkers:
     """Extra processes that compute the heuristic prior for part of a rollout's games.
 
@@ -182,7 +185,7 @@ class PriorWorkers:
             out = self.conns[k].recv()
             self.waiting[k] -= 1
         except (EOFError, OSError):
-            raise RuntimeError("a prior worker process died; rerun with prior_workers: 0 to see its error") from None
+            raise RuntimeError(_WORKER_DIED) from None
         if isinstance(out, str):
             raise RuntimeError(f"a prior worker failed: {out}")
         return out
@@ -191,7 +194,7 @@ class PriorWorkers:
         try:
             self.conns[k].send(msg)
         except (BrokenPipeError, OSError):
-            raise RuntimeError("a prior worker process died; rerun with prior_workers: 0 to see its error") from None
+            raise RuntimeError(_WORKER_DIED) from None
 
     def close(self) -> None:
         for conn in self.conns:
