@@ -83,6 +83,9 @@ def test_shipped_configs_are_valid(name):
     ({"pretrain": {"cache": " "}}, "config.pretrain.cache"),
     ({"prior_workers": -1}, "config.prior_workers"),
     ({"prior_workers": 1.5}, "config.prior_workers: expected an integer"),
+    ({"ppo": {"advantage": "vtrace"}}, "config.ppo.advantage: gae or paired"),
+    ({"ppo": {"advantage": "paired"}, "games": 7}, "config.games: ppo.advantage paired plays every deal twice"),
+    ({"ppo": {"advantage": "paired"}, "shaping": 1.0}, "config.shaping: ppo.advantage paired"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -156,6 +159,44 @@ def test_rollout_actions_are_legal_and_games_complete():
     # the learner plays both teams in self games, one team otherwise: >= 24 decisions per team per game
     assert len(batch) >= (2 * 2 + 6) * 24
     assert np.isfinite(batch.advantages).all() and np.isfinite(batch.returns).all()
+
+
+def _heuristic_net() -> PolicyNet:
+    """A learner that always plays the heuristic's move: its prior choice block dominates."""
+    from training.model import ModelConfig
+
+    net = PolicyNet(ModelConfig(hidden=[8], prior=True, prior_gain=[0.0, 1e4]))
+    with torch.no_grad():
+        net.policy.weight.zero_()
+    return net
+
+
+def test_paired_rollout_twins_play_the_same_deal():
+    opponents = ["heuristic", "heuristic", "self", "self", "greedy", "greedy"]
+
+    def rollout(net, paired):
+        return play_rollout(net, opponents, [], rng=np.random.default_rng(4), gen=torch.Generator().manual_seed(4),
+                            device="cpu", paired=paired)
+
+    # a deterministic learner plays each twin game exactly alike: every advantage is 0
+    batch, stats = rollout(_heuristic_net(), True)
+    assert len(batch) and not batch.advantages.any()
+    results = {k: [r[1] for r in v] for k, v in stats.results.items()}
+    assert all(v[0] == v[1] for v in results.values()), results
+    assert rollout(_heuristic_net(), False)[0].advantages.any()  # (GAE's are not)
+    # a sampling learner: a team's advantage is its result minus its twin's, so they come in +- pairs
+    torch.manual_seed(0)
+    batch, _ = rollout(PolicyNet(), True)
+    pairs = set(zip(batch.returns.tolist(), batch.advantages.tolist()))
+    assert any(a != 0 for _, a in pairs)
+    for r, a in pairs:
+        assert (r - a, -a) in pairs or any(abs(r2 - (r - a)) < 1e-6 and abs(a2 + a) < 1e-6 for r2, a2 in pairs)
+    with pytest.raises(ValueError, match="even number of games"):
+        play_rollout(PolicyNet(), ["self"] * 3, [], rng=np.random.default_rng(0), gen=torch.Generator(),
+                     device="cpu", paired=True)
+    with pytest.raises(ValueError, match="same opponent"):
+        play_rollout(PolicyNet(), ["self", "greedy"], [], rng=np.random.default_rng(0), gen=torch.Generator(),
+                     device="cpu", paired=True)
 
 
 def test_gae_by_hand():

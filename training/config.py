@@ -58,8 +58,14 @@ class PPOSection:
     # "state" = a separate centralised critic that also sees the hidden hands
     critic: str = "policy"
     critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
+    # "gae": advantages from the value baseline (GAE); "paired": every deal is played twice
+    # with the same seats and opponents, and a team's decisions get its result minus its
+    # result in the twin game (the luck of the deal cancels; selfplay.play_rollout)
+    advantage: str = "gae"
 
     def check(self, where):
+        if self.advantage not in ("gae", "paired"):
+            raise ConfigError(f"{where}.advantage: gae or paired, got {self.advantage!r}")
         if self.critic not in ("policy", "state"):
             raise ConfigError(f"{where}.critic: policy or state, got {self.critic!r}")
         if not self.critic_hidden or any(h < 1 for h in self.critic_hidden):
@@ -204,6 +210,10 @@ class TrainConfig:
         _range(where, "prior_workers", self.prior_workers, 0, 16)
         _range(where, "updates", self.updates, 1, 1 << 30)
         _range(where, "games", self.games, 1, 1 << 20)
+        if self.ppo.advantage == "paired" and self.games % 2:
+            raise ConfigError(f"{where}.games: ppo.advantage paired plays every deal twice, so games must be even, got {self.games}")
+        if self.ppo.advantage == "paired" and self.shaping:
+            raise ConfigError(f"{where}.shaping: ppo.advantage paired uses the deals' results only; set shaping: 0")
         if self.reward not in ("points", "win"):
             raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
         _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)

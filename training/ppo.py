@@ -465,14 +465,18 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             lr = cfg.ppo.lr * (1.0 - (update - 1) / cfg.updates) if cfg.ppo.anneal_lr else cfg.ppo.lr
             for g in opt.param_groups:
                 g["lr"] = lr
-            opponents = league.draw_opponents(cfg.games, rng)
+            if cfg.ppo.advantage == "paired":  # every deal twice, against the same opponent
+                opponents = [o for o in league.draw_opponents(cfg.games // 2, rng) for _ in (0, 1)]
+            else:
+                opponents = league.draw_opponents(cfg.games, rng)
             # ---- 2b. rollout
             model.eval()
             phase0 = dict(timers)
             batch, stats = play_rollout(
                 model, opponents, league.nets(), rng=rng, gen=gen, device=dev, reward=cfg.reward,
                 reward_scale=cfg.reward_scale, shaping=cfg.shaping, gamma=cfg.ppo.gamma,
-                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers, prior_workers=workers)
+                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers, prior_workers=workers,
+                paired=cfg.ppo.advantage == "paired")
             # ---- 2c. PPO update
             model.train()
             t0 = time.perf_counter()

@@ -254,7 +254,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
                  gen: torch.Generator, device, reward: str = "points", reward_scale: float = 10.0,
                  shaping: float = 0.0, gamma: float = 1.0, gae_lambda: float = 0.95,
                  critic=None, timers: Timers | None = None,
-                 prior_workers: PriorWorkers | None = None) -> tuple[Batch, RolloutStats]:
+                 prior_workers: PriorWorkers | None = None, paired: bool = False) -> tuple[Batch, RolloutStats]:
     """Play ``len(opponents)`` deals in lockstep and return the learner's batch.
 
     ``opponents[i]`` is the opponent of game ``i``: ``"self"``, ``"greedy"``,
@@ -264,7 +264,17 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
     from the full-information input; otherwise the policy's value head.  With
     ``prior_workers``, other processes compute part of the heuristic prior (the
     same numbers, sooner).
+
+    With ``paired``, games ``2k`` and ``2k + 1`` are twins: the same deal, the same
+    learner team and opponent (``opponents`` must pair up), the same bot seed; only
+    the sampled actions differ.  Each team's decisions then get as advantage its
+    result minus its result in the twin game, and as value target its result: the
+    luck of the deal cancels, and a decision both twins made alike gets opposite
+    advantages that cancel in the gradient, so the credit goes to where they differ
+    (a leave-one-out baseline over two samples).
     """
+    if paired and len(opponents) % 2:
+        raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
     from cavallo_env.bots import make
 
     timers = timers if timers is not None else Timers()
@@ -278,10 +288,17 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
     learner_team = np.zeros(n_games, dtype=np.int64)
     bots: dict[int, object] = {}
     t0 = clock()
+    deal_seeds: list[int] = []
+    bot_seeds: dict[int, int] = {}
     for i, opp in enumerate(opponents):
-        state = GameState(*random_deal(int(rng.integers(1 << 62))))
+        twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal and seats
+        if twin and opp != opponents[i - 1]:
+            raise ValueError(f"paired rollouts: games {i - 1} and {i} must have the same opponent, "
+                             f"got {opponents[i - 1]!r} and {opp!r}")
+        deal_seeds.append(deal_seeds[i - 1] if twin else int(rng.integers(1 << 62)))
+        state = GameState(*random_deal(deal_seeds[i]))
         games.append(ActionGame(state))
-        lt = int(rng.integers(2))
+        lt = int(learner_team[i - 1]) if twin else int(rng.integers(2))
         learner_team[i] = lt
         if opp == "self":
             labels.append("self")
@@ -292,7 +309,9 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             else:
                 code = BOT_CODES[opp]
                 labels.append(opp)
-                bot_seed = int(rng.integers(1 << 62))  # drawn for every bot game: the deals stay the same
+                # drawn for every bot game: the deals stay the same
+                bot_seeds[i] = bot_seeds[i - 1] if twin else int(rng.integers(1 << 62))
+                bot_seed = bot_seeds[i]
                 if code != HEURISTIC:  # heuristic moves come from the state (heuristic_move)
                     bots[i] = make(opp, seed=bot_seed)
             ctl[i, 1 - lt] = code
@@ -434,7 +453,12 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         nxt[:-1] = bonus[1:]
         nxt[last] = 0.0  # the potential of the end of the deal is 0: the shaping sums to -potential(first)
         rewards += shaping * (nxt - bonus) / reward_scale
-    advantages = _gae(rewards, values, last, gamma, gae_lambda)
+    if paired:  # the team's result minus its result in the twin game (key ^ 2: game ^ 1, same team)
+        advantages = (final[key] - final[key ^ 2]).astype(np.float32)
+        values_target = final[key].astype(np.float32)
+    else:
+        advantages = _gae(rewards, values, last, gamma, gae_lambda)
+        values_target = advantages + values
     batch = Batch(
         obs=np.concatenate(rec_obs)[order],
         mask=np.concatenate(rec_mask)[order],
@@ -442,7 +466,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
         logp=np.concatenate(rec_logp)[order].astype(np.float32),
         values=values.astype(np.float32),
         advantages=advantages,
-        returns=(advantages + values).astype(np.float32),
+        returns=values_target.astype(np.float32),
         critic_obs=np.concatenate(rec_cobs)[order] if critic is not None else None,
         prior=np.concatenate(rec_prior)[order] if use_prior else None,
     )
