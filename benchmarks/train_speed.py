@@ -40,13 +40,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
 
-    import numpy as np
     import torch
 
     from training.config import load
     from training.league import League
-    from training.ppo import build_learner, make_prior_workers, ppo_update, resolve_device
-    from training.selfplay import PHASES, Timers, play_rollout
+    from training.ppo import build_learner, collect_rollout, make_prior_workers, ppo_update, resolve_device
+    from training.selfplay import PHASES, Timers
 
     cfg = load(args.config)
     if args.games:
@@ -63,12 +62,8 @@ def main(argv=None) -> int:
     workers = make_prior_workers(cfg)
 
     def one_update(timers):
-        opponents = league.draw_opponents(cfg.games, rng)
         model.eval()
-        batch, stats = play_rollout(model, opponents, league.nets(), rng=rng, gen=gen, device=dev,
-                                    reward=cfg.reward, reward_scale=cfg.reward_scale, shaping=cfg.shaping,
-                                    gamma=cfg.ppo.gamma, gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers,
-                                    prior_workers=workers)
+        batch, stats = collect_rollout(cfg, model, league, rng, gen, dev, critic, timers, workers)
         model.train()
         t0 = time.perf_counter()
         ppo_update(model, opt, batch, cfg.ppo, gen, dev, critic)

@@ -6,9 +6,10 @@
    network (``training.model.PolicyNet``), Adam, the league.
 2. Loop over updates:
    a. draw the opponents of this rollout's games from the league mix;
-   b. play them in lockstep (``training.selfplay.play_rollout``): batched,
-      masked sampling; the learner's decisions with GAE advantages (with
-      ``prior_workers``, other processes compute part of the heuristic prior);
+   b. play them in lockstep (``collect_rollout`` -> ``training.selfplay.play_rollout``):
+      batched, masked sampling; the learner's decisions with GAE or paired
+      advantages (with ``prior_workers``, other processes compute part of the
+      heuristic prior);
    c. PPO update: clipped surrogate on the masked policy (the same mask
       as when acting), value loss, entropy bonus, a few epochs of minibatches;
    d. league bookkeeping: scores against each opponent, snapshots;
@@ -364,6 +365,21 @@ def evaluate_update(run_dir: Path, update: int, model, opt, league, cfg, counter
     return results
 
 
+def collect_rollout(cfg: TrainConfig, model, league: League, rng, gen, dev, critic, timers: Timers,
+                    workers: PriorWorkers | None):
+    """Draw this rollout's opponents from the league mix and play it (``play_rollout``); with
+    ``ppo.advantage: paired`` every opponent gets a deal played twice."""
+    paired = cfg.ppo.advantage == "paired"
+    if paired:
+        opponents = [o for o in league.draw_opponents(cfg.games // 2, rng) for _ in (0, 1)]
+    else:
+        opponents = league.draw_opponents(cfg.games, rng)
+    return play_rollout(model, opponents, league.nets(), rng=rng, gen=gen, device=dev, reward=cfg.reward,
+                        reward_scale=cfg.reward_scale, shaping=cfg.shaping, gamma=cfg.ppo.gamma,
+                        gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers, prior_workers=workers,
+                        paired=paired)
+
+
 def build_learner(cfg, dev):
     """Seeded RNGs, the network, the optional critic and the optimizer of a run.
 
@@ -465,18 +481,10 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             lr = cfg.ppo.lr * (1.0 - (update - 1) / cfg.updates) if cfg.ppo.anneal_lr else cfg.ppo.lr
             for g in opt.param_groups:
                 g["lr"] = lr
-            if cfg.ppo.advantage == "paired":  # every deal twice, against the same opponent
-                opponents = [o for o in league.draw_opponents(cfg.games // 2, rng) for _ in (0, 1)]
-            else:
-                opponents = league.draw_opponents(cfg.games, rng)
             # ---- 2b. rollout
             model.eval()
             phase0 = dict(timers)
-            batch, stats = play_rollout(
-                model, opponents, league.nets(), rng=rng, gen=gen, device=dev, reward=cfg.reward,
-                reward_scale=cfg.reward_scale, shaping=cfg.shaping, gamma=cfg.ppo.gamma,
-                gae_lambda=cfg.ppo.gae_lambda, critic=critic, timers=timers, prior_workers=workers,
-                paired=cfg.ppo.advantage == "paired")
+            batch, stats = collect_rollout(cfg, model, league, rng, gen, dev, critic, timers, workers)
             # ---- 2c. PPO update
             model.train()
             t0 = time.perf_counter()
