@@ -507,6 +507,26 @@ def test_stop_at_zero_stops_after_the_warm_start(tmp_path):
     assert train(cfg, tmp_path / "run", resume=True, progress=False, log=lambda m: None)["update"] == 2
 
 
+def test_resume_may_change_only_the_length_and_the_prior_workers(tmp_path, capsys):
+    import yaml
+
+    d = tiny(updates=1, games=4)
+    first = tmp_path / "a.yaml"
+    first.write_text(yaml.safe_dump(d))
+    runs = tmp_path / "runs"
+    assert main(["train", "--config", str(first), "--runs", str(runs), "--no-progress"]) == 0
+    run_dir = next(runs.iterdir())
+    other = tmp_path / "b.yaml"
+    other.write_text(yaml.safe_dump(tiny(updates=2, games=4, ppo={"lr": 0.5})))
+    assert main(["train", "--resume", str(run_dir), "--config", str(other), "--no-progress"]) == 2
+    assert "differs from the config" in capsys.readouterr().err
+    longer = tmp_path / "c.yaml"
+    longer.write_text(yaml.safe_dump(tiny(updates=2, games=4, prior_workers=1)))
+    assert main(["train", "--resume", str(run_dir), "--config", str(longer), "--no-progress"]) == 0
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert saved["updates"] == 2 and saved["prior_workers"] == 1
+
+
 def test_dagger_labels_the_students_positions(tmp_path, monkeypatch):
     """players=(student, opponent): only the student team's positions are recorded, labelled
     with the teacher's decisions; a changed student never reuses the cached blocks; a run

@@ -27,6 +27,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines only)")
 
 
+#: config keys a ``--resume --config`` may change: the run's length, and how many processes
+#: share the heuristic prior (the run is the same with any number of them)
+RESUME_MAY_CHANGE = ("updates", "prior_workers")
+
+
 def run(args) -> int:
     if not args.config and not args.resume:
         raise ValueError("give --config YAML to start a run or --resume RUN_DIR to continue one")
@@ -47,12 +52,14 @@ def run(args) -> int:
         if args.config:
             new = load(args.config)
             a, b = new.to_dict(), cfg.to_dict()
-            a.pop("updates"), b.pop("updates")
+            for key in RESUME_MAY_CHANGE:
+                a.pop(key), b.pop(key)
             if a != b:
                 diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
                 raise ConfigError(f"{args.config} differs from the config of {run_dir} in {', '.join(diff)}; "
-                                  "only `updates` may change when resuming")
-            cfg.updates = new.updates
+                                  f"only {' and '.join(f'`{k}`' for k in RESUME_MAY_CHANGE)} may change when resuming")
+            for key in RESUME_MAY_CHANGE:
+                setattr(cfg, key, getattr(new, key))
             (run_dir / "config.yaml").write_text(dump(cfg), encoding="utf-8")
         summary = train(cfg, run_dir, resume=True, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
