@@ -25,7 +25,8 @@ The learner's decisions are returned as a flat ``Batch`` with GAE advantages,
 computed per (game, team): a team's decisions interleave its two seats and
 share the team's end-of-deal reward (0 before the end, capture-building
 sub-steps included), optionally plus a potential-based shaping reward (see
-``potential``).
+``potential``); or, with ``paired``, advantages from twin games of each deal
+(see ``play_rollout``).
 """
 
 from __future__ import annotations
