@@ -194,6 +194,9 @@ def test_paired_rollout_twins_play_the_same_deal():
     with pytest.raises(ValueError, match="even number of games"):
         play_rollout(PolicyNet(), ["self"] * 3, [], rng=np.random.default_rng(0), gen=torch.Generator(),
                      device="cpu", paired=True)
+    with pytest.raises(ValueError, match="shaping must be 0"):
+        play_rollout(PolicyNet(), ["self", "self"], [], rng=np.random.default_rng(0), gen=torch.Generator(),
+                     device="cpu", paired=True, shaping=1.0)
     with pytest.raises(ValueError, match="same opponent"):
         play_rollout(PolicyNet(), ["self", "greedy"], [], rng=np.random.default_rng(0), gen=torch.Generator(),
                      device="cpu", paired=True)

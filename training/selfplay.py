@@ -276,6 +276,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
     """
     if paired and len(opponents) % 2:
         raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
+    if paired and shaping:
+        raise ValueError("paired rollouts use the deals' results only: shaping must be 0")
     from cavallo_env.bots import make
 
     timers = timers if timers is not None else Timers()
@@ -289,15 +291,15 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
     learner_team = np.zeros(n_games, dtype=np.int64)
     bots: dict[int, object] = {}
     t0 = clock()
-    deal_seeds: list[int] = []
-    bot_seeds: dict[int, int] = {}
+    deal_seed = bot_seed = 0
     for i, opp in enumerate(opponents):
-        twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal and seats
+        twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal, seats and bot seed
         if twin and opp != opponents[i - 1]:
             raise ValueError(f"paired rollouts: games {i - 1} and {i} must have the same opponent, "
                              f"got {opponents[i - 1]!r} and {opp!r}")
-        deal_seeds.append(deal_seeds[i - 1] if twin else int(rng.integers(1 << 62)))
-        state = GameState(*random_deal(deal_seeds[i]))
+        if not twin:
+            deal_seed = int(rng.integers(1 << 62))
+        state = GameState(*random_deal(deal_seed))
         games.append(ActionGame(state))
         lt = int(learner_team[i - 1]) if twin else int(rng.integers(2))
         learner_team[i] = lt
@@ -310,9 +312,8 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
             else:
                 code = BOT_CODES[opp]
                 labels.append(opp)
-                # drawn for every bot game: the deals stay the same
-                bot_seeds[i] = bot_seeds[i - 1] if twin else int(rng.integers(1 << 62))
-                bot_seed = bot_seeds[i]
+                if not twin:  # drawn for every bot game: the deals stay the same
+                    bot_seed = int(rng.integers(1 << 62))
                 if code != HEURISTIC:  # heuristic moves come from the state (heuristic_move)
                     bots[i] = make(opp, seed=bot_seed)
             ctl[i, 1 - lt] = code
@@ -445,19 +446,19 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, *, rng: np.rando
     order = np.argsort(key, kind="stable")
     key = key[order]
     values = np.concatenate(rec_val)[order]
-    last = np.ones(len(key), dtype=bool)
-    last[:-1] = key[1:] != key[:-1]
-    rewards = np.where(last, final[key], 0.0).astype(np.float32)
-    if shaping:
-        bonus = np.concatenate(rec_bonus)[order]
-        nxt = np.empty_like(bonus)
-        nxt[:-1] = bonus[1:]
-        nxt[last] = 0.0  # the potential of the end of the deal is 0: the shaping sums to -potential(first)
-        rewards += shaping * (nxt - bonus) / reward_scale
     if paired:  # the team's result minus its result in the twin game (key ^ 2: game ^ 1, same team)
         advantages = (final[key] - final[key ^ 2]).astype(np.float32)
-        values_target = final[key].astype(np.float32)
+        values_target = final[key]
     else:
+        last = np.ones(len(key), dtype=bool)
+        last[:-1] = key[1:] != key[:-1]
+        rewards = np.where(last, final[key], 0.0).astype(np.float32)
+        if shaping:
+            bonus = np.concatenate(rec_bonus)[order]
+            nxt = np.empty_like(bonus)
+            nxt[:-1] = bonus[1:]
+            nxt[last] = 0.0  # the potential of the end of the deal is 0: the shaping sums to -potential(first)
+            rewards += shaping * (nxt - bonus) / reward_scale
         advantages = _gae(rewards, values, last, gamma, gae_lambda)
         values_target = advantages + values
     batch = Batch(
