@@ -36,7 +36,7 @@ def main(argv=None) -> int:
         deal = random_deal(args.seed + d)
         for a_team in (0, 1):
             bots = [make(args.spec if s % 2 == a_team else "heuristic", seed=s) for s in range(4)]
-            final = play_game(bots, *deal)
+            final = play_game(bots, GameState(*deal))
             replay = GameState(*deal)
             for seat, card, capture in final.moves:
                 bonuses = replay.play(card, capture)

@@ -1,16 +1,18 @@
-"""Duplicate evaluation of one bot against another, and the round robin behind it.
+"""Duplicate evaluation of one bot against another, for any game, and the round robin behind it.
 
-Every deal is played **twice with the same cards**: once with bot A in seats 0
-and 2 and bot B in seats 1 and 3, once with the teams swapped.  Whatever luck
-the cards bring to one side in the first game it brings to the other side in
-the second, so most of the luck cancels and far fewer deals are needed than in
-plain play.
+Every deal is played **twice with the same cards**: once with bot A on one
+side (Cavalloìcera: seats 0 and 2; a two-player game: seat 0) and bot B on
+the other, once with the sides swapped.  Whatever luck the cards bring to one
+side in the first game it brings to the other side in the second, so most of
+the luck cancels and far fewer deals are needed than in plain play.  A Scopa
+match (``match=True``) is played twice the same way: every deal of the match
+is drawn from the same seeded generator in both games.
 
-Everything is derived from one seed: deal ``i`` is ``random_deal`` of a seed
-hashed from ``(seed, i)``, and the bot in each seat of each game gets its own
-seed hashed from ``(seed, i, game, seat)``.  Deals are independent tasks spread
-over a ``multiprocessing`` pool and collected in deal order, so the result is
-the same for any number of workers.
+Everything is derived from one seed: deal ``i`` is the game's random start
+from a seed hashed from ``(seed, i)``, and the bot in each seat of each game
+gets its own seed hashed from ``(seed, i, game, seat)``.  Deals are
+independent tasks spread over a ``multiprocessing`` pool and collected in
+deal order, so the result is the same for any number of workers.
 
 Statistics (``DuplicateResult``):
 
@@ -19,8 +21,9 @@ Statistics (``DuplicateResult``):
 - the mean point difference per game (A minus B) with a 95 % normal interval
   whose standard error comes from the per-deal means (the two games of a deal
   are not independent: that is the point of duplicate play);
-- per-bonus and per-award figures for A and B: points per game and the share
-  of games in which it was scored.
+- per-item figures of the game's breakdown (Cavalloìcera's bonuses and
+  awards, Briscola's points and tricks, Scopa's scope and awards) for A and
+  B: points per game and the share of games in which it was scored.
 """
 
 from __future__ import annotations
@@ -32,8 +35,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .engine import BREAKDOWN_KEYS, NUM_SEATS, GameState, random_deal
-from .views import make_view, move_from_dict
+from . import games as _games
 
 Z95 = 1.959963984540054
 
@@ -48,25 +50,36 @@ def derive_seed(*parts) -> int:
 
 
 def deal_for(seed, index: int):
-    """Deal number ``index`` of a run with ``seed``: ``(hands, table, dealer)``."""
+    """Cavalloìcera deal number ``index`` of a run with ``seed``: ``(hands, table, dealer)``."""
+    from .engine import random_deal
+
     return random_deal(derive_seed("deal", seed, index))
+
+
+def start_for(seed, index: int, game: str = "cavalloicera", **options):
+    """The start of deal number ``index`` of a run with ``seed``: a state of ``game``
+    (for Cavalloìcera, the deal of ``deal_for``)."""
+    return _games.get(game).new_state(derive_seed("deal", seed, index), **options)
 
 
 # ---------------------------------------------------------------- one game
 
 
-def play_game(bots: Sequence, hands, table, dealer: int, timings: list | None = None) -> GameState:
-    """Play one deal to the end; ``bots[s]`` plays seat ``s`` through its view.
+def play_game(bots: Sequence, state, timings: list | None = None, game=None):
+    """Play ``state`` to the end; ``bots[s]`` plays seat ``s`` through its view.
 
-    Each bot gets ``make_view(state, seat)`` and must answer one of the view's
-    legal moves; anything else raises ``ValueError`` naming the bot and seat.
-    With ``timings`` (a list of 4 ``[seconds, decisions]`` pairs), the time
-    spent in each seat's ``choose`` is added to it.  Returns the final state.
+    Each bot gets the game's view of its seat and must answer one of the
+    view's legal moves; anything else raises ``ValueError`` naming the bot
+    and seat.  With ``timings`` (a list of ``[seconds, decisions]`` pairs, one
+    per seat), the time spent in each seat's ``choose`` is added to it.
+    ``game`` defaults to Cavalloìcera.  Returns the final state (``state``
+    itself, played on).
     """
-    if len(bots) != NUM_SEATS:
-        raise ValueError(f"play_game needs 4 bots (one per seat), got {len(bots)}")
-    state = GameState(hands, table, dealer)
+    game = _games.get(game or "cavalloicera") if not hasattr(game, "make_view") else game
+    if len(bots) != game.num_seats:
+        raise ValueError(f"play_game needs {game.num_seats} bots (one per seat), got {len(bots)}")
     clock = time.perf_counter
+    make_view, move_from_dict, play = game.make_view, game.move_from_dict, game.play
     while not state.done:
         seat = state.current
         view = make_view(state, seat)
@@ -76,12 +89,12 @@ def play_game(bots: Sequence, hands, table, dealer: int, timings: list | None = 
             timings[seat][0] += clock() - t0
             timings[seat][1] += 1
         try:
-            card, capture = move_from_dict(answer)
+            move = move_from_dict(answer)
         except ValueError as e:
             raise ValueError(f"bot {bots[seat]!r} in seat {seat} answered a malformed move: {e}") from None
-        if (card, capture) not in state.legal_moves():
-            raise ValueError(f"bot {bots[seat]!r} in seat {seat} answered an illegal move {answer!r} at turn {state.turn}")
-        state.play(card, capture)
+        if move not in state.legal_moves():
+            raise ValueError(f"bot {bots[seat]!r} in seat {seat} answered an illegal move {answer!r}")
+        play(state, move)
     return state
 
 
@@ -92,56 +105,62 @@ def play_game(bots: Sequence, hands, table, dealer: int, timings: list | None = 
 class GameRecord:
     """One game of a duplicate pair, from the point of view of A and B."""
 
-    a_team: int  # the team (0 or 1) bot A played in this game
+    a_team: int  # the side (0 or 1) bot A played in this game
     points: tuple  # (A's points, B's points)
     breakdown: tuple  # (A's breakdown dict, B's breakdown dict)
-    cards: tuple  # (A's cards, B's cards)
+    cards: tuple | None = None  # (A's cards, B's cards) where the game counts them
 
     @property
     def diff(self) -> int:
         return self.points[0] - self.points[1]
 
 
-def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int) -> tuple[list[GameRecord], dict]:
-    """Deal ``index`` played twice (A as team 0, then A as team 1).
+def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int, game: str = "cavalloicera",
+                        options: dict | None = None) -> tuple[list[GameRecord], dict]:
+    """Deal ``index`` played twice (A as side 0, then A as side 1).
 
     Returns the two ``GameRecord``s and the decision timings
     ``{"a": [seconds, decisions], "b": [...]}``.
     """
     from .bots import make
 
-    hands, table, dealer = deal_for(seed, index)
+    g = _games.get(game)
+    options = options or {}
     games = []
     timing = {"a": [0.0, 0], "b": [0.0, 0]}
-    for game, a_team in enumerate((0, 1)):
+    n = g.num_seats
+    for round_, a_team in enumerate((0, 1)):
         bots = []
-        for seat in range(NUM_SEATS):
-            spec = spec_a if seat % 2 == a_team else spec_b
-            bots.append(make(spec, seed=derive_seed("bot", seed, index, game, seat)))
-        seat_timings = [[0.0, 0] for _ in range(NUM_SEATS)]
-        state = play_game(bots, hands, table, dealer, seat_timings)
-        res = state.result()
+        for seat in range(n):
+            spec = spec_a if g.team_of(seat) == a_team else spec_b
+            bots.append(make(spec, seed=derive_seed("bot", seed, index, round_, seat), game=game))
+        seat_timings = [[0.0, 0] for _ in range(n)]
+        state = play_game(bots, start_for(seed, index, game, **options), seat_timings, g)
+        res = g.outcome(state)
         a, b = a_team, 1 - a_team
+        cards = res.get("cards")
         games.append(GameRecord(
             a_team=a_team,
-            points=(res["team_points"][a], res["team_points"][b]),
+            points=(res["points"][a], res["points"][b]),
             breakdown=(res["breakdown"][a], res["breakdown"][b]),
-            cards=(res["cards"][a], res["cards"][b]),
+            cards=(cards[a], cards[b]) if cards is not None else None,
         ))
-        for seat in range(NUM_SEATS):
-            who = "a" if seat % 2 == a_team else "b"
+        for seat in range(n):
+            who = "a" if g.team_of(seat) == a_team else "b"
             timing[who][0] += seat_timings[seat][0]
             timing[who][1] += seat_timings[seat][1]
     return games, timing
 
 
 def _task(args):
-    spec_a, spec_b, seed, index = args
-    return play_duplicate_deal(spec_a, spec_b, seed, index)
+    spec_a, spec_b, seed, index, *rest = args
+    game = rest[0] if rest else "cavalloicera"
+    options = rest[1] if len(rest) > 1 else None
+    return play_duplicate_deal(spec_a, spec_b, seed, index, game, options)
 
 
 def run_deals(tasks: Sequence[tuple], jobs: int | None = None, progress: Callable[[int], None] | None = None) -> list:
-    """Run ``(spec_a, spec_b, seed, index)`` tasks, results in task order.
+    """Run ``(spec_a, spec_b, seed, index[, game[, options]])`` tasks, results in task order.
 
     ``jobs`` workers (default: every core); ``jobs=1`` runs in this process.
     ``progress(n)`` is called as results arrive.
@@ -153,8 +172,8 @@ def run_deals(tasks: Sequence[tuple], jobs: int | None = None, progress: Callabl
     # Fail fast, in this process, on a bad spec rather than inside a worker.
     from .bots import make
 
-    for spec in {t[0] for t in tasks} | {t[1] for t in tasks}:
-        make(spec, seed=0)
+    for spec, game in {(spec, t[4] if len(t) > 4 else "cavalloicera") for t in tasks for spec in t[:2]}:
+        make(spec, seed=0, game=game)
     out = []
     if jobs == 1 or len(tasks) == 1:
         for t in tasks:
@@ -233,22 +252,26 @@ class DuplicateResult:
     mean_diff: float  # points per game, A minus B
     mean_diff_ci: tuple  # 95 % normal interval over the per-deal means
     mean_points: tuple  # (A, B) points per game
-    mean_cards: tuple  # (A, B) cards per game
+    mean_cards: tuple | None  # (A, B) cards per game, where the game counts them
     breakdown: dict  # key -> {"a_points", "b_points", "a_rate", "b_rate"}
     timing: dict = field(default_factory=dict)  # wall-clock, not deterministic
+    game: str = "cavalloicera"
+    options: dict = field(default_factory=dict)  # the game's options (deck, match)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["score_ci"] = list(self.score_ci)
         d["mean_diff_ci"] = list(self.mean_diff_ci)
         d["mean_points"] = list(self.mean_points)
-        d["mean_cards"] = list(self.mean_cards)
+        d["mean_cards"] = list(self.mean_cards) if self.mean_cards is not None else None
         return d
 
 
-def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable) -> DuplicateResult:
+def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str = "cavalloicera",
+              options: dict | None = None) -> DuplicateResult:
     """Statistics of ``play_duplicate_deal`` results (A's point of view)."""
     deal_results = list(deal_results)
+    keys = _games.get(game).breakdown_keys
     games = [g for gs, _ in deal_results for g in gs]
     n = len(games)
     wins = sum(1 for g in games if g.diff > 0)
@@ -258,7 +281,7 @@ def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable) -> Duplica
     per_deal = [sum(g.diff for g in gs) / len(gs) for gs, _ in deal_results]
     mean, lo, hi = mean_interval(per_deal)
     breakdown = {}
-    for key in BREAKDOWN_KEYS:
+    for key in keys:
         pa = sum(g.breakdown[0][key] for g in games)
         pb = sum(g.breakdown[1][key] for g in games)
         ra = sum(1 for g in games if g.breakdown[0][key] > 0)
@@ -278,24 +301,28 @@ def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable) -> Duplica
         score=score, score_ci=wilson_interval(wins + draws / 2, n),
         mean_diff=mean, mean_diff_ci=(lo, hi),
         mean_points=(sum(g.points[0] for g in games) / n, sum(g.points[1] for g in games) / n),
-        mean_cards=(sum(g.cards[0] for g in games) / n, sum(g.cards[1] for g in games) / n),
-        breakdown=breakdown, timing=timing,
+        mean_cards=((sum(g.cards[0] for g in games) / n, sum(g.cards[1] for g in games) / n)
+                    if games and games[0].cards is not None else None),
+        breakdown=breakdown, timing=timing, game=game, options=dict(options or {}),
     )
 
 
 def duplicate_eval(spec_a: str, spec_b: str, deals: int, seed=0, jobs: int | None = None,
-                   progress: Callable[[int], None] | None = None) -> DuplicateResult:
-    """Duplicate evaluation of bot ``spec_a`` against ``spec_b`` over ``deals`` deals.
+                   progress: Callable[[int], None] | None = None, game: str = "cavalloicera",
+                   **options) -> DuplicateResult:
+    """Duplicate evaluation of bot ``spec_a`` against ``spec_b`` over ``deals`` deals of ``game``.
 
-    Deterministic for a seed (apart from ``timing``) whatever ``jobs`` is.
+    ``options`` are the game's (``deck``; Scopa's ``match``).  Deterministic
+    for a seed (apart from ``timing``) whatever ``jobs`` is.
     """
     deals = check_deals(deals)
-    tasks = [(spec_a, spec_b, seed, i) for i in range(deals)]
+    options = _games.get(game).check_options(options)
+    tasks = [(spec_a, spec_b, seed, i, game, options) for i in range(deals)]
     started = time.perf_counter()
     results = run_deals(tasks, jobs, progress)
-    out = summarize(spec_a, spec_b, seed, results)
+    out = summarize(spec_a, spec_b, seed, results, game, options)
     out.timing["wall_s"] = time.perf_counter() - started
-    out.timing["jobs"] = check_jobs(jobs)
+    out.timing["jobs"] = min(check_jobs(jobs), deals)  # the processes that actually ran
     return out
 
 
@@ -303,17 +330,22 @@ def format_result(r: DuplicateResult) -> str:
     """A plain-text table of a duplicate result."""
     lo, hi = r.score_ci
     dlo, dhi = r.mean_diff_ci
+    title = _games.get(r.game).title
+    opts = ", ".join(f"{k} {v}" for k, v in r.options.items() if not (r.game == "cavalloicera" and k == "deck"))
     lines = [
         f"duplicate evaluation: A = {r.bot_a}  vs  B = {r.bot_b}",
-        f"deals {r.deals} (x2 games = {r.games}), seed {r.seed}",
+        f"{title}{' (' + opts + ')' if opts else ''}: deals {r.deals} (x2 games = {r.games}), seed {r.seed}",
         "",
         f"  A wins / draws / losses   {r.wins} / {r.draws} / {r.losses}",
         f"  A score (draws = 1/2)     {100 * r.score:.1f}%   95% Wilson [{100 * lo:.1f}%, {100 * hi:.1f}%]",
         f"  points per game A - B     {r.mean_diff:+.3f}   95% CI [{dlo:+.3f}, {dhi:+.3f}]",
         f"  points per game A, B      {r.mean_points[0]:.3f}, {r.mean_points[1]:.3f}",
-        f"  cards per game A, B       {r.mean_cards[0]:.2f}, {r.mean_cards[1]:.2f}",
+    ]
+    if r.mean_cards is not None:
+        lines.append(f"  cards per game A, B       {r.mean_cards[0]:.2f}, {r.mean_cards[1]:.2f}")
+    lines += [
         "",
-        f"  {'bonus / award':<14}{'A pts/game':>11}{'B pts/game':>11}{'A % games':>11}{'B % games':>11}",
+        f"  {'breakdown':<14}{'A pts/game':>11}{'B pts/game':>11}{'A % games':>11}{'B % games':>11}",
     ]
     for key, b in r.breakdown.items():
         lines.append(f"  {key:<14}{b['a_points']:>11.3f}{b['b_points']:>11.3f}"
@@ -322,5 +354,6 @@ def format_result(r: DuplicateResult) -> str:
     if t.get("a_decisions"):
         lines.append("")
         lines.append(f"  ms per decision (wall clock, noisy): A {t['a_ms_per_decision']:.2f}, B {t['b_ms_per_decision']:.2f}"
-                     + (f"; {t['wall_s']:.1f} s with {t['jobs']} jobs" if "wall_s" in t else ""))
+                     + (f"; {t['wall_s']:.1f} s with {t['jobs']} job{'s' if t['jobs'] != 1 else ''}"
+                        if "wall_s" in t else ""))
     return "\n".join(lines)

@@ -11,7 +11,8 @@ import pytest
 
 from cavallo_env.bots import BotSpecError, make
 from cavallo_env.bots.heuristic import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
-from cavallo_env.bots.ismcts import ISMCTSBot, from_spec, greedy_rollout, quick_score, random_rollout, static_eval
+from cavallo_env.bots.ismcts import ISMCTSBot, from_spec
+from cavallo_env.cavalloicera.search import greedy_rollout, quick_score, random_rollout, static_eval
 from cavallo_env.cards import LA_MATA, NUM_CARDS, card_id
 from cavallo_env.engine import NUM_TURNS, GameState
 from cavallo_env.views import make_view, move_from_dict
@@ -91,9 +92,9 @@ def test_ismcts_spec_options():
     bot = from_spec("300,rollout=random,c=0.3,reward=win,scale=5,epsilon=0,depth=6,prior=2,expand=random,"
                     "infer=0.5,hand=0.6,root=ucb", seed=3)
     assert isinstance(bot, ISMCTSBot)
-    assert (bot.iterations, bot.rollout, bot.exploration, bot.reward, bot.scale, bot.epsilon, bot.depth, bot.prior,
-            bot.expand, bot.infer, bot.hand_p, bot.root) == (300, "random", 0.3, "win", 5.0, 0.0, 6, 2.0, "random",
-                                                             0.5, 0.6, "ucb")
+    assert (bot.iterations, bot.exploration, bot.reward, bot.scale, bot.depth, bot.prior,
+            bot.expand, bot.root) == (300, 0.3, "win", 5.0, 6, 2.0, "random", "ucb")
+    assert bot.hooks("cavalloicera").options() == {"rollout": "random", "epsilon": 0.0, "infer": 0.5, "hand": 0.6}
     assert make("ismcts:1000", seed=0).iterations == 1000
 
 
@@ -275,7 +276,7 @@ def test_ismcts_finds_the_best_last_move(spec):
 
 
 def test_inference_of_missing_ranks():
-    from cavallo_env.bots.ismcts import infer_missing_ranks
+    from cavallo_env.cavalloicera.search import infer_missing_ranks
 
     rank_a, rank_5, rank_9, rank_r = 0, 4, 8, 12
     # dealer 3: seat 0 plays first.
@@ -320,7 +321,7 @@ def test_inference_of_missing_ranks():
 
 
 def test_constrained_deal_respects_sizes_and_preferences():
-    from cavallo_env.bots.ismcts import _deal_constrained
+    from cavallo_env.cavalloicera.search import _deal_constrained
 
     rng = random.Random(3)
     pool = list(range(20))

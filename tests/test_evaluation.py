@@ -18,6 +18,7 @@ from cavallo_env.evaluation import (
     mean_interval,
     play_duplicate_deal,
     play_game,
+    start_for,
     wilson_interval,
 )
 from cavallo_env.bots import make
@@ -89,16 +90,15 @@ class _Cheater(Bot):
 
 def test_play_game_rejects_illegal_answers():
     bots = [_Cheater()] * 4
-    hands, table, dealer = deal_for(0, 0)
+    state = start_for(0, 0)
     with pytest.raises(ValueError, match="illegal move"):
-        play_game(bots, hands, table, dealer)
+        play_game(bots, state)
     with pytest.raises(ValueError, match="needs 4 bots"):
-        play_game(bots[:3], hands, table, dealer)
+        play_game(bots[:3], start_for(0, 0))
 
 
 def test_play_game_plays_to_the_end():
-    hands, table, dealer = deal_for(0, 1)
-    state = play_game([make("greedy"), make("random", seed=1), make("greedy"), make("random", seed=2)], hands, table, dealer)
+    state = play_game([make("greedy"), make("random", seed=1), make("greedy"), make("random", seed=2)], start_for(0, 1))
     assert isinstance(state, GameState) and state.done
 
 

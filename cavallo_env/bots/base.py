@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import random
 from typing import Callable
 
-from ..views import legal_moves_of, move_to_dict
 
 
 class BotSpecError(ValueError):
@@ -16,31 +16,48 @@ class BotSpecError(ValueError):
 
 
 class Bot:
-    """Base class: subclasses implement ``choose_move(view, legal) -> (card, capture)``.
+    """Base class: subclasses implement ``choose_move(view, legal) -> move``.
 
-    ``choose`` parses the view's legal moves, asks the subclass, and returns
-    the chosen move as a dict that is one of ``view["legal_moves"]``.
+    ``choose`` finds the view's game (its ``"game"`` field, Cavalloìcera
+    without one), parses the view's legal moves into that game's moves, asks
+    the subclass, and returns the chosen move as a dict that is one of
+    ``view["legal_moves"]``.  A bot of one game sets ``game`` to its name and
+    refuses views of another game.
     """
 
     name = "bot"
+    #: the game this bot plays (None: any game, picked by the view)
+    game: str | None = None
 
     def __init__(self, seed=None):
         self.seed = seed
         self.rng = random.Random(seed)
 
     def choose(self, view: dict) -> dict:
-        legal = legal_moves_of(view)
+        game = game_of(view, self.game)
+        legal = game.legal_moves_of(view)
         if not legal:
-            raise ValueError("the view has no legal moves: it is not this seat's turn or the deal is over")
+            raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
         if len(legal) == 1:
-            return move_to_dict(legal[0])
-        return move_to_dict(self.choose_move(view, legal))
+            return game.move_to_dict(legal[0])
+        return game.move_to_dict(self.choose_move(view, legal))
 
-    def choose_move(self, view: dict, legal: list[tuple]) -> tuple:  # pragma: no cover - interface
+    def choose_move(self, view: dict, legal: list) -> object:  # pragma: no cover - interface
         raise NotImplementedError
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}>"
+
+
+def game_of(view, expected: str | None = None):
+    """The ``Game`` of a view; ``ViewError`` if it is not ``expected`` (when given)."""
+    from ..games import of_view
+    from ..views import ViewError
+
+    game = of_view(view)
+    if expected is not None and game.name != expected:
+        raise ViewError(f"this bot plays {expected}, but the view is of {game.name}")
+    return game
 
 
 def view_seed(seed, view) -> int:
@@ -48,25 +65,35 @@ def view_seed(seed, view) -> int:
 
     Seeding each decision this way keeps random choices reproducible while the
     bot stays stateless: the same view gets the same answer whatever came before.
+    A Cavalloìcera view is keyed by its seat, hand, table and history (as in
+    version 1, so its seeds never change); other games' views by everything
+    but their legal moves.
     """
-    key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
-                     separators=(",", ":"), sort_keys=True)
+    if view.get("game", "cavalloicera") == "cavalloicera":
+        key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
+                         separators=(",", ":"), sort_keys=True)
+    else:
+        key = json.dumps([repr(seed), {k: v for k, v in view.items() if k != "legal_moves"}],
+                         separators=(",", ":"), sort_keys=True)
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 # name -> (module, factory attribute); modules are imported lazily so that e.g.
-# the policy bot's onnxruntime is only loaded when asked for.
-_REGISTRY: dict[str, tuple[str, str] | Callable] = {
+# the policy bot's onnxruntime is only loaded when asked for.  PER_GAME kinds
+# are written by each game (its ``Game.bots``), the others serve every game.
+PER_GAME = "per-game"
+_REGISTRY: dict[str, tuple[str, str] | str | Callable] = {
     "random": ("cavallo_env.bots.simple", "RandomBot"),
-    "greedy": ("cavallo_env.bots.simple", "GreedyBot"),
-    "heuristic": ("cavallo_env.bots.heuristic", "HeuristicBot"),
+    "greedy": PER_GAME,
+    "heuristic": PER_GAME,
     "ismcts": ("cavallo_env.bots.ismcts", "from_spec"),
     "policy": ("cavallo_env.bots.policy", "from_spec"),
 }
 
 
 def register(name: str, factory: Callable) -> None:
-    """Add a bot kind: ``factory(arg: str | None, seed)`` returns a bot."""
+    """Add a bot kind: ``factory(arg: str | None, seed)`` returns a bot (a
+    factory that also takes ``game=`` gets the game name ``make`` was given)."""
     _REGISTRY[name] = factory
 
 
@@ -74,14 +101,60 @@ def registered() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make(spec: str, seed=None) -> Bot:
-    """Build a bot from a spec string such as ``"greedy"`` or ``"ismcts:1000"``."""
+def _game_bot(kind: str, game_name: str, seed):
+    from .. import games
+
+    game = games.get(game_name)
+    target = game.bots.get(kind)
+    if target is None:
+        raise BotSpecError(f"{game.title} has no {kind!r} bot; it has: {', '.join(sorted(game.bots))}")
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)(seed=seed)
+
+
+class PerGameBot(Bot):
+    """A bot kind each game writes for itself (``greedy``, ``heuristic``) made
+    without a game: the view's ``"game"`` picks the implementation, built on
+    first use with the same seed."""
+
+    def __init__(self, kind: str, seed=None):
+        super().__init__(seed)
+        self.name = kind
+        self._bots: dict = {}
+
+    def for_game(self, game_name: str) -> Bot:
+        bot = self._bots.get(game_name)
+        if bot is None:
+            bot = self._bots[game_name] = _game_bot(self.name, game_name, self.seed)
+        return bot
+
+    def choose(self, view: dict) -> dict:
+        return self.for_game(game_of(view).name).choose(view)
+
+
+def make(spec: str, seed=None, game: str | None = None) -> Bot:
+    """Build a bot from a spec string such as ``"greedy"`` or ``"ismcts:1000"``.
+
+    With ``game`` (a game name) the bot plays that game; without, it serves
+    any game's view, picked by the view's ``"game"`` field.
+    """
     if not isinstance(spec, str) or not spec:
         raise BotSpecError(f"a bot spec must be a non-empty string, got {spec!r}")
+    if game is not None:
+        from .. import games
+
+        try:
+            games.get(game)
+        except ValueError as e:
+            raise BotSpecError(str(e)) from None
     name, _, arg = spec.partition(":")
     entry = _REGISTRY.get(name)
     if entry is None:
         raise BotSpecError(f"unknown bot {name!r} in spec {spec!r}; known: {', '.join(registered())}")
+    if entry == PER_GAME:
+        if arg:
+            raise BotSpecError(f"bot {name!r} takes no argument, got {spec!r}")
+        return _game_bot(name, game, seed) if game is not None else PerGameBot(name, seed)
     if isinstance(entry, tuple):
         module, attr = entry
         factory = getattr(importlib.import_module(module), attr)
@@ -91,4 +164,6 @@ def make(spec: str, seed=None) -> Bot:
         if arg:
             raise BotSpecError(f"bot {name!r} takes no argument, got {spec!r}")
         return factory(seed=seed)
+    if game is not None and "game" in inspect.signature(factory).parameters:
+        return factory(arg or None, seed, game=game)
     return factory(arg or None, seed)

@@ -297,6 +297,7 @@ class HeuristicBot(Bot):
     """
 
     name = "heuristic"
+    game = "cavalloicera"
 
     def __init__(self, seed=None, threat_weight: float = 1.3, force_bonus: float = 0.3, spread: float = 1.5,
                  hand_bias: float = 0.6, endgame_turns: int = 4):

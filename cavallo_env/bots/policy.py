@@ -156,41 +156,11 @@ def load_model(path, threads: int = 1):
 
 
 def checked_view(view) -> tuple:
-    """Check a whole view: ``(state, legal moves, {move: the view's dict} or None)``.
+    """Check a whole Cavalloìcera view: ``(state, legal moves, {move: the view's dict} or None)``
+    (``cavallo_env.games.checked_view`` for a view of this game)."""
+    from ..games import checked_view as check
 
-    ``state_from_view`` checks the cards, the history and the hand; then the
-    view's ``legal_moves`` (optional: when absent they come from the rules)
-    must be exactly the legal moves of the position.  ``ViewError`` otherwise.
-    """
-    state = state_from_view(view)
-    legal = state.legal_moves()
-    given = view.get("legal_moves")
-    if given is None:
-        return state, legal, None
-    if not isinstance(given, list):
-        raise ViewError("'legal_moves' must be a list of moves")
-    if not given:
-        raise ViewError(f"the view has no legal moves, but seat {state.current} is to play and has {len(legal)}")
-    by_move = {}
-    for i, m in enumerate(given, start=1):
-        try:
-            mv = move_from_dict(m)
-        except ViewError as e:
-            raise ViewError(f"legal move {i}: {e}") from None
-        by_move[mv] = m
-    if len(by_move) != len(given) or by_move.keys() != set(legal):
-        what = []
-        wrong = sorted(set(by_move) - set(legal))
-        if wrong:
-            c, cap = wrong[0]
-            what.append(f"{len(wrong)} listed move(s) are not legal (e.g. {NAMES[c]} taking "
-                        f"{[NAMES[t] for t in cap]})")
-        missing = len(set(legal) - set(by_move))
-        if missing:
-            what.append(f"{missing} legal move(s) are missing")
-        if len(by_move) != len(given):
-            what.append("a move is listed twice")
-        raise ViewError("'legal_moves' contradict the rules for this position: " + ", ".join(what))
+    _, state, legal, by_move = check(view, "cavalloicera")
     return state, legal, by_move
 
 
@@ -237,6 +207,8 @@ def _decision_seed(seed, view) -> int:
 
 class PolicyBot(Bot):
     """An exported policy playing from views (see the module doc)."""
+
+    game = "cavalloicera"
 
     #: ``choose`` checks the whole view (``checked_view``): a server need not check it again
     validates_views = True

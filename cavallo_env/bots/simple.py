@@ -48,6 +48,7 @@ class GreedyBot(Bot):
     """
 
     name = "greedy"
+    game = "cavalloicera"
 
     def choose_move(self, view, legal):
         table = [card_id(n) for n in view["table"]]

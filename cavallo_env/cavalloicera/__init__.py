@@ -1,0 +1,133 @@
+"""Cavalloìcera behind the game layer (``cavallo_env.games.base.Game``).
+
+The rules, actions, encoder, records and views of Cavalloìcera are the
+modules at the top of the package (``cavallo_env.engine``, ``actions``,
+``encoding``, ``records``, ``views``, ``aec``, ``prior``), where version 1 put
+them and where their users import them from; this module is the one place
+that presents them to the generic code.  Its behaviour is exactly theirs.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..games.base import Game, SearchHooks
+
+ENV_ID = "cavallo/Cavalloicera-v1"
+
+
+class Cavalloicera(Game):
+    name = "cavalloicera"
+    title = "Cavalloìcera"
+    num_seats = 4
+    decks = ("bresciane",)
+    record_format = "cavalloicera-record/1"
+    env_id = ENV_ID
+    env_entry_point = "cavallo_env.aec:env"
+    options = {"deck": "bresciane"}
+    bots = {
+        "greedy": "cavallo_env.bots.simple:GreedyBot",
+        "heuristic": "cavallo_env.bots.heuristic:HeuristicBot",
+    }
+
+    @property
+    def breakdown_keys(self):
+        from ..engine import BREAKDOWN_KEYS
+
+        return BREAKDOWN_KEYS
+
+    # -- rules
+    def new_state(self, seed=None, **options):
+        from ..engine import GameState
+
+        self.check_options(options)
+        return GameState.new(seed)
+
+    def state_from_deal(self, deal, **options):
+        from ..engine import GameState
+
+        self.check_options(options)
+        return GameState.from_deal(deal)
+
+    def play(self, state, move) -> None:
+        state.play(move[0], move[1])
+
+    def check_move(self, state, move) -> str | None:
+        return state.check_move(move[0], move[1])
+
+    def outcome(self, state) -> dict:
+        res = state.result()
+        return {"points": res["team_points"], "breakdown": res["breakdown"], "winner": res["winner"],
+                "cards": res["cards"]}
+
+    def returns(self, state, reward: str = "points") -> list[float]:
+        return state.returns(reward)
+
+    # -- interchange
+    def move_to_dict(self, move) -> dict:
+        from ..views import move_to_dict
+
+        return move_to_dict(move)
+
+    def move_from_dict(self, d):
+        from ..views import move_from_dict
+
+        return move_from_dict(d)
+
+    def describe_move(self, move) -> str:
+        from ..cards import NAMES
+
+        card, capture = move
+        if not capture:
+            return f"place {NAMES[card]}"
+        return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
+
+    def make_view(self, state, seat: int) -> dict:
+        from ..views import make_view
+
+        return make_view(state, seat)
+
+    def state_from_view(self, view, rng: random.Random | None = None):
+        from ..views import state_from_view
+
+        return state_from_view(view, rng)
+
+    def legal_moves_of(self, view) -> list:
+        from ..views import legal_moves_of
+
+        return legal_moves_of(view)
+
+    def to_record(self, state) -> dict:
+        from ..records import to_record
+
+        return to_record(state)
+
+    def replay(self, record, *, line: int | None = None):
+        from ..records import replay
+
+        return replay(record, line=line)
+
+    def render(self, state) -> str:
+        from ..actions import ActionGame
+        from ..aec import render_text
+
+        return render_text(ActionGame(state))
+
+    # -- environments
+    def raw_env(self, **kwargs):
+        from ..aec import raw_env
+
+        return raw_env(**kwargs)
+
+    def env(self, **kwargs):
+        from ..aec import env
+
+        return env(**kwargs)
+
+    def search(self, **options):
+        from .search import CavalloiceraSearch
+
+        return CavalloiceraSearch(**options)
+
+
+GAME = Cavalloicera()

@@ -1,0 +1,197 @@
+"""The interface a game implements, and the small pieces every game shares.
+
+A game is a ``Game`` subclass instance (``GAME`` in ``cavallo_env/<name>/``).
+Its *state* is a pure-Python object (no numpy or torch) with:
+
+- ``state.current``       the seat to play (meaningless once ``state.done``);
+- ``state.done``          the episode is over (a deal, or a whole match);
+- ``state.legal_moves()`` the legal moves of the seat to play, in a fixed order;
+- ``state.copy()``        an independent copy (cheap: searches copy a lot).
+
+A *move* is a hashable value (Briscola: a card id; the capture games:
+``(card, capture tuple)``), translated to and from the interchange format
+(a dict of card names) by ``move_to_dict``/``move_from_dict``.
+
+What the generic code asks of a game is the set of methods below; each game
+documents its own rules, deal options, records and views in ``docs/rules/``
+and ``docs/contract.md``.
+"""
+
+from __future__ import annotations
+
+import random
+
+
+class Game:
+    """What a game provides to the env, records, views, bots, evaluation and CLI."""
+
+    #: short name, the ``"game"`` field of views and the ``--game`` of the CLI
+    name = ""
+    #: display name
+    title = ""
+    num_seats = 2
+    #: deck names; the first is the default
+    decks: tuple = ()
+    #: the ``"format"`` of this game's records
+    record_format = ""
+    #: id in PettingZoo's registry and the ``module:function`` building the wrapped env
+    env_id = ""
+    env_entry_point = ""
+    #: the per-team items of ``outcome()["breakdown"]``, in display order
+    breakdown_keys: tuple = ()
+    #: keyword options of ``new_state``/``state_from_deal`` and their defaults (e.g. deck)
+    options: dict = {}
+    #: bot name -> ``"module:attribute"`` of this game's own bots (greedy, heuristic)
+    bots: dict = {}
+    #: the ``"game"`` field a view of this game must carry (None: it may be left out)
+    view_game_field_optional = False
+
+    # -- options ---------------------------------------------------------------
+    def check_options(self, options: dict) -> dict:
+        """``options`` with defaults filled in; ``ValueError`` for an unknown key or value."""
+        unknown = [k for k in options if k not in self.options]
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise ValueError(f"{self.title}: unknown option(s) {', '.join(map(repr, unknown))}; known: {known}")
+        out = dict(self.options)
+        out.update(options)
+        if "deck" in out and out["deck"] not in self.decks:
+            raise ValueError(f"{self.title}: unknown deck {out['deck']!r}; known decks: {', '.join(self.decks)}")
+        return out
+
+    def team_of(self, seat: int) -> int:
+        """The team (side) of a seat: the seat itself in a two-player game."""
+        return seat % 2
+
+    # -- rules -----------------------------------------------------------------
+    def new_state(self, seed=None, **options):
+        """A random start from ``random.Random(seed)`` (any value it accepts)."""
+        raise NotImplementedError
+
+    def state_from_deal(self, deal, **options):
+        """A start from a deal given by names; ``ValueError`` saying what is wrong."""
+        raise NotImplementedError
+
+    def play(self, state, move) -> None:
+        """Apply a legal move (trusted: use ``check_move`` first for untrusted input)."""
+        raise NotImplementedError
+
+    def check_move(self, state, move) -> str | None:
+        """Why ``move`` is illegal for the seat to play, or None."""
+        if state.done:
+            return "the game is over"
+        if move in state.legal_moves():
+            return None
+        return f"{self.describe_move(move)} is not a legal move of seat {state.current}"
+
+    def outcome(self, state) -> dict:
+        """The final score by team: ``{"points": [p0, p1], "breakdown": [{...}, {...}], "winner": 0|1|None}``.
+
+        ``points`` decide the winner; ``breakdown`` holds ``breakdown_keys``.
+        """
+        raise NotImplementedError
+
+    def returns(self, state, reward: str = "points") -> list[float]:
+        """Per-seat return of a finished state: the point difference of the seat's team, or +1/0/-1."""
+        out = self.outcome(state)
+        p = out["points"]
+        diff = p[0] - p[1]
+        if reward == "win":
+            diff = (diff > 0) - (diff < 0)
+        return [float(diff if self.team_of(s) == 0 else -diff) for s in range(self.num_seats)]
+
+    # -- interchange -----------------------------------------------------------
+    def move_to_dict(self, move) -> dict:
+        raise NotImplementedError
+
+    def move_from_dict(self, d):
+        """A move from its dict; ``ViewError`` if malformed."""
+        raise NotImplementedError
+
+    def describe_move(self, move) -> str:
+        """A short human-readable text of a move."""
+        return str(self.move_to_dict(move))
+
+    def make_view(self, state, seat: int) -> dict:
+        raise NotImplementedError
+
+    def state_from_view(self, view, rng: random.Random | None = None):
+        """Check a view and rebuild a state consistent with it (the hidden cards
+        dealt at random with ``rng``, in a fixed order without); ``ViewError``."""
+        raise NotImplementedError
+
+    def legal_moves_of(self, view) -> list:
+        """The view's ``legal_moves`` as moves."""
+        from ..views import ViewError
+
+        legal = view.get("legal_moves") if isinstance(view, dict) else None
+        if not isinstance(legal, list):
+            raise ViewError("the view's 'legal_moves' must be a list of moves")
+        return [self.move_from_dict(m) for m in legal]
+
+    def to_record(self, state) -> dict:
+        raise NotImplementedError
+
+    def replay(self, record, *, line: int | None = None):
+        """Replay a record, checking every move and the stated result; ``RecordError``."""
+        raise NotImplementedError
+
+    def render(self, state) -> str:
+        """A plain-text picture of the state."""
+        return repr(state)
+
+    # -- environments ------------------------------------------------------------
+    def raw_env(self, **kwargs):
+        raise NotImplementedError
+
+    def env(self, **kwargs):
+        raise NotImplementedError
+
+    # -- search ------------------------------------------------------------------
+    def search(self, **options):
+        """The ``SearchHooks`` the generic ISMCTS uses for this game, with the
+        game's own search options (the keys of its hooks' ``OPTIONS``)."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<Game {self.name}>"
+
+
+class SearchHooks:
+    """What ``ismcts:<n>`` needs of a game beyond its rules (``cavallo_env.bots.ismcts``).
+
+    - ``determinizer(base, seat)``: a function ``rng -> state`` giving a copy of
+      ``base`` whose cards hidden from ``seat`` are redealt at random (a
+      determinization consistent with everything ``seat`` has seen);
+    - ``team(state)``: the team of the seat to play;
+    - ``quick_score(state, move)``: a cheap score of a move (greedy expansion);
+    - ``rollout(state, rng, plies)``: play ``plies`` more moves with a fast
+      policy (mutates ``state``);
+    - ``evaluate(state)``: the expected final point difference, team 0 minus
+      team 1 (exact once ``state.done``);
+    - ``scale``: points that make one unit of reward; ``depth``: default rollout plies;
+    - ``prior_scores(view, legal)``: the heuristic's score of each legal move (or None).
+    """
+
+    scale = 10.0
+    depth = 4
+    #: the game's own options in an ``ismcts:`` spec: spec key -> (keyword, parser)
+    OPTIONS: dict = {}
+
+    def determinizer(self, base, seat: int):
+        raise NotImplementedError
+
+    def team(self, state) -> int:
+        return state.current % 2
+
+    def quick_score(self, state, move) -> float:
+        return 0.0
+
+    def rollout(self, state, rng: random.Random, plies: int) -> None:
+        raise NotImplementedError
+
+    def evaluate(self, state) -> float:
+        raise NotImplementedError
+
+    def prior_scores(self, view, legal):
+        return None

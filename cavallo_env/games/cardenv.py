@@ -1,0 +1,338 @@
+"""The PettingZoo AEC environment every two-player card game of this package shares.
+
+A game's env subclasses ``CardEnv`` and supplies its *core* (the engine state
+driven through action ids) and its encoder through a few hooks:
+
+- ``_start(deal)``: a new core from a deal given by names (``None``: a random
+  one drawn from ``self.np_random``); ``ValueError`` for a malformed deal;
+- ``_act(action)``: apply a legal action to the core; returns the per-seat
+  rewards it produced (a list, e.g. when a deal ends) or None;
+- ``_observation(seat, acting)``: the float32 observation of ``seat``;
+- ``_state_vector()``: the full-information vector;
+- ``_info()``: the ``infos`` entry of every agent at the end (e.g. the result);
+- ``record()``, ``render_text()`` and ``action_name(action)``.
+
+The core must have ``current`` (the seat to act), ``done``, ``legal_mask()``
+(``num_actions`` bytes, 1 = legal) and ``legal_actions()`` (increasing ids).
+
+``env(**kwargs)`` is the raw env wrapped the PettingZoo classic way
+(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``); the raw env raises a ``ValueError`` naming the
+action, the agent and the legal actions on an illegal action.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+_INT8 = np.dtype(np.int8)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without NumPy
+    (same answers; ``AssertOutOfBoundsWrapper`` asks on every step)."""
+
+    def contains(self, x) -> bool:
+        if x.__class__ is int:
+            return 0 <= x < self.n
+        return super().contains(x)
+
+
+class _AgentIterable:
+    """``agent_iter()``'s iterable: the selected agent while agents are left."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env, max_iter):
+        self.env, self.max_iter = env, max_iter
+
+    def __iter__(self):
+        env, n = self.env, self.max_iter
+        while env.agents and n > 0:
+            n -= 1
+            yield env.agent_selection
+
+
+def as_action(action, n: int) -> int:
+    """An action id from an int-like value (Python or NumPy integer)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        return int(action.reshape(()))
+    raise ValueError(f"an action must be an int in 0..{n - 1}, got {action!r}")
+
+
+class CardEnv(AECEnv):
+    """Base of the two-player card game envs (see the module doc for the hooks)."""
+
+    #: set by subclasses
+    game = None
+    num_actions = 0
+    obs_size = 0
+    obs_high = 1.0
+    state_size = 0
+    state_high = 1.0
+    rewards_allowed = ("points", "win")
+    option_keys = ("deal",)
+
+    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points"):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward not in self.rewards_allowed:
+            raise ValueError(f"reward must be one of {', '.join(map(repr, self.rewards_allowed))}, got {reward!r}")
+        self.render_mode = render_mode
+        self._human = render_mode == "human"
+        self.reward_type = reward
+        n = self.game.num_seats
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: ActionSpace(self.num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, self.obs_high, (self.obs_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.state_space = spaces.Box(0.0, self.state_high, (self.state_size,), np.float32)
+        self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._np_random = None
+        self._np_random_seed = None
+        self._rng_state = None
+        self._core = None
+        self._over = True
+        self._seat = -1
+        self._rewarded = False
+        self.agents = []
+
+    # -- spaces ----------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The generator deals are drawn from (seeded by ``reset(seed=...)``)."""
+        if self._np_random is None:
+            self._make_rng(None)
+        return self._np_random
+
+    def _make_rng(self, seed) -> None:
+        state = self._rng_state
+        if seed is None and state is not None:  # a deepcopy's generator, built lazily
+            rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
+            rng.bit_generator.state = state
+            self._np_random = rng
+        else:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        self._rng_state = None
+
+    # -- episode ---------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        """Start an episode: the deal in ``options["deal"]``, else a random one.
+
+        ``seed`` reseeds the generator deals are drawn from; without it the
+        generator's stream continues (a fresh, unseeded one the first time).
+        """
+        deal = None
+        if options is not None:
+            if not hasattr(options, "keys"):
+                raise ValueError(f"options must be a dict (e.g. {{'deal': ...}}), got {type(options).__name__}")
+            unknown = [k for k in options.keys() if k not in self.option_keys]
+            if unknown:
+                warnings.warn(f"{type(self).__name__}.reset: ignoring unknown option(s) "
+                              f"{', '.join(map(repr, unknown))}; known: {', '.join(map(repr, self.option_keys))}",
+                              stacklevel=2)
+            deal = options.get("deal")
+        if seed is not None or self._np_random is None:
+            self._make_rng(int(seed) if isinstance(seed, np.integer) else seed)
+        core = self._start(deal)  # ValueError saying what is wrong with a deal
+        self._core = core
+        self._over = False
+        self._rewarded = False
+        agents = self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self._skip_agent_selection = None
+        self._seat = core.current
+        self.agent_selection = agents[core.current]
+        if self._human:
+            self.render()
+
+    def step(self, action):
+        if self._over:
+            return self._dead_step(action)
+        if action.__class__ is not int:
+            action = as_action(action, self.num_actions)
+        core = self._core
+        if not (0 <= action < self.num_actions and core.legal_mask()[action]):
+            raise ValueError(self._illegal_message(action, core.legal_actions()))
+        agent = self.agent_selection
+        scored = self._act(action)
+        agents = self.agents
+        self._cumulative_rewards[agent] = 0.0
+        if scored is not None:
+            self.rewards = {a: float(r) for a, r in zip(agents, scored)}
+            self._accumulate_rewards()
+            self._rewarded = True
+        elif self._rewarded:
+            self.rewards = dict.fromkeys(agents, 0.0)
+            self._rewarded = False
+        if core.done:
+            self._over = True
+            self._seat = -1
+            self.terminations = dict.fromkeys(agents, True)
+            info = self._info()
+            self.infos = {a: dict(info) for a in agents}
+            self.agent_selection = agents[core.current]
+        else:
+            seat = self._seat = core.current
+            self.agent_selection = agents[seat]
+        if self._human:
+            self.render()
+
+    def _dead_step(self, action):
+        if self._core is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has been removed; call reset()")
+        self._was_dead_step(action)
+
+    def _illegal_message(self, action, legal) -> str:
+        agent = self.agent_selection
+        shown = ", ".join(f"{a} ({self.action_name(a)})" for a in legal)
+        return (f"illegal action {action} ({self.action_name(action)}) by {agent} "
+                f"(seat {self._seat_of[agent]}{self._illegal_context()}); legal actions: [{shown}]")
+
+    def _illegal_context(self) -> str:
+        return ""
+
+    # -- observations ----------------------------------------------------------
+    def observe(self, agent):
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+        if self._core is None:
+            raise RuntimeError("call reset() before observe()")
+        if seat == self._seat and self.terminations.get(agent) is False:
+            return {"observation": self._observation(seat, True),
+                    "action_mask": np.frombuffer(bytearray(self._core.legal_mask()), _INT8)}
+        return {"observation": self._observation(seat, False), "action_mask": self._zero_mask.copy()}
+
+    def agent_iter(self, max_iter: int = 2**63):
+        return _AgentIterable(self, max_iter)
+
+    def last(self, observe: bool = True):
+        agent = self.agent_selection
+        terminated = self.terminations[agent]
+        if not observe:
+            obs = None
+        elif terminated is False and self._seat_of[agent] == self._seat:
+            obs = {"observation": self._observation(self._seat, True),
+                   "action_mask": np.frombuffer(bytearray(self._core.legal_mask()), _INT8)}
+        else:
+            obs = self.observe(agent)
+        return obs, self._cumulative_rewards[agent], terminated, self.truncations[agent], self.infos[agent]
+
+    def state(self) -> np.ndarray:
+        """The full-information vector."""
+        if self._core is None:
+            raise RuntimeError("call reset() before state()")
+        return self._state_vector()
+
+    # -- extras ----------------------------------------------------------------
+    @property
+    def core(self):
+        """The engine state driven through actions (read only)."""
+        return self._core
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the selected agent (empty once the episode is over)."""
+        return [] if self._over else list(self._core.legal_actions())
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = f"{self.game.title}: nothing dealt yet (call reset())" if self._core is None else self.render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass
+
+    def __deepcopy__(self, memo):
+        """An independent copy: stepping or resetting one never changes the other.
+        The spaces are shared."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        d = self.__dict__.copy()
+        self._copy_into(d, memo)
+        if self._np_random is not None:  # copied lazily: building one is slow
+            d["_np_random"] = None
+            d["_rng_state"] = self._np_random.bit_generator.state
+        for key in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            if key in d:
+                d[key] = d[key].copy()
+        if "infos" in d:
+            d["infos"] = copy.deepcopy(d["infos"], memo)
+        d["agents"] = self.agents[:]
+        new.__dict__.update(d)
+        return new
+
+    def _copy_into(self, d: dict, memo) -> None:
+        """Replace the mutable game objects in the copied ``__dict__`` ``d`` by copies."""
+        for key, value in list(d.items()):
+            if key in ("_core", "_features") and value is not None:
+                d[key] = value.copy()
+
+    # -- hooks -----------------------------------------------------------------
+    def _start(self, deal):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _act(self, action: int):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _observation(self, seat: int, acting: bool) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _state_vector(self) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _info(self) -> dict:
+        return {}
+
+    def record(self) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def render_text(self) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def action_name(self, action) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def wrap(raw: AECEnv):
+    """The PettingZoo classic wrappers: illegal action -> -1 for that agent and the episode ends."""
+    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
