@@ -1,13 +1,16 @@
-"""cavallo-env: Cavalloìcera for reinforcement learning.
+"""cavallo-env: Italian card games for reinforcement learning -- Cavalloìcera, Briscola and Scopa.
 
-- ``cavallo_env.engine``   the rules (pure Python)
+- ``cavallo_env.games``    the game layer: ``games.get(name)`` for every game
+- ``cavallo_env.briscola`` / ``cavallo_env.scopa``: those games (``env()``, ``raw_env()``, ``GAME``)
+- ``cavallo_env.engine``   the rules of Cavalloìcera (pure Python)
 - ``cavallo_env.actions``  the Discrete(156) action space with capture building
 - ``cavallo_env.records``  game records: write, read, replay and check
 - ``cavallo_env.views``    what one seat sees (the bot protocol)
 - ``cavallo_env.bots``     baseline bots and the in-game AI runtime
 - ``cavallo_env.env(...)`` / ``raw_env(...)``: the PettingZoo AEC environment,
   also registered with PettingZoo's registry as ``ENV_ID``
-  (``pettingzoo.make("aec", "cavallo/Cavalloicera-v1")`` after ``import cavallo_env``)
+  (``pettingzoo.make("aec", "cavallo/Cavalloicera-v1")`` after ``import cavallo_env``;
+  likewise ``"cavallo/Briscola-v1"`` and ``"cavallo/Scopa-v1"``)
 """
 
 import sys as _sys
@@ -19,14 +22,19 @@ ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"
 
 #: id of the environment in PettingZoo's registry
 ENV_ID = "cavallo/Cavalloicera-v1"
-_ENTRY_POINT = "cavallo_env.aec:env"
 _REGISTRY_MODULE = "pettingzoo.env_registry.registration"
 
 
 def _register_env(registration) -> None:
-    """Register the env in PettingZoo's AEC registry (module ``registration``)."""
-    if ENV_ID not in registration.aec_registry:
-        registration.register("aec", ENV_ID, entry_point=_ENTRY_POINT)
+    """Register every game's env in PettingZoo's AEC registry (module ``registration``)
+    under the game's ``env_id`` (``cavallo/Cavalloicera-v1``, ``cavallo/Briscola-v1``,
+    ``cavallo/Scopa-v1``); the game modules are light, the envs load on first use."""
+    from . import games
+
+    for name in games.names():
+        game = games.get(name)
+        if game.env_id not in registration.aec_registry:
+            registration.register("aec", game.env_id, entry_point=game.env_entry_point)
 
 
 class _RegisterOnImport:

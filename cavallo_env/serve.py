@@ -40,7 +40,7 @@ except ImportError:
 
 from . import ACTION_CONTRACT_VERSION, __version__
 from .encoding import OBS_VERSION
-from .views import ViewError, move_from_dict, move_to_dict
+from .views import ViewError
 
 API_VERSION = "v1"
 ENV_BOT = "CAVALLO_SERVE_BOT"
@@ -101,6 +101,70 @@ class View(BaseModel):
     legal_moves: Optional[list[Move]] = Field(None, max_length=4096, description="the seat's legal moves; computed from the rules when left out")
 
 
+class CavalloiceraView(View):
+    """A Cavalloìcera view that names its game (``"game"`` may be left out: a version 1 view)."""
+
+    game: Optional[str] = Field(None, description="'cavalloicera' (may be left out)")
+
+
+class PlayOnly(BaseModel):
+    """A Briscola move: the card played."""
+
+    play: Card
+
+
+class BriscolaHistoryMove(PlayOnly):
+    seat: Annotated[StrictInt, Field(ge=0, le=1)]
+
+
+_DECK = Field(description="'milanesi' or 'bresciane'")
+Seat2 = Annotated[StrictInt, Field(ge=0, le=1)]
+
+
+class BriscolaView(BaseModel):
+    """What the Briscola seat to play sees (docs/contract.md, "Briscola")."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game: StrictStr = Field(description="'briscola'")
+    deck: StrictStr = _DECK
+    seat: Seat2
+    leader: Seat2 = Field(description="the seat that leads the current trick")
+    hand: list[Card] = Field(max_length=3)
+    trump: Card = Field(description="the face-up card: its suit is trump")
+    stock_size: Annotated[StrictInt, Field(ge=0, le=33)]
+    hand_sizes: Optional[list[StrictInt]] = Field(None, min_length=2, max_length=2)
+    trick: list[Card] = Field(max_length=1, description="the card already played to this trick, if any")
+    piles: Optional[list[list[Card]]] = Field(None, min_length=2, max_length=2)
+    points: Optional[list[StrictInt]] = Field(None, min_length=2, max_length=2)
+    history: list[BriscolaHistoryMove] = Field(max_length=40)
+    legal_moves: Optional[list[PlayOnly]] = Field(None, max_length=3)
+
+
+class ScopaView(BaseModel):
+    """What the Scopa seat to play sees (docs/contract.md, "Scopa")."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game: StrictStr = Field(description="'scopa'")
+    deck: StrictStr = _DECK
+    seat: Seat2
+    dealer: Seat2
+    hand: list[Card] = Field(max_length=3)
+    table: list[Card] = Field(max_length=40)
+    stock_size: Annotated[StrictInt, Field(ge=0, le=30)]
+    hand_sizes: Optional[list[StrictInt]] = Field(None, min_length=2, max_length=2)
+    piles: Optional[list[list[Card]]] = Field(None, min_length=2, max_length=2)
+    scope: Optional[list[StrictInt]] = Field(None, min_length=2, max_length=2)
+    totals: Optional[list[Annotated[StrictInt, Field(ge=0, le=10_000)]]] = Field(None, min_length=2, max_length=2)
+    history: list[Annotated[HistoryMove, Field()]] = Field(max_length=36)
+    legal_moves: Optional[list[Move]] = Field(None, max_length=4096)
+
+
+#: the schema of each game's view (the view's "game" picks it; none = Cavalloìcera)
+VIEW_MODELS = {"cavalloicera": View, "briscola": BriscolaView, "scopa": ScopaView}
+
+
 class Health(BaseModel):
     status: str
     bot: str
@@ -135,14 +199,22 @@ def _validation_response(errors) -> JSONResponse:
     return JSONResponse({"detail": f"invalid view: {text}", "errors": safe}, status_code=422)
 
 
+def _game_field(data):
+    """The ``"game"`` of a parsed body (``"cavalloicera"`` when absent or not an object)."""
+    if isinstance(data, dict) and data.get("game") is not None:
+        return data["game"] if isinstance(data["game"], str) else repr(data["game"])
+    return "cavalloicera"
+
+
 def _openapi(app: FastAPI) -> dict:
     """FastAPI's schema plus the ``View`` body schema (the route reads the raw body for speed)."""
     if app.openapi_schema is None:
         schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-        view = View.model_json_schema(ref_template="#/components/schemas/{model}")
         components = schema.setdefault("components", {}).setdefault("schemas", {})
-        components.update(view.pop("$defs", {}))
-        components["View"] = view
+        for name, model in (("View", View), ("BriscolaView", BriscolaView), ("ScopaView", ScopaView)):
+            view = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            components.update(view.pop("$defs", {}))
+            components[name] = view
         app.openapi_schema = schema
     return app.openapi_schema
 
@@ -150,7 +222,7 @@ def _openapi(app: FastAPI) -> dict:
 def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
     """The app with its bot built now (a bad spec or model fails here, not on a request)."""
     from .bots import make
-    from .bots.policy import checked_view
+    from .games import checked_view
 
     bot = make(bot_spec, seed=seed)
     validates = getattr(bot, "validates_views", False)
@@ -202,22 +274,33 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         """
         body = await request.body()
         try:
-            View.model_validate_json(body)  # types and sizes, with field-by-field messages
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            data = None
+        game_name = _game_field(data)
+        model = VIEW_MODELS.get(game_name)
+        if model is None:
+            known = ", ".join(VIEW_MODELS)
+            return JSONResponse({"detail": f"invalid view: unknown game {str(game_name)[:40]!r} in 'game'; "
+                                           f"known games: {known}"}, status_code=422)
+        try:  # types and sizes, with field-by-field messages
+            if data is None or not isinstance(data, dict):
+                model.model_validate_json(body)
+            model.model_validate(data)
         except ValidationError as e:
             return _validation_response(e.errors(include_url=False))
-        data = json.loads(body)
         if data.get("legal_moves") is None:
             data.pop("legal_moves", None)
         if validates:
             answer = bot.choose(data)
         else:
             # other bots trust their input: check the view here, and give them the legal moves
-            state, legal, by_move = checked_view(data)
+            game, state, legal, by_move = checked_view(data)
             if by_move is None:
-                data["legal_moves"] = [move_to_dict(m) for m in legal]
+                data["legal_moves"] = [game.move_to_dict(m) for m in legal]
             answer = bot.choose(data)
             if by_move is not None:  # answer in the view's own spelling of the move
-                answer = by_move.get(move_from_dict(answer), answer)
+                answer = by_move.get(game.move_from_dict(answer), answer)
         return Response(json.dumps(answer, separators=(",", ":")), media_type="application/json")
 
     app.openapi = lambda: _openapi(app)

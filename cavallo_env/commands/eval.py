@@ -1,7 +1,10 @@
-"""Duplicate evaluation of bot A against bot B.
+"""Duplicate evaluation of bot A against bot B, in any of the three games.
 
-Every deal is played twice with the same cards, once with A in seats 0 and 2
-and once with the teams swapped, so the luck of the deal cancels.  Prints
+Every deal is played twice with the same cards, once with A on one side
+(Cavalloìcera: seats 0 and 2; Briscola, Scopa: seat 0) and once with the sides
+swapped, so the luck of the deal cancels.  ``--game`` picks the game,
+``--deck`` a 40-card game's deck; Scopa plays single deals unless ``--match``
+(whole matches to 11).  Prints
 win/draw/loss, A's score rate (draws count half) with a 95% Wilson interval,
 the mean point difference with a 95% interval and per-bonus/award figures;
 --json writes the same as JSON.  Deterministic for a seed, whatever --jobs is.
@@ -13,6 +16,8 @@ import argparse
 import json
 import sys
 
+from ._game import add_game_arguments, game_options
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bot_a", metavar="A", help="bot spec, e.g. heuristic, greedy, random, ismcts:1000")
@@ -22,6 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON to PATH ('-' = stdout)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_game_arguments(p)
 
 
 def run(args) -> int:
@@ -30,8 +36,9 @@ def run(args) -> int:
 
     check_deals(args.deals)
     check_jobs(args.jobs)
-    make(args.bot_a, seed=0)  # a bad spec fails here with a clear message
-    make(args.bot_b, seed=0)
+    game, options = game_options(args, match_default=False)
+    make(args.bot_a, seed=0, game=game.name)  # a bad spec fails here with a clear message
+    make(args.bot_b, seed=0, game=game.name)
     bar = None
     progress = None
     if not args.no_progress:
@@ -40,7 +47,8 @@ def run(args) -> int:
         bar = tqdm(total=args.deals, unit="deal", desc=f"{args.bot_a} vs {args.bot_b}", file=sys.stderr)
         progress = bar.update
     try:
-        result = duplicate_eval(args.bot_a, args.bot_b, args.deals, seed=args.seed, jobs=args.jobs, progress=progress)
+        result = duplicate_eval(args.bot_a, args.bot_b, args.deals, seed=args.seed, jobs=args.jobs, progress=progress,
+                                game=game.name, **options)
     finally:
         if bar is not None:
             bar.close()

@@ -1,11 +1,14 @@
 """Play deals between bots, print a summary, and optionally save the records.
 
-Deal i is ``GameState.new(deal_seed(seed, i))`` and the bot in seat k is
-``bots.make(spec_k, seed=bot_seed(seed, k))``, so a run is a pure function of
-its arguments: the same command writes the same file.  Every move a bot returns
-is checked against the rules (a bot that cheats stops the run with an error).
+Deal i is the game's random start from ``deal_seed(seed, i)`` and the bot in
+seat k is ``bots.make(spec_k, seed=bot_seed(seed, k), game=...)``, so a run
+is a pure function of its arguments: the same command writes the same file.
+Every move a bot returns is checked against the rules (a bot that cheats stops
+the run with an error).  ``--game`` picks the game (``--deck`` a 40-card
+game's deck; Scopa plays whole matches to 11 unless ``--single-deal``).
 
-Teams: seats 0 and 2 are team 0, seats 1 and 3 are team 1 (RULES.md).
+Sides: in Cavalloìcera seats 0 and 2 are team 0, seats 1 and 3 team 1
+(docs/rules/cavalloicera.md); in Briscola and Scopa each seat is its own side.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import sys
 import time
 
-from ..engine import BREAKDOWN_KEYS, NUM_SEATS, GameState
+from ._game import add_game_arguments, game_options
 
 _SEED_BYTES = 4  # 32-bit derived seeds: accepted by random, numpy and torch alike
 
@@ -36,20 +39,24 @@ def bot_seed(seed: int, seat: int) -> int:
     return _derive(seed, "bot", seat)
 
 
-def parse_bot_specs(text: str) -> list[str]:
-    """``"a"`` (all seats), ``"a,b"`` (team 0, team 1) or ``"a,b,c,d"`` (by seat) -> 4 specs."""
+def parse_bot_specs(text: str, game=None) -> list[str]:
+    """One spec per seat: ``"a"`` (all seats), ``"a,b"`` (one per side) or one per seat."""
+    from .. import games
     from ..bots import BotSpecError
 
+    game = game or games.get("cavalloicera")
+    n = game.num_seats
     specs = [s.strip() for s in text.split(",")]
     if any(not s for s in specs):
         raise BotSpecError(f"--bots {text!r} has an empty bot spec")
     if len(specs) == 1:
-        return specs * NUM_SEATS
+        return specs * n
     if len(specs) == 2:
-        return [specs[0], specs[1], specs[0], specs[1]]
-    if len(specs) == NUM_SEATS:
+        return [specs[game.team_of(seat)] for seat in range(n)]
+    if len(specs) == n:
         return specs
-    raise BotSpecError(f"--bots needs 1, 2 (per team) or 4 (per seat) comma-separated specs, got {len(specs)}: {text!r}")
+    side = "team" if n > 2 else "side"
+    raise BotSpecError(f"--bots needs 1, 2 (per {side}) or {n} (per seat) comma-separated specs, got {len(specs)}: {text!r}")
 
 
 def add_arguments(parser) -> None:
@@ -61,18 +68,23 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", metavar="FILE.jsonl", help="write every deal's record to this JSONL file")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_game_arguments(parser)
 
 
-def play_deal(state: GameState, bots, deal_index: int = 0) -> GameState:
+def play_deal(state, bots, deal_index: int = 0, game=None):
     """Play ``state`` to the end with one bot per seat, checking every returned move."""
-    from ..views import make_view, move_from_dict
+    from .. import games
 
+    game = game or games.get("cavalloicera")
     while not state.done:
         seat = state.current
-        move = bots[seat].choose(make_view(state, seat))
+        move = bots[seat].choose(game.make_view(state, seat))
         try:
-            card, capture = move_from_dict(move)
-            state.play_checked(card, capture)
+            parsed = game.move_from_dict(move)
+            why = game.check_move(state, parsed)
+            if why is not None:
+                raise ValueError(f"illegal move: {why}")
+            game.play(state, parsed)
         except ValueError as e:  # ViewError (malformed move) is a ValueError too
             name = getattr(bots[seat], "name", type(bots[seat]).__name__)
             raise ValueError(f"deal {deal_index}: the {name!r} bot in seat {seat} returned a bad move "
@@ -81,9 +93,12 @@ def play_deal(state: GameState, bots, deal_index: int = 0) -> GameState:
 
 
 class Summary:
-    """Running totals over deals: wins, points, cards and the breakdown per team."""
+    """Running totals over deals: wins, points, the breakdown per side (and cards where counted)."""
 
-    def __init__(self, specs, seed):
+    def __init__(self, specs, seed, game=None):
+        from .. import games
+
+        self.game = game or games.get("cavalloicera")
         self.specs = list(specs)
         self.seed = seed
         self.deals = 0
@@ -91,23 +106,28 @@ class Summary:
         self.draws = 0
         self.points = [0, 0]
         self.cards = [0, 0]
+        self.has_cards = False
         self.unclaimed_deals = 0
-        self.fell = {k: [0, 0] for k in BREAKDOWN_KEYS}  # deals in which the team got it
-        self.total = {k: [0, 0] for k in BREAKDOWN_KEYS}  # points (= count for bonuses) summed
+        keys = self.game.breakdown_keys
+        self.fell = {k: [0, 0] for k in keys}  # deals in which the side got it
+        self.total = {k: [0, 0] for k in keys}  # points (= count for bonuses) summed
 
-    def add(self, state: GameState) -> None:
-        res = state.result()
+    def add(self, state) -> None:
+        res = self.game.outcome(state)
         self.deals += 1
         if res["winner"] is None:
             self.draws += 1
         else:
             self.wins[res["winner"]] += 1
-        if state.unclaimed:
+        if getattr(state, "unclaimed", None):
             self.unclaimed_deals += 1
+        cards = res.get("cards")
+        self.has_cards = cards is not None
         for t in (0, 1):
-            self.points[t] += res["team_points"][t]
-            self.cards[t] += res["cards"][t]
-            for k in BREAKDOWN_KEYS:
+            self.points[t] += res["points"][t]
+            if cards is not None:
+                self.cards[t] += cards[t]
+            for k in self.total:
                 v = res["breakdown"][t][k]
                 self.total[k][t] += v
                 self.fell[k][t] += v > 0
@@ -116,86 +136,95 @@ class Summary:
         n = max(self.deals, 1)
         teams = []
         for t in (0, 1):
-            seats = [s for s in range(NUM_SEATS) if s % 2 == t]
-            teams.append({
+            seats = [s for s in range(self.game.num_seats) if self.game.team_of(s) == t]
+            team = {
                 "team": t,
                 "seats": seats,
                 "bots": [self.specs[s] for s in seats],
                 "wins": self.wins[t],
                 "win_rate": self.wins[t] / n,
                 "mean_points": self.points[t] / n,
-                "mean_cards": self.cards[t] / n,
-            })
-        return {
-            "deals": self.deals,
-            "seed": self.seed,
-            "bots": self.specs,
-            "teams": teams,
-            "draws": self.draws,
-            "unclaimed_deals": self.unclaimed_deals,
-            "breakdown": {k: {"rate": [self.fell[k][t] / n for t in (0, 1)],
-                              "mean": [self.total[k][t] / n for t in (0, 1)]} for k in BREAKDOWN_KEYS},
-        }
+            }
+            if self.has_cards:
+                team["mean_cards"] = self.cards[t] / n
+            teams.append(team)
+        out = {"game": self.game.name, "deals": self.deals, "seed": self.seed, "bots": self.specs, "teams": teams,
+               "draws": self.draws}
+        if self.game.name == "cavalloicera":
+            out["unclaimed_deals"] = self.unclaimed_deals
+        out["breakdown"] = {k: {"rate": [self.fell[k][t] / n for t in (0, 1)],
+                                "mean": [self.total[k][t] / n for t in (0, 1)]} for k in self.total}
+        return out
 
 
 def format_summary(d: dict) -> str:
     """The summary as a plain-text table."""
+    from .. import games
+
+    game = games.get(d.get("game", "cavalloicera"))
     t0, t1 = d["teams"]
-    lines = [f"{d['deals']} deals, seed {d['seed']}"]
+    side = "team" if game.num_seats > 2 else "seat"
+    lines = [f"{game.title}: {d['deals']} {'games' if game.name == 'scopa' else 'deals'}, seed {d['seed']}"]
     for t in (t0, t1):
-        lines.append(f"  team {t['team']} = seats {t['seats'][0]},{t['seats'][1]}: {' + '.join(t['bots'])}")
+        seats = ",".join(map(str, t["seats"]))
+        lines.append(f"  {side} {t['team']} = seat{'s' if len(t['seats']) > 1 else ''} {seats}: {' + '.join(t['bots'])}")
     lines.append("")
     w = 16
-    lines.append(f"{'':{w}} {'team 0':>10} {'team 1':>10}")
+    lines.append(f"{'':{w}} {side + ' 0':>10} {side + ' 1':>10}")
     lines.append(f"{'wins':{w}} {t0['wins']:>10} {t1['wins']:>10}")
     lines.append(f"{'win rate':{w}} {t0['win_rate']:>10.3f} {t1['win_rate']:>10.3f}")
     lines.append(f"{'draws':{w}} {d['draws']:>10}")
     lines.append(f"{'mean points':{w}} {t0['mean_points']:>10.3f} {t1['mean_points']:>10.3f}")
-    lines.append(f"{'mean cards':{w}} {t0['mean_cards']:>10.2f} {t1['mean_cards']:>10.2f}")
+    if "mean_cards" in t0:
+        lines.append(f"{'mean cards':{w}} {t0['mean_cards']:>10.2f} {t1['mean_cards']:>10.2f}")
     lines.append("")
-    lines.append("bonus/award: share of deals in which the team scored it, mean points (= count for bonuses) per deal")
+    lines.append(f"breakdown: share of {'games' if game.name == 'scopa' else 'deals'} in which the {side} scored it, "
+                 "mean points (= count for bonuses) per game")
     lines.append(f"{'':{w}} {'rate 0':>10} {'rate 1':>10} {'mean 0':>10} {'mean 1':>10}")
     for k, v in d["breakdown"].items():
         r, m = v["rate"], v["mean"]
         lines.append(f"{k:{w}} {r[0]:>10.3f} {r[1]:>10.3f} {m[0]:>10.3f} {m[1]:>10.3f}")
-    if d["unclaimed_deals"]:
+    if d.get("unclaimed_deals"):
         lines.append(f"\n{d['unclaimed_deals']} deal(s) had no capture at all (cards unclaimed, 0-0)")
     return "\n".join(lines)
 
 
-def make_bots(specs, seed: int) -> list:
+def make_bots(specs, seed: int, game: str | None = None) -> list:
     """One bot per seat, each seeded from the run seed and its seat."""
     from ..bots import make
 
-    return [make(spec, seed=bot_seed(seed, seat)) for seat, spec in enumerate(specs)]
+    return [make(spec, seed=bot_seed(seed, seat), game=game) for seat, spec in enumerate(specs)]
 
 
-def simulate(deals: int, seed: int, bots, progress=None):
+def simulate(deals: int, seed: int, bots, progress=None, game=None, options: dict | None = None):
     """Yield ``(record, final state)`` for each of ``deals`` deals played by ``bots``."""
-    from ..records import to_record
+    from .. import games
 
+    game = game or games.get("cavalloicera")
+    options = options or {}
     for i in range(deals):
-        state = play_deal(GameState.new(deal_seed(seed, i)), bots, i)
+        state = play_deal(game.new_state(deal_seed(seed, i), **options), bots, i, game)
         if progress is not None:
             progress.update(1)
-        yield to_record(state), state
+        yield game.to_record(state), state
 
 
 def run(args) -> int:
     if args.deals < 1:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
-    specs = parse_bot_specs(args.bots)
-    bots = make_bots(specs, args.seed)  # a bad spec fails here, before any file is touched
+    game, options = game_options(args, match_default=True)
+    specs = parse_bot_specs(args.bots, game)
+    bots = make_bots(specs, args.seed, game.name)  # a bad spec fails here, before any file is touched
 
     from tqdm import tqdm
 
-    summary = Summary(specs, args.seed)
+    summary = Summary(specs, args.seed, game)
     show = not args.quiet and sys.stderr.isatty()
     start = time.perf_counter()
     with tqdm(total=args.deals, desc="deals", unit="deal", disable=not show, file=sys.stderr) as bar:
 
         def records():
-            for rec, state in simulate(args.deals, args.seed, bots, bar):
+            for rec, state in simulate(args.deals, args.seed, bots, bar, game, options):
                 summary.add(state)
                 yield rec
 
@@ -213,6 +242,6 @@ def run(args) -> int:
         print(json.dumps(d, indent=1))
     else:
         print(format_summary(d))
-        print(f"\n{elapsed:.1f} s ({d['deals'] / max(elapsed, 1e-9):.0f} deals/s)"
+        print(f"\n{elapsed:.1f} s ({d['deals'] / max(elapsed, 1e-9):.0f} {'games' if game.name == 'scopa' else 'deals'}/s)"
               + (f"; records written to {args.out}" if args.out else ""))
     return 0

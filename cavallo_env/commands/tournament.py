@@ -1,4 +1,4 @@
-"""Round robin of several bots with duplicate deals, ratings and a chart.
+"""Round robin of several bots with duplicate deals, ratings and a chart, in any game (``--game``).
 
 Every pair of bots plays the same --deals duplicate deals (each deal twice,
 teams swapped).  Ratings come from openskill's Plackett-Luce model fed with
@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from ._game import add_game_arguments, game_options
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", required=True,
@@ -25,9 +27,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--out", default="tournament", help="folder for tournament.json and tournament.png (default ./tournament)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_game_arguments(p)
 
 
-def parse_bots(text: str) -> list[str]:
+def parse_bots(text: str, game: str = "cavalloicera") -> list[str]:
     from ..bots import make
 
     specs = [s.strip() for s in text.split(",") if s.strip()] if isinstance(text, str) else []
@@ -44,7 +47,7 @@ def parse_bots(text: str) -> list[str]:
     if dup:
         raise ValueError(f"--bots lists {', '.join(dup)} more than once")
     for s in merged:
-        make(s, seed=0)
+        make(s, seed=0, game=game)
     return merged
 
 
@@ -70,13 +73,17 @@ def rate(bots: list[str], pair_games: dict) -> dict:
     return {b: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for b, r in zip(bots, ratings)}
 
 
-def tournament(bots: list[str], deals: int, seed, jobs, progress=None) -> dict:
-    """Play the round robin; returns the JSON-able summary."""
+def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = "cavalloicera",
+               options: dict | None = None) -> dict:
+    """Play the round robin of ``game`` (with its ``options``); returns the JSON-able summary."""
     from ..evaluation import check_deals, run_deals, summarize
 
     check_deals(deals)
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
-    tasks = [(bots[i], bots[j], seed, d) for i, j in pairs for d in range(deals)]
+    from .. import games
+
+    options = games.get(game).check_options(options or {})
+    tasks = [(bots[i], bots[j], seed, d, game, options) for i, j in pairs for d in range(deals)]
     results = run_deals(tasks, jobs, progress)
     pair_games = {}
     pair_results = {}
@@ -85,7 +92,7 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None) -> dict:
     for k, (i, j) in enumerate(pairs):
         chunk = results[k * deals:(k + 1) * deals]
         pair_games[(i, j)] = [gs for gs, _ in chunk]
-        r = summarize(bots[i], bots[j], seed, chunk)
+        r = summarize(bots[i], bots[j], seed, chunk, game, options)
         pair_results[f"{bots[i]} vs {bots[j]}"] = r.to_dict()
         matrix[i][j] = r.score
         matrix[j][i] = 1.0 - r.score
@@ -95,15 +102,28 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None) -> dict:
         row = [matrix[i][j] for j in range(n) if j != i]
         overall[b] = sum(row) / len(row)
     order = sorted(bots, key=lambda b: -ratings[b]["ordinal"])
-    return {"bots": bots, "deals_per_pair": deals, "seed": seed, "ratings": ratings, "order": order,
+    return {"game": game, "options": options, "bots": bots, "deals_per_pair": deals, "seed": seed,
+            "ratings": ratings, "order": order,
             "mean_score": overall, "score_matrix": matrix, "pairs": pair_results}
+
+
+def _title(summary: dict) -> str:
+    from .. import games
+
+    title = games.get(summary.get("game", "cavalloicera")).title
+    opts = summary.get("options") or {}
+    extra = [opts["deck"]] if "deck" in opts and summary.get("game") != "cavalloicera" else []
+    if "match" in opts:
+        extra.append("matches to 11" if opts["match"] else "single deals")
+    return title + (f" ({', '.join(extra)})" if extra else "")
 
 
 def format_table(summary: dict) -> str:
     bots = summary["bots"]
     r = summary["ratings"]
     width = max(12, max(len(b) for b in bots) + 2)
-    lines = [f"round robin: {len(bots)} bots, {summary['deals_per_pair']} duplicate deals per pair, seed {summary['seed']}",
+    lines = [f"{_title(summary)} round robin: {len(bots)} bots, {summary['deals_per_pair']} duplicate deals per pair, "
+             f"seed {summary['seed']}",
              "", f"{'#':>3}  {'bot':<{width}}{'mu':>8}{'sigma':>8}{'ordinal':>9}{'mean score':>12}"]
     for k, b in enumerate(summary["order"], start=1):
         lines.append(f"{k:>3}  {b:<{width}}{r[b]['mu']:>8.2f}{r[b]['sigma']:>8.2f}{r[b]['ordinal']:>9.2f}"
@@ -146,7 +166,7 @@ def write_chart(summary: dict, path: str) -> None:
                 ax2.text(j, i, f"{m[i][j]:.0f}", ha="center", va="center", fontsize=9)
     ax2.set_title("score % of row vs column")
     fig.colorbar(im, ax=ax2, fraction=0.046)
-    fig.suptitle(f"Cavalloìcera round robin, {summary['deals_per_pair']} duplicate deals per pair")
+    fig.suptitle(f"{_title(summary)} round robin, {summary['deals_per_pair']} duplicate deals per pair")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -155,7 +175,8 @@ def write_chart(summary: dict, path: str) -> None:
 def run(args) -> int:
     from ..evaluation import check_deals, check_jobs
 
-    bots = parse_bots(args.bots)
+    game, options = game_options(args, match_default=False)
+    bots = parse_bots(args.bots, game.name)
     check_deals(args.deals)
     check_jobs(args.jobs)
     os.makedirs(args.out, exist_ok=True)
@@ -168,7 +189,7 @@ def run(args) -> int:
         bar = tqdm(total=total, unit="deal", desc="round robin", file=sys.stderr)
         progress = bar.update
     try:
-        summary = tournament(bots, args.deals, args.seed, args.jobs, progress)
+        summary = tournament(bots, args.deals, args.seed, args.jobs, progress, game.name, options)
     finally:
         if bar is not None:
             bar.close()

@@ -1,0 +1,36 @@
+"""The ``--game``/``--deck``/``--match`` options the game-aware subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
+    """Add ``--game``, ``--deck`` and (for Scopa) ``--match``/``--single-deal``."""
+    from .. import games
+
+    p.add_argument("--game", default="cavalloicera", choices=games.names(),
+                   help="the game (default cavalloicera)")
+    p.add_argument("--deck", default=None, choices=("milanesi", "bresciane"),
+                   help="the deck of a 40-card game (default milanesi; Cavalloìcera has only bresciane)")
+    if match:
+        p.add_argument("--match", dest="match", action="store_true", default=None,
+                       help="Scopa: play whole matches to 11 (the default of `simulate`, `play`)")
+        p.add_argument("--single-deal", dest="match", action="store_false",
+                       help="Scopa: play single deals (the default of `eval` and `tournament`)")
+
+
+def game_options(args, match_default: bool = True) -> tuple:
+    """``(Game, options)`` from parsed arguments; ``ValueError`` for a deck or flag the game lacks."""
+    from .. import games
+
+    game = games.get(args.game)
+    options = {}
+    if args.deck is not None:
+        options["deck"] = args.deck
+    match = getattr(args, "match", None)
+    if "match" in game.options:
+        options["match"] = match_default if match is None else match
+    elif match is not None:
+        raise ValueError(f"--match/--single-deal are for Scopa, not {game.title}")
+    return game, game.check_options(options)
