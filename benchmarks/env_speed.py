@@ -1,13 +1,17 @@
 """How fast is the environment?  Random masked play, compared within one run.
 
-Measures, each for ``--seconds`` per round over ``--rounds`` interleaved rounds:
+Measures, for the game of ``--game`` (cavalloicera, briscola, scopa; Scopa
+plays single deals here), each for ``--seconds`` per round over ``--rounds``
+interleaved rounds:
 
-- ``engine``      the rules engine alone: ``engine.random_playout`` on fresh deals
-                  (one step = one move, 48 per deal);
-- ``actions``     ``ActionGame`` driven by random legal action ids (one step = one
-                  action, capture building included), no observations;
-- ``raw_env``     ``cavallo_env.raw_env()`` in the standard AEC loop below;
-- ``env``         the wrapped ``cavallo_env.env()``, same loop;
+- ``engine``      the rules engine alone: uniformly random legal moves on fresh
+                  deals through the game layer (one step = one move: 48 per
+                  Cavalloìcera deal, 40 per Briscola deal, 36 per Scopa deal);
+- ``actions``     (Cavalloìcera) ``ActionGame`` driven by random legal action ids
+                  (one step = one action, capture building included), no observations;
+- ``raw_env``     the game's raw env (``cavallo_env.raw_env()``,
+                  ``cavallo_env.briscola.raw_env()``, ...) in the standard AEC loop below;
+- ``env``         the game's wrapped env, same loop;
 - ``c4_raw`` / ``c4_env``  PettingZoo's ``connect_four_v3`` raw and wrapped, same loop.
 
 The AEC loop is the same for every env (steps count decisions, not the
@@ -31,7 +35,7 @@ machine may be shared); the ratios compare figures from the same run.
 
 Usage::
 
-    python benchmarks/env_speed.py [--seconds 1] [--rounds 5] [--only NAME ...] [--wall] [--json]
+    python benchmarks/env_speed.py [--game NAME] [--seconds 1] [--rounds 5] [--only NAME ...] [--wall] [--json]
 """
 
 from __future__ import annotations
@@ -49,7 +53,10 @@ TARGETS = {  # (measured, peer, minimum ratio)
     "raw_env": ("c4_raw", 2.5),
     "env": ("c4_env", 1.5),
 }
-MIN_ENGINE_DEALS = 2000.0
+#: engine deals/s each game must reach on one core (issue targets)
+MIN_ENGINE_DEALS = {"cavalloicera": 2000.0, "briscola": 6000.0, "scopa": 3000.0}
+#: the options of the game benchmarked (Scopa: single deals)
+OPTIONS = {"scopa": {"match": False}}
 
 _U = np.random.default_rng(12345).random(1 << 16).tolist()
 _clock = time.process_time  # CPU seconds of this process: robust on a shared machine
@@ -82,19 +89,26 @@ def aec_loop(make, seconds: float) -> tuple[int, int, float]:
     return deals, steps, perf() - t0
 
 
-def engine_loop(seconds: float) -> tuple[int, int, float]:
-    from cavallo_env.engine import NUM_TURNS, GameState, random_playout
+def engine_loop(seconds: float, game: str = "cavalloicera") -> tuple[int, int, float]:
+    from cavallo_env import games
 
+    g = games.get(game)
+    options = OPTIONS.get(game, {})
+    new_state, play = g.new_state, g.play
     rng = random.Random(0)
-    deals = 0
+    choice = rng.choice
+    deals = steps = 0
     perf = _clock
     t0 = perf()
     deadline = t0 + seconds
     while perf() < deadline:
         for _ in range(20):
-            random_playout(GameState.new(rng.getrandbits(64)), rng)
+            state = new_state(rng.getrandbits(64), **options)
+            while not state.done:
+                play(state, choice(state.legal_moves()))
+                steps += 1
         deals += 20
-    return deals, deals * NUM_TURNS, perf() - t0
+    return deals, steps, perf() - t0
 
 
 def actions_loop(seconds: float) -> tuple[int, int, float]:
@@ -119,36 +133,39 @@ def actions_loop(seconds: float) -> tuple[int, int, float]:
     return deals, steps, perf() - t0
 
 
-def _makers():
-    import cavallo_env
-
+def _makers(game: str = "cavalloicera"):
+    import functools
     import importlib
 
     import pettingzoo
 
+    from cavallo_env import games
+
+    g = games.get(game)
+    options = OPTIONS.get(game, {})
     # The peer through PettingZoo 1.27's registry (the pettingzoo.classic import
     # path is deprecated): `make` gives the wrapped env; the raw env sits beside
     # the registered entry point in the same module.
     spec = pettingzoo.spec("aec", "classic/connect_four-v3")
     module = importlib.import_module(spec.entry_point.split(":")[0])
     return {
-        "raw_env": cavallo_env.raw_env,
-        "env": cavallo_env.env,
+        "raw_env": functools.partial(g.raw_env, **options),
+        "env": functools.partial(g.env, **options),
         "c4_raw": module.raw_env,
         "c4_env": lambda: pettingzoo.make("aec", spec),
     }
 
 
-def run(seconds: float, rounds: int, only=None) -> dict:
-    makers = _makers()
-    names = ["engine", "actions", *makers]
+def run(seconds: float, rounds: int, only=None, game: str = "cavalloicera") -> dict:
+    makers = _makers(game)
+    names = ["engine", *(["actions"] if game == "cavalloicera" else []), *makers]
     if only:
         names = [n for n in names if n in only]
     best: dict[str, dict] = {}
     for _ in range(rounds):
         for name in names:
             if name == "engine":
-                deals, steps, dt = engine_loop(seconds)
+                deals, steps, dt = engine_loop(seconds, game)
             elif name == "actions":
                 deals, steps, dt = actions_loop(seconds)
             else:
@@ -164,16 +181,17 @@ def run(seconds: float, rounds: int, only=None) -> dict:
             ratios[f"{name}/{peer}"] = {"ratio": r, "target": need, "ok": r >= need}
     if "engine" in best:
         d = best["engine"]["deals_per_s"]
-        ratios["engine deals/s"] = {"ratio": d, "target": MIN_ENGINE_DEALS, "ok": d >= MIN_ENGINE_DEALS}
+        need = MIN_ENGINE_DEALS[game]
+        ratios["engine deals/s"] = {"ratio": d, "target": need, "ok": d >= need}
     return {
-        "seconds": seconds, "rounds": rounds, "clock": _clock.__name__, "python": platform.python_version(),
+        "game": game, "seconds": seconds, "rounds": rounds, "clock": _clock.__name__, "python": platform.python_version(),
         "machine": platform.machine(), "results": best, "targets": ratios,
     }
 
 
 def print_table(report: dict) -> None:
     res = report["results"]
-    print(f"random masked play, best of {report['rounds']} rounds x {report['seconds']:g} s of {report['clock']} "
+    print(f"{report['game']}: random masked play, best of {report['rounds']} rounds x {report['seconds']:g} s of {report['clock']} "
           f"(Python {report['python']}, {report['machine']})")
     print(f"{'':10} {'deals/s':>10} {'steps/s':>11} {'us/step':>9} {'steps/deal':>11}")
     for name, row in res.items():
@@ -190,6 +208,8 @@ def print_table(report: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--game", default="cavalloicera", choices=("cavalloicera", "briscola", "scopa"),
+                   help="the game to measure (default cavalloicera)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement and round (default 1)")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the best is kept (default 5)")
     p.add_argument("--only", nargs="+", choices=["engine", "actions", "raw_env", "env", "c4_raw", "c4_env"],
@@ -200,7 +220,7 @@ def main(argv=None) -> int:
     if a.wall:
         global _clock
         _clock = time.perf_counter
-    report = run(a.seconds, a.rounds, a.only)
+    report = run(a.seconds, a.rounds, a.only, a.game)
     if a.json:
         json.dump(report, sys.stdout, indent=1)
         print()

@@ -17,7 +17,7 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-#: version of the action contract (CONTRACT.md) implemented here
+#: version of the action contract (docs/contract.md) implemented here
 ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"
 
 #: id of the environment in PettingZoo's registry

@@ -1,4 +1,4 @@
-"""The Discrete(156) action space of CONTRACT.md on top of the engine.
+"""The Discrete(156) action space of docs/contract.md on top of the engine.
 
 - ``0..51``    place card ``a`` (no capture)
 - ``52..103``  capture with card ``a - 52`` (legal when it has a capture)

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment of Cavalloìcera (CONTRACT.md, "The AEC environment").
+"""The PettingZoo AEC environment of Cavalloìcera (docs/contract.md, "The AEC environment").
 
 ``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
@@ -128,7 +128,7 @@ class CavalloEnv(AECEnv):
         "render_modes": ["ansi", "human"],
         "name": "cavalloicera_v1",
         "is_parallelizable": False,
-        # which layouts this env speaks (CONTRACT.md): checked by exported models
+        # which layouts this env speaks (docs/contract.md): checked by exported models
         "observation_version": OBS_VERSION,
         "state_version": STATE_VERSION,
         "action_version": ACTION_CONTRACT_VERSION,
@@ -321,7 +321,7 @@ class CavalloEnv(AECEnv):
         return [] if self._over else list(self._game.legal_actions())
 
     def record(self) -> dict:
-        """The game record (CONTRACT.md) of the deal so far; ``result`` once over."""
+        """The game record (docs/contract.md) of the deal so far; ``result`` once over."""
         if self._game is None:
             raise RuntimeError("call reset() before record()")
         return to_record(self._game.state)

@@ -1,6 +1,6 @@
 """Card ids, names and the per-card lookup tables the engine runs on.
 
-Ids follow CONTRACT.md: ``id = suit_index * 13 + rank_index`` with suits
+Ids follow docs/contract.md: ``id = suit_index * 13 + rank_index`` with suits
 ``coins, cups, swords, clubs`` and ranks ``A 2 .. 10 F C R``.  Names such as
 ``"7-coins"`` are the interchange format; ids are what the engine and tensors use.
 """
@@ -22,7 +22,7 @@ VALUE = tuple(r + 1 if r < 10 else 0 for r in RANK)
 NAMES = tuple(f"{RANKS[c % 13]}-{SUITS[c // 13]}" for c in range(NUM_CARDS))
 _IDS = {name: c for c, name in enumerate(NAMES)}
 
-# Cards that score an award of their own (CONTRACT.md examples).
+# Cards that score an award of their own (docs/contract.md examples).
 LA_MATA = 27  # 2-swords
 COINS_10 = 9  # 10-coins
 CUPS_FANTE = 23  # F-cups

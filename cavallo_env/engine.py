@@ -1,4 +1,4 @@
-"""The rules of Cavalloìcera (../shared/RULES.md) as a pure-Python state machine.
+"""The rules of Cavalloìcera (docs/rules/cavalloicera.md) as a pure-Python state machine.
 
 No numpy, no torch: this module is the single source of truth for the rules and
 is shared by the PettingZoo env, the bots, the records and the training driver.
@@ -189,7 +189,7 @@ def capture_sets(card: int, table) -> list[tuple]:
 
 
 def capture_points(card: int, capture: tuple, table_after_empty: bool, prev_placed) -> list[int]:
-    """Bonuses [scua, picada, simili, quadriglia] a capture scores (RULES.md)."""
+    """Bonuses [scua, picada, simili, quadriglia] a capture scores (docs/rules/cavalloicera.md)."""
     suit = SUIT[card]
     return [
         1 if table_after_empty else 0,
@@ -522,7 +522,7 @@ class GameState:
 
     # -- scoring -------------------------------------------------------------
     def result(self) -> dict:
-        """The result in the record format (CONTRACT.md); valid once ``done``."""
+        """The result in the record format (docs/contract.md); valid once ``done``."""
         return score(self.piles, self.bonuses)
 
     def returns(self, reward: str = "points") -> list[float]:

@@ -1,6 +1,6 @@
 """``cavallo serve``: the in-game AI over HTTP (FastAPI), for a game to call.
 
-- ``POST /v1/move``: the body is a view (CONTRACT.md, "Bots and the in-game
+- ``POST /v1/move``: the body is a view (docs/contract.md, "Bots and the in-game
   AI"); the answer is the chosen move, ``{"play": "7-coins", "capture":
   ["3-coins", "4-cups"]}``, one of the view's ``legal_moves`` (which may be
   left out: the server then plays from the rules' legal moves).
@@ -87,7 +87,7 @@ _EXAMPLE_VIEW = {
 
 
 class View(BaseModel):
-    """What the seat to play sees (CONTRACT.md); fields beyond these are ignored."""
+    """What the seat to play sees (docs/contract.md); fields beyond these are ignored."""
 
     model_config = ConfigDict(extra="ignore", json_schema_extra={"example": _EXAMPLE_VIEW})
 
@@ -233,7 +233,7 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         title="Cavalloìcera in-game AI",
         version=__version__,
         description=(
-            "Ask the AI for a move: POST the view of the seat to play (CONTRACT.md) to `/v1/move`. "
+            "Ask the AI for a move: POST the view of the seat to play (docs/contract.md) to `/v1/move`. "
             f"Bot: `{bot_spec}`. Observation layout `{OBS_VERSION}`, action contract `{ACTION_CONTRACT_VERSION}`. "
             "A malformed or inconsistent view gets 422 with a `detail` saying what is wrong."
         ),

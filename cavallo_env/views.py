@@ -1,4 +1,4 @@
-"""Views: what one seat sees, as JSON (CONTRACT.md, "Bots and the in-game AI").
+"""Views: what one seat sees, as JSON (docs/contract.md, "Bots and the in-game AI").
 
 ``make_view(state, seat)`` builds the view a bot receives.  ``state_from_view``
 goes the other way: it checks a view for consistency (known cards, no card in

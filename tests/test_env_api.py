@@ -1,4 +1,4 @@
-"""The AEC environment against PettingZoo's own checks and CONTRACT.md's API promises."""
+"""The AEC environment against PettingZoo's own checks and docs/contract.md's API promises."""
 
 from __future__ import annotations
 

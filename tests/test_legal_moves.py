@@ -1,8 +1,8 @@
-"""Move generation against a brute force written straight from RULES.md, and the action space.
+"""Move generation against a brute force written straight from docs/rules/cavalloicera.md, and the action space.
 
 The brute force reads ranks and values from the card *names* (not from the
 engine's tables) and tries every subset of the table.  The action-space tests
-walk every capture-building path of ``ActionGame`` and check CONTRACT.md's
+walk every capture-building path of ``ActionGame`` and check docs/contract.md's
 promises: every legal move reachable by exactly one action sequence, nothing
 illegal reachable, the mask exactly the meaningful actions.
 """
@@ -27,7 +27,7 @@ def rank_of(card: int) -> str:
 
 
 def value_of(card: int) -> int:
-    """RULES.md: A..10 are worth 1..10; courts (F, C, R) have no value."""
+    """docs/rules/cavalloicera.md: A..10 are worth 1..10; courts (F, C, R) have no value."""
     r = rank_of(card)
     return 1 if r == "A" else int(r) if r.isdigit() else 0
 
@@ -65,7 +65,7 @@ def _table_subsets(table):
 
 
 def brute_force_moves(state: GameState) -> set:
-    """Every legal (card, capture) of the seat to play, straight from RULES.md."""
+    """Every legal (card, capture) of the seat to play, straight from docs/rules/cavalloicera.md."""
     hand = state.hands[state.current]
     moves = {(card, ()) for card in hand}  # place only: always legal
     for card in hand:  # capture by rank: exactly one table card of the same rank
@@ -110,7 +110,7 @@ def test_legal_moves_equal_brute_force(seed, place_bias):
 
 
 def test_brute_force_agrees_on_rules_example():
-    # Guard the brute force itself with RULES.md's example.
+    # Guard the brute force itself with docs/rules/cavalloicera.md's example.
     s = GameState([[card(n) for n in ("7-coins",)], [], [], []], [card(n) for n in ("7-cups", "3-swords", "4-clubs")], 3)
     assert brute_force_moves(s) == {(card("7-coins"), ()), (card("7-coins"), (card("7-cups"),)),
                                     (card("7-coins"), tuple(sorted((card("3-swords"), card("4-clubs")))))}
@@ -124,7 +124,7 @@ def card(name):
 
 
 def meaningful_actions(game: ActionGame, legal: set) -> set:
-    """The actions CONTRACT.md allows at this decision, from the legal moves alone."""
+    """The actions docs/contract.md allows at this decision, from the legal moves alone."""
     st = game.state
     if game.building is None:
         hand = st.hands[st.current]

@@ -1,4 +1,4 @@
-"""Hand-written positions for each rule of RULES.md: captures, bonuses, awards, end of deal."""
+"""Hand-written positions for each rule of docs/rules/cavalloicera.md: captures, bonuses, awards, end of deal."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def play(state: GameState, name: str, capture: str = ""):
 
 
 def test_rules_example_rank_match_and_sum_are_separate_moves():
-    # RULES.md: 7-coins on 7-cups, 3-swords, 4-clubs -> {7-cups}, {3-swords, 4-clubs}, or place.
+    # docs/rules/cavalloicera.md: 7-coins on 7-cups, 3-swords, 4-clubs -> {7-cups}, {3-swords, 4-clubs}, or place.
     s = position({0: "7-coins"}, "7-cups 3-swords 4-clubs")
     assert captures_of(s, "7-coins") == {(), (c("7-cups"),), tuple(sorted(ids("3-swords 4-clubs"))),}
     assert len(s.legal_moves()) == 3
@@ -223,7 +223,7 @@ def test_bonuses_stack_scua_simili_quadriglia():
 
 
 def test_rules_example_scua_plus_simili_is_two():
-    # RULES.md: table 2-cups, 5-cups, the previous player captured; 7-cups takes both.
+    # docs/rules/cavalloicera.md: table 2-cups, 5-cups, the previous player captured; 7-cups takes both.
     s = position({3: "9-clubs", 0: "7-cups"}, "2-cups 5-cups 9-coins", dealer=2)
     play(s, "9-clubs", "9-coins")
     assert s.table == ids("2-cups 5-cups")

@@ -1,4 +1,4 @@
-"""The recorded deals of RULES.md ("Worked vectors") must replay exactly."""
+"""The recorded deals of docs/rules/cavalloicera.md ("Worked vectors") must replay exactly."""
 
 from __future__ import annotations
 

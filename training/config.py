@@ -190,7 +190,7 @@ class TrainConfig:
     prior_workers: int = 0  # extra processes computing the heuristic prior in rollouts (selfplay.PriorWorkers)
     updates: int = 400  # PPO updates; each plays `games` deals in lockstep first
     games: int = 256  # deals per rollout, stepped in lockstep with batched inference
-    reward: str = "points"  # points | win (CONTRACT.md)
+    reward: str = "points"  # points | win (docs/contract.md)
     reward_scale: float = 10.0  # "points" rewards are divided by this
     shaping: float = 0.0  # optional potential-based shaping (selfplay.potential) weight, off by default
     checkpoint_every: int = 10  # updates between checkpoints (the last one is always written)

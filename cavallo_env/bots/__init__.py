@@ -1,4 +1,4 @@
-"""Bots: anything with ``choose(view) -> move dict`` (CONTRACT.md).
+"""Bots: anything with ``choose(view) -> move dict`` (docs/contract.md).
 
 ``make(spec, seed=None)`` builds one from a string:
 ``random``, ``greedy``, ``heuristic``, ``ismcts:<iterations>``, ``policy:<path>``

@@ -1,6 +1,6 @@
 """Serve an AI over HTTP for a game to call (FastAPI + uvicorn).
 
-POST /v1/move with a view (CONTRACT.md) returns the bot's move; GET
+POST /v1/move with a view (docs/contract.md) returns the bot's move; GET
 /v1/health reports the bot and its model; the OpenAPI docs are at /docs.  A
 malformed or inconsistent view gets 422 with a message saying what is wrong.
 The bot is built once per worker process, before the server accepts requests.
