@@ -1,4 +1,4 @@
-"""Game records (CONTRACT.md, "Game record"): write, read, replay and check.
+"""Game records (docs/contract.md, "Game record"): write, read, replay and check.
 
 A record is plain JSON: the deal by names, every move, and once the deal is
 over its result.  ``replay`` re-plays a record through the engine and reports
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Iterable, Iterator
 
 from .cards import NAMES, card_id
@@ -55,6 +54,8 @@ def to_record(state: GameState) -> dict:
 def replay(record, *, line: int | None = None) -> GameState:
     """Replay a record, checking every move and the stated result.
 
+    The record's ``format`` picks the game: a Briscola or Scopa record is
+    replayed by its game (``cavallo_env.games``) and its final state returned.
     Returns the final ``GameState``.  Raises ``RecordError`` at the first
     problem.  A record without ``result`` may be a deal in progress.
     """
@@ -62,7 +63,12 @@ def replay(record, *, line: int | None = None) -> GameState:
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
     fmt = record.get("format")
     if fmt != FORMAT:
-        raise RecordError(f"unknown format {fmt!r}, expected {FORMAT!r}", line=line)
+        from . import games
+
+        if any(games.get(n).record_format == fmt for n in games.names() if n != "cavalloicera"):
+            return games.of_record(record).replay(record, line=line)  # another game's record
+        known = ", ".join(repr(games.get(n).record_format) for n in games.names())
+        raise RecordError(f"unknown format {str(fmt)[:80]!r}, expected {FORMAT!r} (known formats: {known})", line=line)
     try:
         state = GameState(*parse_deal(record))
     except ValueError as e:
@@ -123,31 +129,115 @@ def _check_result(stated, actual: dict, line) -> None:
 
 # ---------------------------------------------------------------- files
 
-
-def load(path) -> dict:
-    """Read one record from a ``.json`` file (not replayed)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{path}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+#: The longest line a ``.jsonl`` record file may have.  A record is a few KiB;
+#: a longer line is not a record, and reading it whole could exhaust memory
+#: (``/dev/zero`` has a single endless line).
+MAX_LINE_BYTES = 1 << 20
+#: The largest ``.json`` record file read whole (one record or a list of them).
+MAX_JSON_BYTES = 256 << 20
 
 
-def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, record)`` from a ``.jsonl`` file, skipping blank lines."""
+def _mib(n: int) -> str:
+    return f"{n} bytes ({n / (1 << 20):g} MiB)"
+
+
+def json_problem(e: ValueError, text: str | None = None, *, line_numbers: bool = True) -> str:
+    """Say why ``json.loads`` failed: ``"not valid JSON (...)"``.
+
+    ``e`` is the ``ValueError`` it raised: a ``JSONDecodeError`` with a
+    position, or a plain ``ValueError`` such as Python's limit on the digits of
+    an integer.  ``text`` (the line that failed) adds a hint when it looks
+    truncated; ``line_numbers=False`` gives only the column (one JSONL line).
+    """
+    if isinstance(e, json.JSONDecodeError):
+        msg = e.msg if e.msg.endswith(" at") else f"{e.msg} at"  # e.g. "Unterminated string starting at"
+        where = f"line {e.lineno} column {e.colno}" if line_numbers else f"column {e.colno}"
+        hint = ""
+        if e.msg == "Extra data" and line_numbers:
+            hint = "; one record per line? name the file .jsonl"
+        elif text is not None and (not text.endswith("\n") or e.pos >= len(text.rstrip())):
+            hint = "; truncated line?"
+        return f"not valid JSON ({msg} {where}{hint})"
+    reason = str(e).split(";")[0]  # "Exceeds the limit (4300 digits) ...; use sys.set_int_max_str_digits() ..."
+    return f"not valid JSON for a record ({reason})"
+
+
+def parse_jsonl(path) -> Iterator[tuple[int, object, str | None]]:
+    """Read a ``.jsonl`` file line by line without stopping at a bad line.
+
+    Yields ``(line_number, value, None)`` for each non-blank line that parses,
+    and ``(line_number, None, problem)`` for one that does not.  A line longer
+    than ``MAX_LINE_BYTES`` is reported without being read whole, and ends the
+    file (what follows it is not a record file's content).  ``OSError`` from
+    opening or reading the file propagates.
+    """
     with open(path, "rb") as f:
-        for n, raw in enumerate(f, start=1):
+        n = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            n += 1
+            if len(raw) > MAX_LINE_BYTES:
+                yield n, None, (f"the line is longer than {_mib(MAX_LINE_BYTES)}: not a record "
+                                "(the rest of the file is not read)")
+                return
             try:
                 text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise RecordError("not UTF-8 text", line=n) from None
+            except UnicodeDecodeError as e:
+                yield n, None, f"not UTF-8 text ({e.reason} at byte {e.start})"
+                continue
             if not text.strip():
                 continue
             try:
-                yield n, json.loads(text)
-            except (json.JSONDecodeError, RecursionError) as e:
-                msg = getattr(e, "msg", "nested too deeply")
-                raise RecordError(f"not valid JSON ({msg}; truncated file?)", line=n) from None
+                yield n, json.loads(text), None
+            except RecursionError:
+                yield n, None, "not valid JSON (nested too deeply)"
+            except ValueError as e:  # JSONDecodeError, or a plain ValueError (an integer of > 4300 digits)
+                yield n, None, json_problem(e, text, line_numbers=False)
+
+
+def read_json_text(path) -> str:
+    """The text of a ``.json`` file of at most ``MAX_JSON_BYTES``; ``RecordError`` otherwise."""
+    with open(path, "rb") as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+        except OSError:
+            size = 0
+        if size > MAX_JSON_BYTES:
+            raise RecordError(f"{path}: the file has {size} bytes, more than a record file may have "
+                              f"({_mib(MAX_JSON_BYTES)}); write many records as .jsonl")
+        data = f.read(MAX_JSON_BYTES + 1)  # a device or a pipe has no size: read at most the bound
+    if len(data) > MAX_JSON_BYTES:
+        raise RecordError(f"{path}: longer than {_mib(MAX_JSON_BYTES)}, more than a record file may have; "
+                          "write many records as .jsonl")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def load(path) -> dict:
+    """Read one record (or a list) from a ``.json`` file (not replayed); ``RecordError`` if it is not JSON."""
+    text = read_json_text(path)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RecordError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as e:
+        raise RecordError(f"{path}: {json_problem(e)}") from None
+
+
+def iter_jsonl(path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` from a ``.jsonl`` file, skipping blank lines.
+
+    A line that is not JSON, not UTF-8 or longer than ``MAX_LINE_BYTES`` raises
+    ``RecordError`` with its line number.
+    """
+    for n, value, problem in parse_jsonl(path):
+        if problem is not None:
+            raise RecordError(problem, line=n)
+        yield n, value
 
 
 def read_records(path) -> list[dict]:
@@ -159,12 +249,42 @@ def read_records(path) -> list[dict]:
     return data if isinstance(data, list) else [data]
 
 
-def write_jsonl(path, records: Iterable[dict]) -> int:
-    """Write records one per line, atomically (temp file then rename)."""
-    path = os.fspath(path)
+def open_temp(directory, prefix: str = ".tmp-", suffix: str = "") -> tuple[int, str]:
+    """Create a new file in ``directory`` for an atomic write; returns ``(fd, path)``.
+
+    Like ``tempfile.mkstemp`` (a fresh name, ``O_EXCL``), but the file gets
+    the permissions of any new file, ``0o666`` minus the umask (and the
+    folder's default ACL), instead of mkstemp's ``0o600``: the file renamed
+    over the target is what the user keeps.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        path = os.path.join(os.fspath(directory), f"{prefix}{os.urandom(6).hex()}{suffix}")
+        try:
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name in {directory}")  # pragma: no cover
+
+
+def _check_target(path: str) -> str:
+    """The folder of a file about to be written; the target must not be a folder."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory: give the path of a file to write")
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".jsonl")
+    return d
+
+
+def write_jsonl(path, records: Iterable[dict]) -> int:
+    """Write records one per line, atomically (temp file then rename).
+
+    The target is checked before ``records`` is consumed: a folder is an
+    ``IsADirectoryError`` naming it.
+    """
+    path = os.fspath(path)
+    d = _check_target(path)
+    fd, tmp = open_temp(d, suffix=".jsonl")
     n = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -180,11 +300,15 @@ def write_jsonl(path, records: Iterable[dict]) -> int:
 
 
 def write_json(path, record: dict) -> None:
-    """Write one record as indented JSON, atomically."""
+    """Write one record as indented JSON, atomically (a folder is an ``IsADirectoryError``)."""
     path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1)
-    os.replace(tmp, path)
+    d = _check_target(path)
+    fd, tmp = open_temp(d, suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

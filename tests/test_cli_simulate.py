@@ -118,3 +118,22 @@ def test_illegal_bot_move_is_an_error(tmp_path, capsys):
     assert code == 2
     assert "returned a bad move" in err and "not in the hand" in err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_out_that_is_a_directory_is_named(tmp_path, capsys):
+    code, out, err = simulate(capsys, "--deals", 3, "--out", tmp_path)
+    assert code == 2
+    assert err.startswith("cavallo simulate: error:") and f"{tmp_path} is a directory" in err
+    assert ".tmp-" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_out_file_gets_the_umask_permissions(tmp_path, capsys):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        code, _, _ = simulate(capsys, "--deals", 2, "--out", tmp_path / "g.jsonl", "--quiet")
+    finally:
+        os.umask(old)
+    assert code == 0 and stat.S_IMODE((tmp_path / "g.jsonl").stat().st_mode) == 0o644

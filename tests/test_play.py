@@ -103,13 +103,40 @@ def test_in_process_with_bad_input_and_quit(model, tmp_path, monkeypatch, capsys
     out = capsys.readouterr().out
     assert code == 1
     assert out.count("is not a move: type a number from 1 to") == 4
-    assert all(re.fullmatch(r"Choose 1-\d+ \(q to quit\): ", p) for p in prompts)
+    assert all(re.fullmatch(r"Choose 1-\d+ \(\? for the rules, q to quit\): ", p) for p in prompts)
     assert "You left the deal." in out and "(deal in progress)" in out
     record = json.loads(rec.read_text())
     assert "result" not in record
     seat0 = [m for m in record["moves"] if m["seat"] == 0]
     assert len(seat0) == 1  # "2" was played, then q
     replay(record)  # a deal in progress replays too
+
+
+def test_rules_through_stdin():
+    from cavallo_env.commands.play import RULES_TEXT
+
+    proc = run_play(["--partner", "greedy", "--opponents", "greedy", "--seed", "2", "--no-record"],
+                    "rules\n?\n1\n HELP \n")
+    assert proc.returncode == 1  # end of input after the second turn's "help"
+    out = proc.stdout
+    assert "Type rules (or ? or help)" in out
+    assert out.count(RULES_TEXT) == 3 and "is not a move" not in out
+    assert out.count("--- turn") == 2  # rules and ? re-prompt the same turn; 1 plays it
+    assert out.count("Choose 1-") == 5  # rules, ?, 1, help, then the end of input
+    for term in ("Scùa", "Picada", "Simili", "Quadriglia", "Most cards", "Most swords", "La Mata", "2-swords",
+                 "10-coins", "F-cups", "Napula", "F = Fante", "C = Cavallo", "R = Re"):
+        assert term in RULES_TEXT, term
+    # the record of the turn played: the first legal move, after the rules were shown twice
+    first = out.split("--- turn")[1]
+    assert first.index("Capture bonuses") < first.index("  you: ")
+
+
+def test_record_path_that_is_a_directory(tmp_path, capsys):
+    code = main(["play", "--partner", "greedy", "--opponents", "greedy", "--seed", "1", "--record", str(tmp_path)])
+    err = capsys.readouterr()
+    assert code == 2
+    assert f"--record {tmp_path} is a directory" in err.err and ".tmp-" not in err.err
+    assert "--- turn" not in err.out  # refused before the deal, not after it
 
 
 def test_end_of_input_quits(model, tmp_path):

@@ -298,3 +298,194 @@ def test_cli_replay_jsonl_content_in_a_json_file(tmp_path, capsys, records):
     path.write_text((tmp_path / "lines.jsonl").read_text())
     code, text = run_cli(capsys, path)
     assert code == 1 and "name the file .jsonl" in text
+
+
+# ------------------------------------------------------------------ hostile files
+
+
+def test_integer_beyond_pythons_digit_limit_is_a_record_error(tmp_path, records):
+    """json.loads raises a plain ValueError (not JSONDecodeError) for an integer of > 4300 digits."""
+    from cavallo_env.records import load
+
+    big = '{"format": "cavalloicera-record/1", "dealer": ' + "1" * 5001 + "}"
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps(records[0]) + "\n" + big + "\n")
+    it = iter_jsonl(path)
+    assert next(it)[0] == 1
+    with pytest.raises(RecordError) as info:
+        next(it)
+    assert info.value.line == 2 and "not valid JSON" in str(info.value) and "4300 digits" in str(info.value)
+    one = tmp_path / "big.json"
+    one.write_text(big)
+    with pytest.raises(RecordError, match="4300 digits") as info:
+        load(one)
+    assert str(one) in str(info.value)
+
+
+def test_cli_integer_beyond_the_digit_limit_keeps_going_with_all(tmp_path, capsys, records):
+    big = '{"format": "cavalloicera-record/1", "dealer": ' + "1" * 5001 + "}"
+    jl = tmp_path / "big.jsonl"
+    jl.write_text(big + "\n" + json.dumps(records[0]) + "\n" + big + "\n")
+    one = tmp_path / "big.json"
+    one.write_text(big)
+    good = tmp_path / "good.jsonl"
+    write_jsonl(good, records[:2])
+    code = main(["replay", "--all", str(jl), str(one), str(good)])
+    text = capsys.readouterr().out
+    assert code == 1 and "Traceback" not in text
+    assert f"BAD {jl}: line 1: not valid JSON" in text and f"BAD {jl}: line 3: not valid JSON" in text
+    assert f"BAD {one}: not valid JSON" in text and "4300 digits" in text
+    assert f"OK {good}: 2 record(s)" in text
+    assert "3 problem(s) in 2 of 3 file(s); 3 good" in text
+    code, text = run_cli(capsys, jl)  # without --all: the first problem, with file and line
+    assert code == 1 and f"BAD {jl}: line 1: not valid JSON" in text and "line 3" not in text
+
+
+def test_truncated_line_message_reads_right(tmp_path, capsys, records):
+    path = tmp_path / "cut.jsonl"
+    line = json.dumps(records[0])
+    path.write_text(line[: line.index('"hands"') + 4])  # cut inside a string
+    code, text = run_cli(capsys, path)
+    assert code == 1
+    assert "Unterminated string starting at column" in text and "truncated line?" in text
+    assert "at at" not in text
+    with pytest.raises(RecordError) as info:
+        list(iter_jsonl(path))
+    assert "at at" not in str(info.value) and "starting at column" in str(info.value)
+    one = tmp_path / "cut.json"
+    one.write_text(line[:-10])
+    code, text = run_cli(capsys, one)
+    assert code == 1 and "not valid JSON (" in text and "at at" not in text and " at line 1 column " in text
+
+
+def test_overlong_line_is_reported_without_reading_it_whole(tmp_path, capsys, records):
+    from cavallo_env import records as rec_mod
+
+    path = tmp_path / "long.jsonl"
+    with open(path, "w") as f:
+        f.write(json.dumps(records[0]) + "\n")
+        f.write('{"format": "' + "x" * (rec_mod.MAX_LINE_BYTES + 10) + '"}\n')
+        f.write(json.dumps(records[1]) + "\n")
+    it = iter_jsonl(path)
+    assert next(it)[0] == 1
+    with pytest.raises(RecordError) as info:
+        next(it)
+    assert info.value.line == 2 and f"longer than {rec_mod.MAX_LINE_BYTES} bytes" in str(info.value)
+    code, text = run_cli(capsys, "--all", path)
+    assert code == 1 and f"BAD {path}: line 2: the line is longer than {rec_mod.MAX_LINE_BYTES} bytes" in text
+    # a line of exactly the limit (newline included) is still read
+    ok = tmp_path / "ok.jsonl"
+    line = json.dumps(records[0])
+    ok.write_text(line + " " * (rec_mod.MAX_LINE_BYTES - len(line) - 1) + "\n")
+    assert [n for n, _ in iter_jsonl(ok)] == [1]
+
+
+def _replay_in_a_box(*argv, json_bound=None):
+    """``cavallo replay`` in a child process with 2 GiB of address space and a time limit.
+
+    Reading an endless line whole would hit the memory limit (MemoryError) or
+    the time limit, and fail the test instead of exhausting the machine.
+    """
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    code = ("import sys, cavallo_env.records as r\n"
+            + (f"r.MAX_JSON_BYTES = {json_bound}\n" if json_bound else "")
+            + "from cavallo_env.cli import main\nsys.exit(main(['replay', *sys.argv[1:]]))")
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True,
+                          timeout=60, preexec_fn=limit)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/zero"), reason="no /dev/zero")
+def test_endless_line_of_dev_zero(tmp_path):
+    import os
+
+    from cavallo_env import records as rec_mod
+
+    link = tmp_path / "zero.jsonl"
+    os.symlink("/dev/zero", link)
+    code, text = _replay_in_a_box("--all", link)  # /dev/zero has one endless line: it must stop
+    assert code == 1 and f"line 1: the line is longer than {rec_mod.MAX_LINE_BYTES} bytes" in text, text[-2000:]
+    # as a .json file: read up to the size bound, then a clear error (bound lowered to keep the test light)
+    code, text = _replay_in_a_box("/dev/zero", json_bound=1 << 20)
+    assert code == 1 and "BAD /dev/zero: longer than 1048576 bytes" in text, text[-2000:]
+    with pytest.raises(RecordError, match="longer than"):
+        list(iter_jsonl(link))
+
+
+def test_json_file_over_the_size_bound(tmp_path, capsys, monkeypatch, records):
+    from cavallo_env import records as rec_mod
+    from cavallo_env.records import load
+
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(records))
+    monkeypatch.setattr(rec_mod, "MAX_JSON_BYTES", path.stat().st_size - 1)
+    code, text = run_cli(capsys, path)
+    assert code == 1 and f"BAD {path}: the file has {path.stat().st_size} bytes, more than a record file" in text
+    with pytest.raises(RecordError, match="more than a record file may have"):
+        load(path)
+    with pytest.raises(RecordError, match="more than a record file may have"):
+        read_records(path)
+    monkeypatch.setattr(rec_mod, "MAX_JSON_BYTES", path.stat().st_size)
+    assert read_records(path) == records
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o002])
+def test_written_files_get_the_umask_permissions(tmp_path, records, umask):
+    import os
+    import stat
+
+    from cavallo_env.records import write_json
+
+    old = os.umask(umask)
+    try:
+        write_jsonl(tmp_path / "a.jsonl", records[:1])
+        write_json(tmp_path / "b.json", records[0])
+        write_json(tmp_path / "b.json", records[1])  # replacing a file: still the umask's mode
+    finally:
+        os.umask(old)
+    for name in ("a.jsonl", "b.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.json"]  # no temp file left
+
+
+def test_checkpoints_get_the_umask_permissions(tmp_path):
+    import os
+    import stat
+
+    torch = pytest.importorskip("torch")
+    from training.checkpoint import load, save
+
+    old = os.umask(0o022)
+    try:
+        st, js = save(tmp_path / "ck", {"model.w": torch.zeros(3)}, {"config": {}})
+    finally:
+        os.umask(old)
+    for p in (st, js):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o644, p  # not mkstemp's 0o600
+    assert load(tmp_path / "ck")[0]["model.w"].shape == (3,)
+
+
+def test_writing_records_to_a_directory_names_it(tmp_path, records):
+    from cavallo_env.records import write_json
+
+    consumed = []
+
+    def gen():
+        for r in records:
+            consumed.append(r)
+            yield r
+
+    with pytest.raises(IsADirectoryError) as info:
+        write_jsonl(tmp_path, gen())
+    assert str(tmp_path) in str(info.value) and "is a directory" in str(info.value)
+    assert ".tmp-" not in str(info.value) and consumed == []  # refused before any record is made
+    with pytest.raises(IsADirectoryError, match="is a directory") as info:
+        write_json(tmp_path, records[0])
+    assert str(tmp_path) in str(info.value) and ".tmp-" not in str(info.value)
+    assert list(tmp_path.iterdir()) == []

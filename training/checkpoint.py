@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import stat
 from pathlib import Path
 
 import torch
@@ -22,6 +22,7 @@ from safetensors.torch import load_file, save_file
 from cavallo_env import ACTION_CONTRACT_VERSION
 from cavallo_env.encoding import OBS_VERSION
 from cavallo_env.prior import PRIOR_VERSION
+from cavallo_env.records import open_temp
 
 FORMAT = "cavallo-checkpoint/1"
 
@@ -39,11 +40,23 @@ def paths(base) -> tuple[Path, Path]:
 
 
 def _atomic_write(path: Path, write) -> None:
+    """``write(tmp)`` a temp file beside ``path``, then rename it over ``path``.
+
+    The temp file is created with the permissions of any new file (0o666 minus
+    the umask, ``records.open_temp``), not mkstemp's 0o600, and keeps them
+    whatever ``write`` does (safetensors replaces the file with its own 0o600
+    one), so checkpoints are as readable as the user's other files.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-" + path.name)
-    os.close(fd)
+    fd, tmp = open_temp(path.parent, prefix=".tmp-" + path.name)
+    try:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
     try:
         write(tmp)
+        if stat.S_IMODE(os.stat(tmp).st_mode) != mode:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -8,7 +8,8 @@
    against ``greedy`` over ``--eval-deals`` duplicate deals and adds the
    result to the model's sidecar;
 4. prints one deal played by the exported AI in all four seats, move by move
-   with the bonuses of every capture, and the final breakdown.
+   with the bonuses of every capture (after a short legend of the bonus and
+   award names), and the final breakdown.
 
 ``--checkpoint PATH`` skips the training and starts from an existing
 checkpoint.  ``make demo`` runs ``cavallo demo``.
@@ -37,6 +38,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+#: The terms the deal below shows (docs/rules/cavalloicera.md has the rules).
+LEGEND = """\
+legend: capture bonuses, +1 each: [Scùa] the capture empties the table; [Picada] it takes, by rank, just the card
+  the previous player placed; [Simili] the played and taken cards are all of one suit; [Quadriglia] 3+ table cards.
+  End-of-deal awards from each team's pile: Most cards +2, Most swords +1, La Mata (the 2-swords) +1, 10-coins +1,
+  F-cups (Fante of cups) +1, Napula (A-2-3 of swords: the length of the swords run from A). F/C/R = Fante/Cavallo/Re.
+"""
+
+
 def _step(n: int, text: str) -> None:
     print(f"\n=== {n}/4  {text}", flush=True)
 
@@ -58,7 +68,7 @@ def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     w(f"table: {_cards(state.table)}\n")
     for s in range(4):
         w(f"seat {s} holds: {_cards(state.hands[s])}\n")
-    w("\n")
+    w("\n" + LEGEND + "\n")
     while not state.done:
         seat = state.current
         answer = bots[seat].choose(make_view(state, seat))

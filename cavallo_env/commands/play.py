@@ -3,8 +3,10 @@
 Each of your turns shows your hand, the table, both teams' piles, the score
 so far and your legal moves, numbered, with the bonuses each would score
 (e.g. ``7-coins takes 3-coins + 4-cups  [Simili]``); type the number (``q``
-quits).  Every AI move is shown with its bonuses.  The deal ends with the full
-breakdown of both teams, and its record (CONTRACT.md format, replayable with
+quits; ``rules``, ``help`` or ``?`` prints a short summary of the rules: a
+turn, the capture bonuses, the end-of-deal awards and the card letters, then
+asks again).  Every AI move is shown with its bonuses.  The deal ends with the full
+breakdown of both teams, and its record (docs/contract.md format, replayable with
 ``cavallo replay``) is saved.  Play goes 0 -> 1 -> 2 -> 3; seats 1 and 3 are
 the opponents, so the player after you and the one before you are both
 against you.  ``--partner`` and ``--opponents`` take any bot spec
@@ -25,6 +27,29 @@ AWARD_LABELS = {
     "coins_10": "10-coins", "cups_fante": "F-cups", "napula": "Napula",
 }
 HUMAN = 0
+HELP_WORDS = ("rules", "help", "?")
+
+RULES_TEXT = """\
+Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
+  Cards: A 2 3 4 5 6 7 8 9 10 F C R in coins, cups, swords and clubs. A-10 are worth
+    1-10; F = Fante, C = Cavallo, R = Re are courts: no value, never in a sum.
+  A turn: play one card, then either take ONE table card of the same rank, or (a
+    numeral) a set of two or more table numerals adding up to its value, or just
+    place it. Taking is never compulsory. Taken cards go to your team's pile.
+    You and your partner (seat 2) are one team, seats 1 and 3 the other.
+  Capture bonuses, +1 each, they add up:
+    Scùa        your capture leaves the table empty
+    Picada      you take, by rank, exactly the card the previous player just placed
+    Simili      the played card and every card it takes are of one suit
+    Quadriglia  you take three or more table cards
+  End of the deal: the cards left on the table go to the team that captured
+  last (no bonus); then each team scores from its pile:
+    Most cards   +2 (26-26: nobody)      Most swords  +1 (a tie: nobody)
+    La Mata      +1 for the 2-swords     10-coins     +1
+    F-cups       +1 (Fante of cups)      Napula       holding A, 2, 3 of swords:
+                                         the length of the run from A (3..10)
+  Bonuses + awards: the higher total wins; equal totals are a draw.
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -101,15 +126,19 @@ def ask_move(state, legal, out, read) -> tuple | None:
     while True:
         out.flush()
         try:
-            line = read(f"Choose 1-{len(legal)} (q to quit): ")
+            line = read(f"Choose 1-{len(legal)} (? for the rules, q to quit): ")
         except EOFError:
             return None
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             return None
+        if text in HELP_WORDS:
+            w(RULES_TEXT)
+            continue
         if text.isdigit() and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
-        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, or q to quit\n")
+        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, ? for the rules, "
+          "or q to quit\n")
 
 
 def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
@@ -170,7 +199,7 @@ def opponent_specs(text: str) -> list[str]:
     from ..bots import make
 
     try:
-        make(text, seed=0)
+        make(text, seed=0, game="cavalloicera")
         return [text, text]
     except ValueError as e:
         first_error = e
@@ -178,8 +207,8 @@ def opponent_specs(text: str) -> list[str]:
         if ch == ",":
             a, b = text[:i].strip(), text[i + 1:].strip()
             try:
-                make(a, seed=0)
-                make(b, seed=0)
+                make(a, seed=0, game="cavalloicera")
+                make(b, seed=0, game="cavalloicera")
             except ValueError:
                 continue
             return [a, b]
@@ -195,14 +224,18 @@ def run(args) -> int:
     from ..records import to_record, write_json
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    path = None if args.no_record else args.record or os.path.join("runs", "play", f"deal-{seed}.json")
+    if path is not None and os.path.isdir(path):  # say so now, not after the deal
+        raise IsADirectoryError(f"--record {path} is a directory: give the path of a file to write")
     opp = opponent_specs(args.opponents)
     specs = {1: opp[0], 2: args.partner, 3: opp[1]}
-    bots = {seat: make(spec, seed=derive_seed("play", seed, seat)) for seat, spec in specs.items()}
+    bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game="cavalloicera") for seat, spec in specs.items()}
     state = GameState.new(seed)
     print(f"Cavalloìcera, deal seed {seed} (replay it with --seed {seed}).")
     print(f"You are seat 0; your partner (seat 2) is {specs[2]}; the opponents (seats 1 and 3) are "
           f"{specs[1]} and {specs[3]}.")
     print(f"Seat {state.dealer} deals; seat {state.current} plays first; play goes 0 -> 1 -> 2 -> 3.")
+    print("Type rules (or ? or help) at any move prompt for a summary of the rules and the bonuses.")
     read = input
     if not sys.stdin.isatty():  # piped input: echo it so the transcript reads like a session
         def read(prompt):
@@ -212,8 +245,7 @@ def run(args) -> int:
     finished = play(state, bots, read=read)
     if not finished:
         print("\nYou left the deal.")
-    if not args.no_record:
-        path = args.record or os.path.join("runs", "play", f"deal-{seed}.json")
+    if path is not None:
         write_json(path, to_record(state))
         print(f"Record saved to {path}" + ("" if finished else " (deal in progress)"))
     return 0 if finished else 1

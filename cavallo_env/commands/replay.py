@@ -42,40 +42,29 @@ def _jsonl_entries(path):
     """Yield ``(line, record, None)`` or ``(line, None, reason)`` for each non-blank line.
 
     Unlike ``records.iter_jsonl`` this keeps going after a bad line, so that
-    ``--all`` can report every bad record of a file.
+    ``--all`` can report every bad record of a file (``records.parse_jsonl``:
+    a line longer than ``records.MAX_LINE_BYTES`` is reported unread and ends
+    the file).
     """
-    with open(path, "rb") as f:
-        for n, raw in enumerate(f, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                yield n, None, f"not UTF-8 text ({e.reason} at byte {e.start})"
-                continue
-            if not text.strip():
-                continue
-            try:
-                yield n, json.loads(text), None
-            except json.JSONDecodeError as e:
-                hint = "; truncated line?" if not text.endswith("\n") or e.pos >= len(text.rstrip()) else ""
-                yield n, None, f"not valid JSON ({e.msg} at column {e.colno}{hint})"
-            except RecursionError:
-                yield n, None, "not valid JSON (nested too deeply)"
+    from ..records import parse_jsonl
+
+    yield from parse_jsonl(path)
 
 
 def _json_entries(path):
     """Yield ``(index, record, None)`` for a ``.json`` file holding one record or a list."""
+    from ..records import RecordError, json_problem, read_json_text
+
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read().decode("utf-8"))
-    except UnicodeDecodeError as e:
-        yield None, None, f"not UTF-8 text ({e.reason} at byte {e.start})"
-        return
-    except json.JSONDecodeError as e:
-        hint = "; one record per line? name the file .jsonl" if e.msg == "Extra data" else ""
-        yield None, None, f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno}{hint})"
+        data = json.loads(read_json_text(path))
+    except RecordError as e:  # too large, or not UTF-8; the message names the file
+        yield None, None, str(e).removeprefix(f"{path}: ")
         return
     except RecursionError:
         yield None, None, "not valid JSON (nested too deeply)"
+        return
+    except ValueError as e:  # JSONDecodeError, or an integer of more than 4300 digits
+        yield None, None, json_problem(e)
         return
     if isinstance(data, list):
         for i, rec in enumerate(data, start=1):
