@@ -89,7 +89,7 @@ def play_game(bots: Sequence, state, timings: list | None = None, game=None):
             timings[seat][0] += clock() - t0
             timings[seat][1] += 1
         try:
-            move = move_from_dict(answer)
+            move = move_from_dict(answer, game.deck_of(state))
         except ValueError as e:
             raise ValueError(f"bot {bots[seat]!r} in seat {seat} answered a malformed move: {e}") from None
         if move not in state.legal_moves():

@@ -296,11 +296,12 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         else:
             # other bots trust their input: check the view here, and give them the legal moves
             game, state, legal, by_move = checked_view(data)
+            deck = game.deck_of(data)
             if by_move is None:
-                data["legal_moves"] = [game.move_to_dict(m) for m in legal]
+                data["legal_moves"] = [game.move_to_dict(m, deck) for m in legal]
             answer = bot.choose(data)
             if by_move is not None:  # answer in the view's own spelling of the move
-                answer = by_move.get(game.move_from_dict(answer), answer)
+                answer = by_move.get(game.move_from_dict(answer, deck), answer)
         return Response(json.dumps(answer, separators=(",", ":")), media_type="application/json")
 
     app.openapi = lambda: _openapi(app)

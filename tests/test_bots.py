@@ -90,7 +90,7 @@ def test_bad_specs_raise_bot_spec_error(spec):
 
 def test_ismcts_spec_options():
     bot = from_spec("300,rollout=random,c=0.3,reward=win,scale=5,epsilon=0,depth=6,prior=2,expand=random,"
-                    "infer=0.5,hand=0.6,root=ucb", seed=3)
+                    "infer=0.5,hand=0.6,root=ucb", seed=3, game="cavalloicera")
     assert isinstance(bot, ISMCTSBot)
     assert (bot.iterations, bot.exploration, bot.reward, bot.scale, bot.depth, bot.prior,
             bot.expand, bot.root) == (300, 0.3, "win", 5.0, 6, 2.0, "random", "ucb")
@@ -269,7 +269,7 @@ def test_ismcts_finds_the_best_last_move(spec):
         if len(legal) < 2:
             continue
         finals = last_move_margins(state, legal)
-        answer = move_from_dict(make(spec, seed=1).choose(make_view(state, state.current)))
+        answer = move_from_dict(make(spec, seed=1, game="cavalloicera").choose(make_view(state, state.current)))
         assert finals[legal.index(answer)] == max(finals)
         checked += 1
     assert checked >= 5

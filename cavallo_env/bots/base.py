@@ -38,9 +38,8 @@ class Bot:
         legal = game.legal_moves_of(view)
         if not legal:
             raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
-        if len(legal) == 1:
-            return game.move_to_dict(legal[0])
-        return game.move_to_dict(self.choose_move(view, legal))
+        move = legal[0] if len(legal) == 1 else self.choose_move(view, legal)
+        return game.move_to_dict(move, game.deck_of(view))
 
     def choose_move(self, view: dict, legal: list) -> object:  # pragma: no cover - interface
         raise NotImplementedError

@@ -114,7 +114,8 @@ class ISMCTSBot(Bot):
         self.game = game
         self.search_options = dict(search_options)
         self._hooks: dict = {}
-        # build the hooks of the games now, so a bad option fails at construction
+        # Build the hooks of the games now, so a bad option fails at construction.
+        # Without a game, an option goes to every game that has it, and must suit each of them.
         from .. import games
 
         names = [game] if game is not None else games.names()
@@ -124,7 +125,11 @@ class ISMCTSBot(Bot):
             names_ok = {attr for attr, _ in getattr(hooks_type, "OPTIONS", {}).values()}
             accepted = {k: v for k, v in search_options.items() if k in names_ok}
             known.update(accepted)
-            self._hooks[name] = games.get(name).search(**accepted) if accepted else games.get(name).search()
+            try:
+                self._hooks[name] = games.get(name).search(**accepted)
+            except ValueError as e:
+                where = "" if game is not None else f" (for {games.get(name).title}; a bot made for one game takes its options alone)"
+                raise BotSpecError(f"{e}{where}") from None
         unknown = set(search_options) - known
         if unknown:
             raise BotSpecError(f"unknown ismcts option(s) {', '.join(sorted(unknown))} for "

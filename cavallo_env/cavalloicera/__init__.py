@@ -64,17 +64,17 @@ class Cavalloicera(Game):
         return state.returns(reward)
 
     # -- interchange
-    def move_to_dict(self, move) -> dict:
+    def move_to_dict(self, move, deck: str | None = None) -> dict:
         from ..views import move_to_dict
 
         return move_to_dict(move)
 
-    def move_from_dict(self, d):
+    def move_from_dict(self, d, deck: str | None = None):
         from ..views import move_from_dict
 
         return move_from_dict(d)
 
-    def describe_move(self, move) -> str:
+    def describe_move(self, move, deck: str | None = None) -> str:
         from ..cards import NAMES
 
         card, capture = move

@@ -80,7 +80,7 @@ def play_deal(state, bots, deal_index: int = 0, game=None):
         seat = state.current
         move = bots[seat].choose(game.make_view(state, seat))
         try:
-            parsed = game.move_from_dict(move)
+            parsed = game.move_from_dict(move, game.deck_of(state))
             why = game.check_move(state, parsed)
             if why is not None:
                 raise ValueError(f"illegal move: {why}")

@@ -89,9 +89,10 @@ def checked_view(view, expected: str | None = None) -> tuple:
     if not given:
         raise ViewError(f"the view has no legal moves, but seat {state.current} is to play and has {len(legal)}")
     by_move = {}
+    deck = game.deck_of(view)
     for i, m in enumerate(given, start=1):
         try:
-            mv = game.move_from_dict(m)
+            mv = game.move_from_dict(m, deck)
         except ViewError as e:
             raise ViewError(f"legal move {i}: {e}") from None
         by_move[mv] = m
@@ -99,7 +100,7 @@ def checked_view(view, expected: str | None = None) -> tuple:
         what = []
         wrong = sorted(set(by_move) - set(legal))
         if wrong:
-            what.append(f"{len(wrong)} listed move(s) are not legal (e.g. {game.describe_move(wrong[0])})")
+            what.append(f"{len(wrong)} listed move(s) are not legal (e.g. {game.describe_move(wrong[0], deck)})")
         missing = len(set(legal) - set(by_move))
         if missing:
             what.append(f"{missing} legal move(s) are missing")

@@ -101,16 +101,24 @@ class Game:
         return [float(diff if self.team_of(s) == 0 else -diff) for s in range(self.num_seats)]
 
     # -- interchange -----------------------------------------------------------
-    def move_to_dict(self, move) -> dict:
+    # Card names depend on the deck (the 40-card decks share the suit "clubs"),
+    # so moves are named and read in a deck: ``deck_of`` a view or a state.
+    def deck_of(self, view_or_state) -> str:
+        """The deck of a view (its ``"deck"``) or of a state (its ``deck``); the default deck otherwise."""
+        deck = view_or_state.get("deck") if isinstance(view_or_state, dict) else getattr(view_or_state, "deck", None)
+        return deck if deck in self.decks else self.decks[0]
+
+    def move_to_dict(self, move, deck: str | None = None) -> dict:
+        """The interchange form of a move, cards named in ``deck``."""
         raise NotImplementedError
 
-    def move_from_dict(self, d):
-        """A move from its dict; ``ViewError`` if malformed."""
+    def move_from_dict(self, d, deck: str | None = None):
+        """A move from its dict (names of ``deck``); ``ViewError`` if malformed."""
         raise NotImplementedError
 
-    def describe_move(self, move) -> str:
+    def describe_move(self, move, deck: str | None = None) -> str:
         """A short human-readable text of a move."""
-        return str(self.move_to_dict(move))
+        return str(self.move_to_dict(move, deck))
 
     def make_view(self, state, seat: int) -> dict:
         raise NotImplementedError
