@@ -169,3 +169,32 @@ def test_default_ai(tmp_path):
     proc = run_play(["--seed", "1", "--no-record"], "1\n" * 12)
     assert proc.returncode == 0, proc.stderr
     assert "policy:default" in proc.stdout and "=== end of the deal ===" in proc.stdout
+
+
+@pytest.mark.parametrize("game,args,turns,words", [
+    ("briscola", ["--deck", "bresciane"], 20, ("Trump:", "Your hand:", "Points:", "play ")),
+    ("scopa", ["--single-deal"], 18, ("Table:", "Your hand:", "This deal:", "Match:", "=== deal 1:")),
+])
+def test_two_player_games_through_stdin(tmp_path, game, args, turns, words):
+    rec = tmp_path / f"{game}.json"
+    proc = run_play(["--game", game, *args, "--opponents", "greedy", "--seed", "3", "--record", str(rec)],
+                    "?\n" + "1\n" * turns)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for w in words + ("Your moves:", "opponent:", "Record saved"):
+        assert w in out, w
+    assert ("Strength: A > 3" if game == "briscola" else "primiera") in out  # the rules, on '?'
+    assert re.search(r"You win!|The AI wins\.|A draw\.", out)
+    record = json.loads(rec.read_text())
+    assert record["format"] == f"{game}-record/1"
+    replay(record)
+
+
+def test_scopa_match_interrupted_keeps_the_record(tmp_path):
+    rec = tmp_path / "match.json"
+    proc = run_play(["--game", "scopa", "--opponents", "random", "--seed", "4", "--record", str(rec)], "1\n" * 20)
+    assert proc.returncode == 1  # the input ran out before the match ended
+    assert "You left the game." in proc.stdout and "(game in progress)" in proc.stdout
+    record = json.loads(rec.read_text())
+    assert record["match"] is True and "result" not in record
+    replay(record)

@@ -1,4 +1,6 @@
-"""Play a deal in the terminal: you in seat 0, an AI partner in seat 2, two AI opponents.
+"""Play in the terminal: Cavalloìcera with an AI partner against two AIs, or (``--game``) Briscola or Scopa against one AI.
+
+Cavalloìcera: you in seat 0, an AI partner in seat 2, two AI opponents.
 
 Each of your turns shows your hand, the table, both teams' piles, the score
 so far and your legal moves, numbered, with the bonuses each would score
@@ -11,6 +13,11 @@ breakdown of both teams, and its record (docs/contract.md format, replayable wit
 the opponents, so the player after you and the one before you are both
 against you.  ``--partner`` and ``--opponents`` take any bot spec
 (``policy:default`` is the shipped AI; ``heuristic``, ``greedy``, ...).
+
+``--game briscola`` or ``--game scopa`` (with ``--deck``; Scopa plays a match
+to 11 unless ``--single-deal``): you in seat 0 against the AI of
+``--opponents`` (default ``ismcts:1000``), see ``play_two``.  The record is
+saved also when you quit or press Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import argparse
 import os
 import random
 import sys
+
+from ._game import add_game_arguments, game_options
 
 BONUS_NAMES = ("Scùa", "Picada", "Simili", "Quadriglia")
 AWARD_LABELS = {
@@ -54,12 +63,14 @@ Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partner", default="policy:default", help="bot spec of your partner, seat 2 (default policy:default)")
-    p.add_argument("--opponents", default="policy:default",
-                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default)")
+    p.add_argument("--opponents", default=None,
+                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default); "
+                        "Briscola and Scopa: the one opponent (default ismcts:1000)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots (default: a random one, printed)")
     p.add_argument("--record", metavar="PATH", default=None,
                    help="where to save the deal's record (default runs/play/deal-<seed>.json)")
     p.add_argument("--no-record", action="store_true", help="do not save the record")
+    add_game_arguments(p)
 
 
 def seat_label(seat: int) -> str:
@@ -223,10 +234,20 @@ def run(args) -> int:
     from ..evaluation import derive_seed
     from ..records import to_record, write_json
 
+    game, options = game_options(args, match_default=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    path = None if args.no_record else args.record or os.path.join("runs", "play", f"deal-{seed}.json")
+    name = "deal" if game.name == "cavalloicera" else game.name
+    path = None if args.no_record else args.record or os.path.join("runs", "play", f"{name}-{seed}.json")
     if path is not None and os.path.isdir(path):  # say so now, not after the deal
         raise IsADirectoryError(f"--record {path} is a directory: give the path of a file to write")
+    if game.name != "cavalloicera":
+        from . import play_two
+
+        if args.opponents is None:
+            args.opponents = "ismcts:1000"
+        return play_two.run(args, game, options, seed, path)
+    if args.opponents is None:
+        args.opponents = "policy:default"
     opp = opponent_specs(args.opponents)
     specs = {1: opp[0], 2: args.partner, 3: opp[1]}
     bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game="cavalloicera") for seat, spec in specs.items()}
@@ -242,7 +263,11 @@ def run(args) -> int:
             line = input(prompt)
             print(line.strip())
             return line
-    finished = play(state, bots, read=read)
+    finished = False
+    try:
+        finished = play(state, bots, read=read)
+    except KeyboardInterrupt:  # Ctrl-C: the deal so far is still saved
+        print("\ninterrupted")
     if not finished:
         print("\nYou left the deal.")
     if path is not None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import sys
 
+from .play import HELP_WORDS
+
 HUMAN = 0
-HELP_WORDS = ("?", "help", "rules", "h")
 
 RULES = {
     "briscola": """
