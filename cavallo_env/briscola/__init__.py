@@ -1,0 +1,151 @@
+"""Briscola, two players, one deal (RULES-briscola.md), behind the game layer.
+
+- ``cards``     the two 40-card decks (also used by Scopa), strength and points
+- ``engine``    the rules: ``BriscolaState`` (pure Python)
+- ``encoding``  observation ``briscola-obs/1`` and state ``briscola-state/1`` (numpy)
+- ``views``     what one seat sees, and a state rebuilt from it
+- ``records``   ``briscola-record/1``: write, replay and check
+- ``aec``       the PettingZoo AEC env (``cavallo/Briscola-v1``)
+- ``bots``      ``GreedyBot`` and ``HeuristicBot``; ``search`` the ISMCTS hooks
+
+``import cavallo_env.briscola`` stays light: numpy and PettingZoo load only
+when an env is built (``env()``/``raw_env()``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..games.base import Game
+
+ENV_ID = "cavallo/Briscola-v1"
+
+
+class Briscola(Game):
+    name = "briscola"
+    title = "Briscola"
+    num_seats = 2
+    decks = ("milanesi", "bresciane")
+    record_format = "briscola-record/1"
+    env_id = ENV_ID
+    env_entry_point = "cavallo_env.briscola:env"
+    breakdown_keys = ("points", "tricks")
+    options = {"deck": "milanesi"}
+    bots = {
+        "greedy": "cavallo_env.briscola.bots:GreedyBot",
+        "heuristic": "cavallo_env.briscola.bots:HeuristicBot",
+    }
+
+    # -- rules -------------------------------------------------------------------
+    def new_state(self, seed=None, **options):
+        from .engine import random_deal
+
+        opts = self.check_options(options)
+        return random_deal(seed, opts["deck"])
+
+    def state_from_deal(self, deal, **options):
+        from .engine import BriscolaState
+
+        opts = self.check_options(options)
+        return BriscolaState.from_deal(deal, opts["deck"])
+
+    def play(self, state, move) -> None:
+        state.play(move)
+
+    def check_move(self, state, move) -> str | None:
+        return state.check_move(move)
+
+    def team_of(self, seat: int) -> int:
+        return seat
+
+    def outcome(self, state) -> dict:
+        p, t = state.points, state.tricks
+        return {"points": [p[0], p[1]],
+                "breakdown": [{"points": p[0], "tricks": t[0]}, {"points": p[1], "tricks": t[1]}],
+                "winner": state.result()["winner"]}
+
+    def returns(self, state, reward: str = "points") -> list[float]:
+        return state.returns(reward)
+
+    # -- interchange ---------------------------------------------------------------
+    def move_to_dict(self, move, deck: str | None = None) -> dict:
+        """``{"play": name}``, the card named in ``deck`` (default: milanesi)."""
+        from .views import move_to_dict
+
+        return move_to_dict(move, deck or self.decks[0])
+
+    def move_from_dict(self, d, deck: str | None = None):
+        from .views import move_from_dict
+
+        return move_from_dict(d, deck or self.decks[0])
+
+    def describe_move(self, move, deck: str | None = None) -> str:
+        from .cards import card_name
+
+        return f"play {card_name(move, deck or self.decks[0])}"
+
+    def make_view(self, state, seat: int) -> dict:
+        from .views import make_view
+
+        return make_view(state, seat)
+
+    def state_from_view(self, view, rng: random.Random | None = None):
+        from .views import state_from_view
+
+        return state_from_view(view, rng)
+
+    def legal_moves_of(self, view) -> list:
+        from .views import legal_moves_of
+
+        return legal_moves_of(view)
+
+    def to_record(self, state) -> dict:
+        from .records import to_record
+
+        return to_record(state)
+
+    def replay(self, record, *, line: int | None = None):
+        from .records import replay
+
+        return replay(record, line=line)
+
+    def render(self, state) -> str:
+        from .aec import render_text
+
+        return render_text(state)
+
+    # -- environments ----------------------------------------------------------------
+    def raw_env(self, **kwargs):
+        from .aec import raw_env
+
+        return raw_env(**kwargs)
+
+    def env(self, **kwargs):
+        from .aec import env
+
+        return env(**kwargs)
+
+    def search(self, **options):
+        from .search import BriscolaSearch
+
+        return BriscolaSearch(**options)
+
+
+GAME = Briscola()
+
+
+def env(**kwargs):
+    """The wrapped PettingZoo AEC env (``cavallo_env.briscola.aec.env``)."""
+    from .aec import env as _env
+
+    return _env(**kwargs)
+
+
+def raw_env(**kwargs):
+    """The bare PettingZoo AEC env (``BriscolaEnv``)."""
+    from .aec import raw_env as _raw_env
+
+    return _raw_env(**kwargs)
+
+
+__all__ = ["Briscola", "GAME", "ENV_ID", "env", "raw_env"]

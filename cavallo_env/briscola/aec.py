@@ -1,0 +1,140 @@
+"""The PettingZoo AEC environment of Briscola (CONTRACT.md, "Briscola").
+
+``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
+(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``BriscolaEnv`` is the bare
+environment, which raises a ``ValueError`` naming the action, the agent and
+the legal actions on an illegal action.
+
+Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``reward``
+(``"points"``: own card points minus the other's at the end of the deal, the
+default; ``"win"``: +1/0/-1) and ``deck`` (``"milanesi"``, the default, or
+``"bresciane"``: card names only, the rules are the same).
+
+Agents ``player_0`` and ``player_1`` (seat i).  Action space ``Discrete(40)``:
+play the card with that id; the mask is the hand of the agent to act.
+Observation: ``{"observation": float32 (376,), "action_mask": int8 (40,)}``,
+layout ``briscola-obs/1`` (``cavallo_env.briscola.encoding``), nothing hidden.
+``reset(options={"deal": {"hands": [[3 names] x2], "trump": name, "stock":
+[33 names, top first], "leader": 0 | 1}})`` starts from that exact deal.
+"""
+
+from __future__ import annotations
+
+from ..games.cardenv import CardEnv, wrap
+from . import GAME
+from .cards import DECKS, NAMES, NUM_CARDS
+from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features
+from .engine import BriscolaState
+from .records import to_record
+
+ACTION_VERSION = "briscola-actions/1"
+
+__all__ = ["BriscolaEnv", "raw_env", "env", "ACTION_VERSION", "OBS_VERSION", "STATE_VERSION"]
+
+
+class BriscolaEnv(CardEnv):
+    """Briscola, one deal per episode, agents ``player_0`` and ``player_1``."""
+
+    game = GAME
+    num_actions = NUM_CARDS
+    obs_size = OBS_SIZE
+    state_size = STATE_SIZE
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "briscola_v1",
+        "is_parallelizable": False,
+        "observation_version": OBS_VERSION,
+        "state_version": STATE_VERSION,
+        "action_version": ACTION_VERSION,
+    }
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points", deck: str = "milanesi"):
+        if not isinstance(deck, str) or deck not in DECKS:
+            raise ValueError(f"deck must be one of {', '.join(map(repr, DECKS))}, got {deck!r}")
+        self.deck = deck
+        super().__init__(render_mode=render_mode, reward=reward)
+        self._features = Features()
+
+    # -- hooks -----------------------------------------------------------------
+    def _start(self, deal) -> BriscolaState:
+        if deal is None:
+            rng = self.np_random
+            ids = rng.permutation(NUM_CARDS).tolist()
+            state = BriscolaState((ids[0:3], ids[3:6]), ids[6], ids[7:], int(rng.integers(2)), self.deck)
+        else:
+            state = BriscolaState.from_deal(deal, self.deck)  # ValueError saying what is wrong
+        self._features.reset(state)
+        return state
+
+    def _act(self, action: int):
+        core = self._core
+        core.play(action)
+        self._features.after_move(core)
+        if core.done:
+            return core.returns(self.reward_type)
+        return None
+
+    def _observation(self, seat: int, acting: bool):
+        return self._features.observation(seat)
+
+    def _state_vector(self):
+        return self._features.state()
+
+    def _info(self) -> dict:
+        return {"result": self._core.result()}
+
+    def _illegal_context(self) -> str:
+        return ""
+
+    # -- extras ----------------------------------------------------------------
+    def record(self) -> dict:
+        """The game record (``briscola-record/1``) of the deal so far; ``result`` once over."""
+        if self._core is None:
+            raise RuntimeError("call reset() before record()")
+        return to_record(self._core)
+
+    def render_text(self) -> str:
+        return render_text(self._core)
+
+    def action_name(self, action) -> str:
+        if action.__class__ is int and 0 <= action < NUM_CARDS:
+            return NAMES[self.deck][action]
+        return f"not a card id: {action!r:.40}"
+
+
+def render_text(state: BriscolaState) -> str:
+    """A plain-text picture of a deal: trump, hands, stock, trick, score."""
+    names = NAMES[state.deck]
+
+    def cards(cs):
+        return " ".join(names[c] for c in cs) if cs else "-"
+
+    lines = []
+    status = "over" if state.done else f"seat {state.current} (player_{state.current}) to play"
+    lines.append(f"Briscola ({state.deck})  trick {min(len(state.moves) // 2 + 1, 20)}/20  {status}")
+    where = "under the stock" if state.trump_holder is None else f"drawn by seat {state.trump_holder}"
+    lines.append(f"Trump: {names[state.trump]} ({where}); stock: {len(state.stock)} cards")
+    for seat in (0, 1):
+        mark = ">" if seat == state.current and not state.done else " "
+        lines.append(f"{mark} seat {seat} (player_{seat}): {cards(sorted(state.hands[seat]))}"
+                     f"   won {state.tricks[seat]} tricks, {state.points[seat]} points")
+    if state.trick:
+        lines.append(f"Trick: seat {state.leader} led {cards(state.trick)}")
+    elif len(state.moves) >= 2:
+        (s1, c1), (s2, c2) = state.moves[-2:]
+        lines.append(f"Last trick: seat {s1} {names[c1]}, seat {s2} {names[c2]}; seat {state.leader} won it")
+    if state.done:
+        r = state.result()
+        w = r["winner"]
+        lines.append(f"Result: {r['points'][0]} - {r['points'][1]}: " + ("draw" if w is None else f"seat {w} wins"))
+    return "\n".join(lines)
+
+
+raw_env = BriscolaEnv
+
+
+def env(**kwargs):
+    """The wrapped environment: an illegal action gives -1 to that agent and ends the deal."""
+    return wrap(BriscolaEnv(**kwargs))
