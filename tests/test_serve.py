@@ -241,3 +241,62 @@ def test_bad_bot_fails_before_serving(tmp_path):
                            "--port", str(free_port())], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "cavallo serve: error:" in proc.stderr and "not found" in proc.stderr
+
+
+# ---------------------------------------------------------------- every game from one process
+
+
+@pytest.fixture(scope="module")
+def any_game_server():
+    proc, url = start("heuristic")
+    with httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+    stop(proc)
+
+
+def _game_views(name, deck, n=12):
+    import random
+
+    from cavallo_env import games
+
+    g = games.get(name)
+    rng = random.Random(5)
+    state = g.new_state(21, deck=deck) if "deck" in g.options and len(g.decks) > 1 else g.new_state(21)
+    out = []
+    while not state.done and len(out) < n:
+        out.append(g.make_view(state, state.current))
+        g.play(state, rng.choice(state.legal_moves()))
+    return out
+
+
+@pytest.mark.parametrize("name,deck", [("cavalloicera", None), ("briscola", "milanesi"), ("briscola", "bresciane"),
+                                       ("scopa", "milanesi"), ("scopa", "bresciane")])
+def test_one_server_serves_every_game(any_game_server, name, deck):
+    for view in _game_views(name, deck):
+        for body in (view, {k: v for k, v in view.items() if k != "legal_moves"}):
+            r = any_game_server.post("/v1/move", json=body)
+            assert r.status_code == 200, r.text
+            assert r.json() in view["legal_moves"]
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"game": "tresette"}, "unknown game 'tresette'"),
+    ({"game": 7}, "unknown game"),
+    ({"trump": 5}, "trump"),
+    ({"stock_size": 99}, "stock_size"),
+    ({"hand": ["A-hearts", "A-hearts"]}, "twice"),
+    ({"deck": "piacentine"}, "deck"),
+    ({"legal_moves": [{"play": "A-cups"}]}, "legal"),
+])
+def test_bad_briscola_views_get_422(any_game_server, change, words):
+    view = _game_views("briscola", "milanesi", 3)[2]
+    r = any_game_server.post("/v1/move", json=view | change)
+    assert r.status_code == 422, r.text
+    assert words in r.json()["detail"], r.json()["detail"]
+
+
+def test_a_scopa_view_without_its_fields_gets_422(any_game_server):
+    view = _game_views("scopa", "milanesi", 2)[1]
+    del view["table"]
+    r = any_game_server.post("/v1/move", json=view)
+    assert r.status_code == 422 and "table" in r.json()["detail"]

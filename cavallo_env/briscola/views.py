@@ -76,7 +76,13 @@ def legal_moves_of(view) -> list[int]:
     if not isinstance(legal, list):
         raise ViewError("the view's 'legal_moves' must be a list of moves")
     deck = deck_of(view)
-    return [move_from_dict(m, deck) for m in legal]
+    out = []
+    for i, m in enumerate(legal, start=1):
+        try:
+            out.append(move_from_dict(m, deck))
+        except ViewError as e:
+            raise ViewError(f"legal move {i}: {e}") from None
+    return out
 
 
 def _short(value, limit: int = 60) -> str:
