@@ -1,4 +1,4 @@
-"""Briscola: rules, vectors, records, views, encoder and the AEC env (CONTRACT.md, "Briscola")."""
+"""Briscola: rules, vectors, records, views, encoder and the AEC env (docs/contract.md, "Briscola")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Briscola, two players, one deal (RULES-briscola.md), behind the game layer.
+"""Briscola, two players, one deal (docs/rules/briscola.md), behind the game layer.
 
 - ``cards``     the two 40-card decks (also used by Scopa), strength and points
 - ``engine``    the rules: ``BriscolaState`` (pure Python)

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment of Briscola (CONTRACT.md, "Briscola").
+"""The PettingZoo AEC environment of Briscola (docs/contract.md, "Briscola").
 
 ``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,

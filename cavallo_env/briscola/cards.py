@@ -1,6 +1,6 @@
 """The 40-card decks of Briscola (and Scopa): names, ids, strength and points.
 
-Card id = ``suit_index * 10 + rank_index`` (RULES-briscola.md, "Decks"); the
+Card id = ``suit_index * 10 + rank_index`` (docs/rules/briscola.md, "Decks"); the
 two decks differ only in names, never in rules:
 
 ============  ==================================  ==========================

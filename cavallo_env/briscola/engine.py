@@ -1,4 +1,4 @@
-"""The rules of two-player Briscola (RULES-briscola.md) as a pure-Python state machine.
+"""The rules of two-player Briscola (docs/rules/briscola.md) as a pure-Python state machine.
 
 No numpy: this module is the single source of truth for the rules, shared by
 the env, the records, the views, the bots and the search.

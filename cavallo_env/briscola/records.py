@@ -1,4 +1,4 @@
-"""Briscola game records (CONTRACT.md, "Briscola"): write, replay and check.
+"""Briscola game records (docs/contract.md, "Briscola"): write, replay and check.
 
 ``{"format": "briscola-record/1", "deck", "hands": [[3 names] x2], "trump",
 "stock": [33 names, top first, without the trump card], "leader",

@@ -1,4 +1,4 @@
-"""Briscola views: what one seat sees, as JSON (CONTRACT.md, "Briscola").
+"""Briscola views: what one seat sees, as JSON (docs/contract.md, "Briscola").
 
 ``make_view(state, seat)`` builds the view a bot receives.  ``state_from_view``
 checks a view (known cards of its deck, no card in two places, a history that

@@ -1,0 +1,158 @@
+"""The PettingZoo AEC environment of Scopa (docs/contract.md, "Scopa").
+
+``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
+(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``ScopaEnv`` is the bare
+environment, which raises a ``ValueError`` naming the action, the agent and
+the legal actions on an illegal action.
+
+Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``deck``
+(``"milanesi"``, the default, or ``"bresciane"``), ``match`` (``True``, the
+default: an episode is a whole match to 11; ``False``: one deal) and
+``reward`` (``"win"``, the default: +1/-1 to the winner/loser when the match
+ends, or +1/0/-1 for a single deal; ``"points"``: each deal's point
+difference, paid when that deal ends, mid-episode in a match).
+
+Agents ``player_0`` and ``player_1`` (seat i).  Action space ``Discrete(120)``
+(``cavallo_env.scopa.actions``: place / capture with / take).  Observation:
+``{"observation": float32 (388,), "action_mask": int8 (120,)}``, layout
+``scopa-obs/1`` (``cavallo_env.scopa.encoding``), nothing hidden.
+``reset(options={"deal": {"dealer": 0 | 1, "hands": [[3 names] x2], "table":
+[4 names], "stock": [30 names, top first]}})`` starts the first deal from
+that exact deal; the later deals of a match are drawn from the env's
+generator (``np_random``, seeded by ``reset(seed=...)``).
+
+Registered with PettingZoo's registry as ``"cavallo/Scopa-v1"``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..games.cardenv import CardEnv, wrap
+from . import ENV_ID, GAME
+from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, action_name
+from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features, state_vector
+from .engine import DECKS, MONEY_SUIT, ScopaDeal, ScopaState, kings_on_table, split_deck, state_from_deal
+from .records import to_record
+from .views import render_text
+
+#: the generator of a single-deal state, which never draws a later deal
+_NO_DRAW = random.Random(0)
+
+__all__ = ["ScopaEnv", "raw_env", "env", "ENV_ID", "ACTION_VERSION", "OBS_VERSION", "STATE_VERSION"]
+
+
+class ScopaEnv(CardEnv):
+    """Scopa, a match to 11 (or one deal) per episode, agents ``player_0`` and ``player_1``."""
+
+    game = GAME
+    num_actions = NUM_ACTIONS
+    obs_size = OBS_SIZE
+    state_size = STATE_SIZE
+    rewards_allowed = ("win", "points")
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "scopa_v1",
+        "is_parallelizable": False,
+        "observation_version": OBS_VERSION,
+        "state_version": STATE_VERSION,
+        "action_version": ACTION_VERSION,
+    }
+
+    def __init__(self, render_mode: str | None = None, deck: str = "milanesi", match: bool = True,
+                 reward: str = "win"):
+        if not isinstance(deck, str) or deck not in MONEY_SUIT:
+            raise ValueError(f"deck must be one of {', '.join(map(repr, DECKS))}, got {deck!r:.40}")
+        if not isinstance(match, bool):
+            raise ValueError(f"match must be True (a match to 11) or False (one deal), got {match!r:.40}")
+        self.deck = deck
+        self.match = match
+        super().__init__(render_mode=render_mode, reward=reward)
+        self._features = Features()
+
+    # -- hooks -----------------------------------------------------------------
+    def _start(self, deal) -> ScopaActions:
+        if deal is None:
+            npr = self.np_random
+            dealer = int(npr.integers(2))
+            while True:  # a table with three or four kings is dealt again by the same dealer
+                order = npr.permutation(40).tolist()
+                if kings_on_table(order[6:10]) < 3:
+                    break
+            money = MONEY_SUIT[self.deck]
+            state = ScopaState(ScopaDeal(*split_deck(order, dealer), money=money), self.deck, self.match, _NO_DRAW)
+        else:
+            state = state_from_deal(deal, self.deck, self.match)  # ValueError saying what is wrong
+        if self.match:  # the later deals of the match, from the env's generator
+            state.rng = random.Random(int(self.np_random.integers(2**63)))
+        self._features.reset(state)
+        return ScopaActions(state)
+
+    def _act(self, action: int):
+        core = self._core
+        if core.step(action) is None:  # a capture being built: the same agent chooses again
+            self._features.set_building(core.building, core.current)
+            return None
+        pts = core.last_points
+        state = core.state
+        if pts is None:
+            self._features.after_move(state)
+            return None
+        if state.done:
+            self._features.after_last_move(state)
+        else:
+            self._features.reset(state)  # a new deal
+        if self.reward_type == "points":
+            d = pts[0] - pts[1]
+            return [d, -d]
+        if state.done:
+            return state.returns("win")
+        return None
+
+    def _observation(self, seat: int, acting: bool):
+        return self._features.observation(seat)
+
+    def _state_vector(self):
+        core = self._core
+        return state_vector(core.state, core.building)
+
+    def _info(self) -> dict:
+        state = self._core.state
+        return {"result": state.result(), "deals": [r["points"][:] for r in state.results]}
+
+    def _illegal_context(self) -> str:
+        b = self._core.building if self._core is not None else None
+        if b is None:
+            return ""
+        names = self._core.state.names
+        taken = f", taken so far: {', '.join(names[t] for t in b[1])}" if b[1] else ""
+        return f", building a capture with {names[b[0]]}{taken}"
+
+    # -- extras ------------------------------------------------------------------
+    @property
+    def state_obj(self) -> ScopaState:
+        """The engine state (read only)."""
+        return self._core.state
+
+    def record(self) -> dict:
+        """The game record (``scopa-record/1``) of the episode so far."""
+        if self._core is None:
+            raise RuntimeError("call reset() before record()")
+        return to_record(self._core.state)
+
+    def render_text(self) -> str:
+        core = self._core
+        return render_text(core.state, core.building)
+
+    def action_name(self, action) -> str:
+        return action_name(action, self.deck)
+
+
+raw_env = ScopaEnv
+
+
+def env(**kwargs):
+    """The wrapped environment: an illegal action gives that agent -1 and ends the episode."""
+    return wrap(ScopaEnv(**kwargs))

@@ -1,0 +1,277 @@
+"""Scopa's own bots: ``greedy`` and ``heuristic`` (``choose(view) -> one of view["legal_moves"]``).
+
+Both read only the view (what the seat sees) and are deterministic.
+
+- ``GreedyBot``: the capture worth most right now (a scopa, the settebello,
+  money cards, sevens and sixes for the primiera, card count); with no
+  capture, it places its lowest-value card.
+- ``HeuristicBot``: weighs what a move wins now against what the other seat
+  can answer with: for every value the other seat may hold (counted from the
+  unseen cards: its hand and the stock), its best reply on the table the move
+  leaves -- a sweep (scopa), the settebello, sevens, money, cards -- weighted
+  by the chance that it holds such a card.  So it avoids leaving a table the
+  other seat can sweep (a table adding up to at most 10 with that value still
+  unseen), prefers captures that keep the table safe, does not place a seven
+  or the settebello carelessly, values the primiera cards (7, 6, A), money and
+  card count by how the deal stands, and counts the leftovers (the table left
+  at the end goes to the last capturer) in the last round.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from ..bots.base import Bot, game_of
+from ..briscola.cards import IDS
+from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
+
+__all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores"]
+
+FOLLOW = 1.2
+RISK = 1.0
+_RANK_BONUS = (0.10, 0.0, 0.0, 0.0, 0.02, 0.16, 0.32, 0.0, 0.0, 0.0)  # A .. K: primiera weight
+
+
+class ScopaBot(Bot):
+    """Base of the Scopa bots: parses the view once and answers with the view's own move dict."""
+
+    game = "scopa"
+
+    def choose(self, view: dict) -> dict:
+        game = game_of(view, self.game)
+        legal = game.legal_moves_of(view)
+        if not legal:
+            raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
+        if len(legal) == 1:
+            return view["legal_moves"][0]
+        move = self.choose_move(view, legal)
+        return view["legal_moves"][legal.index(move)]
+
+
+class Info:
+    """What a seat sees, by ids (parsed once from a view)."""
+
+    __slots__ = ("seat", "money", "sette", "hand", "table", "piles", "scope", "unseen", "opp_hand", "stock",
+                 "plays_left", "last_capturer", "totals", "dealer")
+
+    def __init__(self, view):
+        deck = view.get("deck", "milanesi")
+        ids = IDS[deck]
+        self.seat = view["seat"]
+        self.dealer = view["dealer"]
+        self.money = MONEY_SUIT[deck]
+        self.sette = self.money * 10 + SEVEN
+        self.hand = [ids[n] for n in view["hand"]]
+        self.table = sorted(ids[n] for n in view["table"])
+        self.piles = [[ids[n] for n in p] for p in view["piles"]]
+        self.scope = list(view.get("scope", [0, 0]))
+        seen = set(self.hand) | set(self.table) | set(self.piles[0]) | set(self.piles[1])
+        self.unseen = [c for c in range(40) if c not in seen]
+        self.opp_hand = view["hand_sizes"][1 - self.seat]
+        self.stock = view["stock_size"]
+        history = view["history"]
+        self.plays_left = NUM_PLAYS - len(history)
+        lc = None
+        for mv in reversed(history):
+            if mv["capture"]:
+                lc = mv["seat"]
+                break
+        self.last_capturer = lc
+        self.totals = view.get("totals", [0, 0])
+
+
+def parse_view(view) -> Info:
+    return Info(view)
+
+
+# ---------------------------------------------------------------- card values
+
+
+def card_weights(info: Info, seat_pile, other_pile) -> list[float]:
+    """The value in points of winning each card now, from the seat's point of view."""
+    money = info.money
+    m_mine = sum(1 for c in seat_pile if SUIT[c] == money)
+    m_other = sum(1 for c in other_pile if SUIT[c] == money)
+    n_mine, n_other = len(seat_pile), len(other_pile)
+    # money and cards matter while the majority is open
+    w_money = 0.0 if m_mine > 5 or m_other > 5 else 0.22 if max(m_mine, m_other) >= 4 else 0.15
+    w_card = 0.0 if n_mine > 20 or n_other > 20 else 0.07 if max(n_mine, n_other) >= 15 else 0.05
+    best = [0, 0, 0, 0]
+    for c in seat_pile:
+        if PRIMIERA[c] > best[SUIT[c]]:
+            best[SUIT[c]] = PRIMIERA[c]
+    best_o = [0, 0, 0, 0]
+    for c in other_pile:
+        if PRIMIERA[c] > best_o[SUIT[c]]:
+            best_o[SUIT[c]] = PRIMIERA[c]
+    out = []
+    for c in range(40):
+        v = w_card
+        if SUIT[c] == money:
+            v += w_money
+        r = c % 10
+        s = SUIT[c]
+        p = PRIMIERA[c]
+        if p > best[s]:  # improves my primiera in that suit
+            v += _RANK_BONUS[r] * (1.0 if p > best_o[s] or best_o[s] < 21 else 0.6)
+            if best[s] == 0:
+                v += 0.03
+        if c == info.sette:
+            v += 1.0
+        out.append(v)
+    return out
+
+
+def move_values(info: Info, move, w_mine, last_play: bool) -> float:
+    """Points a move wins now: the cards taken (and the card played) plus a scopa."""
+    card, capture = move
+    if not capture:
+        return 0.0
+    v = w_mine[card] + sum(w_mine[t] for t in capture)
+    if len(capture) == len(info.table) and not last_play:
+        v += 1.0
+    return v
+
+
+class GreedyBot(ScopaBot):
+    """The capture worth most now; with no capture, place the lowest-value card (deterministic)."""
+
+    name = "greedy"
+
+    def choose_move(self, view, legal):
+        info = Info(view)
+        w = card_weights(info, info.piles[info.seat], info.piles[1 - info.seat])
+        last = info.plays_left == 1
+
+        def key(move):
+            card, capture = move
+            if capture:
+                return (-move_values(info, move, w, last), -len(capture), card, capture)
+            return (1.0, VALUE[card], card, ())
+
+        return min(legal, key=key)
+
+
+# ---------------------------------------------------------------- heuristic
+
+
+def _p_holds(k: int, unseen: int, hand: int) -> float:
+    """P(a hand of ``hand`` cards drawn from ``unseen`` holds at least one of ``k`` given cards)."""
+    if k <= 0 or hand <= 0 or unseen <= 0:
+        return 0.0
+    if hand >= unseen:
+        return 1.0
+    if unseen - k < hand:
+        return 1.0
+    return 1.0 - comb(unseen - k, hand) / comb(unseen, hand)
+
+
+def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -> tuple[float, tuple]:
+    """The best gain (and capture) of a card of ``card_value`` on ``table``; (0, ()) with no capture."""
+    sets = _captures_of_value(card_value, table)
+    if not sets:
+        return 0.0, ()
+    n = len(table)
+    best, best_set = -1.0, ()
+    for st in sets:
+        g = card_weight + sum(w[t] for t in st)
+        if len(st) == n:
+            g += sweep
+        if g > best:
+            best, best_set = g, st
+    return best, best_set
+
+
+def _captures_of_value(v: int, table) -> list[tuple]:
+    singles = [(t,) for t in table if VALUE[t] == v]
+    if singles:
+        return singles
+    return capture_sets(v - 1, table)  # card v - 1 (suit 0) has value v
+
+
+def _my_follow(hand, table, w_mine, sweep: float) -> float:
+    """My best gain next turn with ``hand`` on ``table`` (a greedy look)."""
+    best = 0.0
+    for c in hand:
+        g, _ = _best_capture(w_mine[c], VALUE[c], table, w_mine, sweep)
+        if g > best:
+            best = g
+    return best
+
+
+def heuristic_scores(info: Info, legal) -> list[float]:
+    """The heuristic's score (in expected points) of each legal move: what it wins now,
+    minus the other seat's expected best answer net of my best follow-up."""
+    seat = info.seat
+    mine, other = info.piles[seat], info.piles[1 - seat]
+    w_mine = card_weights(info, mine, other)
+    w_other = card_weights(info, other, mine)
+    last = info.plays_left == 1
+    unseen = info.unseen
+    n_unseen = len(unseen)
+    opp_h = info.opp_hand
+    by_value: dict[int, list[int]] = {}
+    for c in unseen:
+        by_value.setdefault(VALUE[c], []).append(c)
+    values = []
+    for v, cards in by_value.items():
+        p = _p_holds(len(cards), n_unseen, opp_h)
+        if p > 0:
+            values.append((v, p, max(w_other[c] for c in cards), min(cards, key=lambda c: w_other[c])))
+    final_round = info.stock == 0
+    scores = []
+    for move in legal:
+        card, capture = move
+        gain = move_values(info, move, w_mine, last)
+        if capture:
+            table_after = [t for t in info.table if t not in capture]
+        else:
+            table_after = sorted(info.table + [card])
+            gain -= 0.01 * VALUE[card] / 10  # keep high cards, all else equal
+        if last:
+            # the table left after the 36th play goes to the last capturer
+            lc = seat if capture else info.last_capturer
+            left = sum(w_mine[t] for t in table_after)
+            gain += left if lc == seat else -left if lc is not None else 0.0
+            scores.append(gain)
+            continue
+        plays_after = info.plays_left - 1  # the other seat's answer is play 36 - plays_after + 1
+        opp_sweep = 1.0 if plays_after > 1 else 0.0
+        my_sweep = 1.0 if plays_after > 2 else 0.0
+        hand_after = [c for c in info.hand if c != card]
+        nets = []
+        for v, p, w_play, cheap in values:
+            g, st = _best_capture(w_play, v, table_after, w_other, opp_sweep)
+            if st:
+                t2 = [t for t in table_after if t not in st]
+            else:
+                t2 = sorted(table_after + [cheap])
+            follow = _my_follow(hand_after, t2, w_mine, my_sweep) if hand_after and t2 else 0.0
+            nets.append((g - FOLLOW * follow, p))
+        nets.sort(reverse=True)
+        expected, none_higher = 0.0, 1.0
+        for r, p in nets:
+            expected += r * p * none_higher
+            none_higher *= 1.0 - p
+        if nets:
+            expected += nets[-1][0] * none_higher
+        if final_round and info.plays_left <= 4:
+            left = sum(w_mine[t] for t in table_after)
+            if capture:
+                gain += 0.3 * left
+            elif info.last_capturer == seat:
+                gain += 0.2 * left
+        scores.append(gain - RISK * expected)
+    return scores
+
+
+class HeuristicBot(ScopaBot):
+    """Real-play heuristics: win now, but leave the other seat as little as possible (see the module doc)."""
+
+    name = "heuristic"
+
+    def choose_move(self, view, legal):
+        info = Info(view)
+        scores = heuristic_scores(info, legal)
+        best = max(range(len(legal)), key=lambda i: (scores[i], -i))
+        return legal[best]
