@@ -47,8 +47,8 @@ def percentile(sorted_values, q):
 
 
 def make_views(bot, deals: int, seed: int = 0) -> list[dict]:
-    from cavallo_env.engine import GameState
-    from cavallo_env.views import make_view, move_from_dict
+    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
     views = []
     for d in range(deals):

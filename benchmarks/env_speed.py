@@ -112,8 +112,8 @@ def engine_loop(seconds: float, game: str = "cavalloicera") -> tuple[int, int, f
 
 
 def actions_loop(seconds: float) -> tuple[int, int, float]:
-    from cavallo_env.actions import ActionGame
-    from cavallo_env.engine import GameState
+    from cavallo_env.cavalloicera.actions import ActionGame
+    from cavallo_env.cavalloicera.engine import GameState
 
     rng = random.Random(0)
     u, k = _U, 0

@@ -28,7 +28,7 @@ def main(argv=None) -> int:
 
     import training.policy_bot  # noqa: F401  (registers checkpoint:)
     from cavallo_env.bots import make
-    from cavallo_env.engine import GameState, random_deal
+    from cavallo_env.cavalloicera.engine import GameState, random_deal
     from cavallo_env.evaluation import play_game
 
     counts: collections.Counter = collections.Counter()

@@ -17,11 +17,11 @@ from __future__ import annotations
 import sys
 import time
 
-from cavallo_env.actions import move_to_actions
+from cavallo_env.cavalloicera.actions import move_to_actions
 from cavallo_env.bots import make
-from cavallo_env.engine import GameState
+from cavallo_env.cavalloicera.engine import GameState
 from cavallo_env.evaluation import deal_for
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 
 def main(argv=None) -> int:

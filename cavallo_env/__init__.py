@@ -85,7 +85,7 @@ def __getattr__(name):
     # The env pulls in numpy/gymnasium/pettingzoo; keep `import cavallo_env` light
     # so the rules engine and the policy runtime load without them.
     if name in ("env", "raw_env", "CavalloEnv"):
-        from . import aec as _env_module
+        from .cavalloicera import aec as _env_module
 
         return getattr(_env_module, name)
     raise AttributeError(f"module 'cavallo_env' has no attribute {name!r}")

@@ -1,54 +1,7 @@
-"""Card ids, names and the per-card lookup tables the engine runs on.
+"""Version 1 import path: this module is ``cavallo_env.cavalloicera.cards`` (Cavalloìcera's cards)."""
 
-Ids follow docs/contract.md: ``id = suit_index * 13 + rank_index`` with suits
-``coins, cups, swords, clubs`` and ranks ``A 2 .. 10 F C R``.  Names such as
-``"7-coins"`` are the interchange format; ids are what the engine and tensors use.
-"""
+import sys
 
-from __future__ import annotations
+from .cavalloicera import cards as _module
 
-SUITS = ("coins", "cups", "swords", "clubs")
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F", "C", "R")
-NUM_CARDS = 52
-
-COINS, CUPS, SWORDS, CLUBS = range(4)
-
-#: suit index of every card id
-SUIT = tuple(c // 13 for c in range(NUM_CARDS))
-#: rank index (0 = A .. 12 = R) of every card id
-RANK = tuple(c % 13 for c in range(NUM_CARDS))
-#: value used in sums: A..10 -> 1..10, courts -> 0 (they never sum)
-VALUE = tuple(r + 1 if r < 10 else 0 for r in RANK)
-NAMES = tuple(f"{RANKS[c % 13]}-{SUITS[c // 13]}" for c in range(NUM_CARDS))
-_IDS = {name: c for c, name in enumerate(NAMES)}
-
-# Cards that score an award of their own (docs/contract.md examples).
-LA_MATA = 27  # 2-swords
-COINS_10 = 9  # 10-coins
-CUPS_FANTE = 23  # F-cups
-SWORDS_ACE = 26  # first card of the napula run (A-swords); 26..35 is A..10
-
-
-def card_id(name: str) -> int:
-    """Id of a card name; ``ValueError`` naming the bad value otherwise."""
-    try:
-        return _IDS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown card {name!r} (expected e.g. '7-coins', 'F-cups', 'A-swords')") from None
-
-
-def card_name(card: int) -> str:
-    """Name of a card id (0..51)."""
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id must be an int in 0..51, got {card!r}")
-    return NAMES[card]
-
-
-def names(cards) -> list[str]:
-    """Names of an iterable of card ids, in the same order."""
-    return [NAMES[c] for c in cards]
-
-
-def ids(card_names) -> list[int]:
-    """Ids of an iterable of card names, in the same order."""
-    return [card_id(n) for n in card_names]
+sys.modules[__name__] = _module

@@ -51,7 +51,7 @@ def derive_seed(*parts) -> int:
 
 def deal_for(seed, index: int):
     """Cavalloìcera deal number ``index`` of a run with ``seed``: ``(hands, table, dealer)``."""
-    from .engine import random_deal
+    from .cavalloicera.engine import random_deal
 
     return random_deal(derive_seed("deal", seed, index))
 

@@ -42,10 +42,10 @@ import warnings
 from pathlib import Path
 
 from . import ACTION_CONTRACT_VERSION, __version__
-from .actions import NUM_ACTIONS
+from .cavalloicera.actions import NUM_ACTIONS
 from .bots.policy import FORMAT, ModelError, file_sha256, sidecar_path
-from .encoding import OBS_SIZE, OBS_VERSION
-from .prior import PRIOR_SIZE, PRIOR_VERSION
+from .cavalloicera.encoding import OBS_SIZE, OBS_VERSION
+from .cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -152,10 +152,10 @@ def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False):
 
     import numpy as np
 
-    from .actions import ActionGame
-    from .encoding import Features
-    from .engine import GameState
-    from .prior import PriorCache, action_prior
+    from .cavalloicera.actions import ActionGame
+    from .cavalloicera.encoding import Features
+    from .cavalloicera.engine import GameState
+    from .cavalloicera.prior import PriorCache, action_prior
 
     obs, masks, priors = [], [], []
     for d in range(deals):

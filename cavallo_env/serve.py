@@ -39,7 +39,7 @@ except ImportError:
     from uvicorn.protocols.http.h11_impl import H11Protocol as _BaseHTTP
 
 from . import ACTION_CONTRACT_VERSION, __version__
-from .encoding import OBS_VERSION
+from .cavalloicera.encoding import OBS_VERSION
 from .views import ViewError
 
 API_VERSION = "v1"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from cavallo_env.engine import GameState
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 
 def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra=None, **model_kw) -> Path:

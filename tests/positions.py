@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from cavallo_env.engine import NUM_TURNS, GameState
+from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
 
 
 def random_position(rng: random.Random, turn: int | None = None) -> GameState:

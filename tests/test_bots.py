@@ -10,12 +10,12 @@ import random
 import pytest
 
 from cavallo_env.bots import BotSpecError, make
-from cavallo_env.bots.heuristic import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
+from cavallo_env.cavalloicera.heuristic import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
 from cavallo_env.bots.ismcts import ISMCTSBot, from_spec
 from cavallo_env.cavalloicera.search import greedy_rollout, quick_score, random_rollout, static_eval
-from cavallo_env.cards import LA_MATA, NUM_CARDS, card_id
-from cavallo_env.engine import NUM_TURNS, GameState
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.cards import LA_MATA, NUM_CARDS, card_id
+from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 from positions import random_position
 
 
@@ -139,7 +139,7 @@ def test_award_values_follow_the_piles():
 
 def _brute_force_best_reply(table, prev, values, unseen, n):
     """Average over every hand of n unseen cards of the best immediate gain."""
-    from cavallo_env.engine import capture_points
+    from cavallo_env.cavalloicera.engine import capture_points
 
     total = 0.0
     count = 0
@@ -338,8 +338,8 @@ def test_constrained_deal_respects_sizes_and_preferences():
 
 def test_random_bot_is_stateless_and_seeded():
     # The same view gets the same move whatever was asked before; another seed may differ.
-    from cavallo_env.engine import GameState
-    from cavallo_env.views import make_view
+    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.views import make_view
 
     views = []
     for seed in range(20):

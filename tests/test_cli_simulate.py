@@ -9,7 +9,7 @@ import pytest
 from cavallo_env import bots
 from cavallo_env.bots import Bot
 from cavallo_env.cli import main
-from cavallo_env.engine import BREAKDOWN_KEYS
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS
 from cavallo_env.records import iter_jsonl
 
 

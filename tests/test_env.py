@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import cavallo_env
-from cavallo_env.actions import CAPTURE, TAKE, action_name, move_to_actions
-from cavallo_env.aec import AGENTS
-from cavallo_env.cards import NAMES, card_id
-from cavallo_env.encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION
-from cavallo_env.engine import GameState
+from cavallo_env.cavalloicera.actions import CAPTURE, TAKE, action_name, move_to_actions
+from cavallo_env.cavalloicera.aec import AGENTS
+from cavallo_env.cavalloicera.cards import NAMES, card_id
+from cavallo_env.cavalloicera.encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION
+from cavallo_env.cavalloicera.engine import GameState
 
 VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
 

@@ -16,8 +16,8 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from pettingzoo.utils import wrappers
 
 import cavallo_env
-from cavallo_env.aec import AGENTS, CavalloEnv
-from cavallo_env.encoding import OBS_SIZE, STATE_SIZE
+from cavallo_env.cavalloicera.aec import AGENTS, CavalloEnv
+from cavallo_env.cavalloicera.encoding import OBS_SIZE, STATE_SIZE
 
 NUM_ACTIONS = 156
 
@@ -246,7 +246,7 @@ def test_registry_make():
 def test_registration_on_import_in_either_order(order):
     code = f"""{order}
 import sys
-assert "cavallo_env.aec" not in sys.modules
+assert "cavallo_env.cavalloicera.aec" not in sys.modules
 env = pettingzoo.make("aec", "cavallo/Cavalloicera-v1")
 env.reset(seed=1)
 print(type(env.unwrapped).__name__)
@@ -278,7 +278,7 @@ def test_partial_constructor_works_with_seed_test():
 
 def test_metadata_names_the_layout_versions():
     from cavallo_env import ACTION_CONTRACT_VERSION
-    from cavallo_env.encoding import OBS_VERSION, STATE_VERSION
+    from cavallo_env.cavalloicera.encoding import OBS_VERSION, STATE_VERSION
 
     for e in (cavallo_env.raw_env(), cavallo_env.env()):
         assert e.metadata["observation_version"] == OBS_VERSION == "cavalloicera-obs/1"

@@ -9,7 +9,7 @@ import pytest
 
 from cavallo_env.bots import Bot, register
 from cavallo_env.cli import main
-from cavallo_env.engine import BREAKDOWN_KEYS, GameState
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, GameState
 from cavallo_env.evaluation import (
     deal_for,
     derive_seed,

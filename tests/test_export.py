@@ -13,14 +13,14 @@ import torch
 from policy_fixtures import game_views, make_checkpoint, make_model
 
 from cavallo_env import ACTION_CONTRACT_VERSION
-from cavallo_env.actions import NUM_ACTIONS, ActionGame
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame
 from cavallo_env.bots import make
 from cavallo_env.bots.policy import DEFAULT_MODEL, FORMAT, ModelError, PolicyBot, file_sha256
 from cavallo_env.cli import main
-from cavallo_env.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
-from cavallo_env.prior import PRIOR_SIZE, PRIOR_VERSION, action_prior
+from cavallo_env.cavalloicera.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
+from cavallo_env.cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION, action_prior
 from cavallo_env.export import ExportError, compare, export_checkpoint, game_inputs, load_policy_net, random_inputs
-from cavallo_env.views import move_to_dict, state_from_view
+from cavallo_env.cavalloicera.views import move_to_dict, state_from_view
 from training.checkpoint import CheckpointError
 
 

@@ -136,3 +136,24 @@ def test_cli_rejects_a_deck_or_flag_the_game_lacks(capsys):
     assert "unknown deck 'milanesi'" in capsys.readouterr().err
     assert main(["eval", "random", "random", "--game", "briscola", "--match", "--deals", "1"]) == 2
     assert "--match/--single-deal are for Scopa" in capsys.readouterr().err
+
+
+def test_version_1_import_paths_are_the_same_modules():
+    import importlib
+
+    import cavallo_env.cavalloicera as cav
+
+    for old, new in [("cavallo_env.engine", "engine"), ("cavallo_env.cards", "cards"), ("cavallo_env.actions", "actions"),
+                     ("cavallo_env.encoding", "encoding"), ("cavallo_env.prior", "prior"), ("cavallo_env.aec", "aec"),
+                     ("cavallo_env.bots.heuristic", "heuristic"), ("cavallo_env.bots.values", "values")]:
+        assert importlib.import_module(old) is importlib.import_module(f"{cav.__name__}.{new}"), old
+    from cavallo_env.bots.simple import GreedyBot
+    from cavallo_env.records import FORMAT, to_record
+    from cavallo_env.views import make_view, state_from_view
+
+    assert GreedyBot is importlib.import_module("cavallo_env.cavalloicera.bots").GreedyBot
+    assert (FORMAT, to_record) == (cav.records.FORMAT, cav.records.to_record)
+    assert (make_view, state_from_view) == (cav.views.make_view, cav.views.state_from_view)
+    import cavallo_env
+
+    assert cavallo_env.raw_env is cav.aec.raw_env

@@ -15,7 +15,7 @@ import pytest
 
 from cavallo_env.bots import BotSpecError
 from cavallo_env.bots.ismcts import from_spec
-from cavallo_env.views import legal_moves_of, move_to_dict
+from cavallo_env.cavalloicera.views import legal_moves_of, move_to_dict
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "ismcts_cavalloicera_reference.json").read_text())
 

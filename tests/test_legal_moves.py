@@ -14,9 +14,9 @@ import random
 
 import pytest
 
-from cavallo_env.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, action_name, move_to_actions
-from cavallo_env.cards import NAMES
-from cavallo_env.engine import GameState
+from cavallo_env.cavalloicera.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, action_name, move_to_actions
+from cavallo_env.cavalloicera.cards import NAMES
+from cavallo_env.cavalloicera.engine import GameState
 
 MAX_FULL_SUBSETS = 16  # tables up to this size: literally every one of the 2**n subsets
 MAX_TABLE_CHECKED = 30  # bigger tables (rare, only with place-biased play) are skipped

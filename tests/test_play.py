@@ -12,10 +12,10 @@ import pytest
 from policy_fixtures import make_model
 
 from cavallo_env.bots.policy import DEFAULT_MODEL
-from cavallo_env.cards import card_id
+from cavallo_env.cavalloicera.cards import card_id
 from cavallo_env.cli import main
 from cavallo_env.commands.play import move_text
-from cavallo_env.engine import GameState
+from cavallo_env.cavalloicera.engine import GameState
 from cavallo_env.records import replay
 
 

@@ -23,8 +23,8 @@ def model(tmp_path_factory):
 NO_TORCH_GAME = textwrap.dedent("""
     import json, sys
     import cavallo_env.bots as bots
-    from cavallo_env.engine import GameState
-    from cavallo_env.views import make_view, move_from_dict
+    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
     spec = sys.argv[1]
     players = [bots.make(spec, seed=s) for s in range(4)]
@@ -125,10 +125,10 @@ def test_sampling_follows_the_policy(model):
 
     import numpy as np
 
-    from cavallo_env.actions import ActionGame
-    from cavallo_env.cards import card_id
-    from cavallo_env.encoding import encode_observation
-    from cavallo_env.views import state_from_view
+    from cavallo_env.cavalloicera.actions import ActionGame
+    from cavallo_env.cavalloicera.cards import card_id
+    from cavallo_env.cavalloicera.encoding import encode_observation
+    from cavallo_env.cavalloicera.views import state_from_view
 
     bot = make(f"policy:{model}")
     view = next(v for v in game_views(3) if len(v["legal_moves"]) >= 6

@@ -1,4 +1,4 @@
-"""The heuristic prior (cavallo_env.prior): exact agreement with the bot, nothing hidden, well formed."""
+"""The heuristic prior (cavallo_env.cavalloicera.prior): exact agreement with the bot, nothing hidden, well formed."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from cavallo_env.actions import NUM_ACTIONS, ActionGame, move_to_actions
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame, move_to_actions
 from cavallo_env.bots import make
-from cavallo_env.engine import GameState
-from cavallo_env.prior import CLIP, PRIOR_SIZE, PriorCache, action_prior, heuristic_move
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.prior import CLIP, PRIOR_SIZE, PriorCache, action_prior, heuristic_move
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 
 def _heuristic_deals(n: int, seed: int):

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cavallo_env.commands.simulate import deal_seed, make_bots, play_deal, simulate
-from cavallo_env.engine import BREAKDOWN_KEYS, NUM_TURNS, GameState
-from cavallo_env.records import replay, to_record
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, NUM_TURNS, GameState
+from cavallo_env.records import replay
+from cavallo_env.cavalloicera.records import to_record
 
 seeds = st.integers(min_value=0, max_value=2**64)
 bot_specs = st.lists(st.sampled_from(["random", "greedy"]), min_size=4, max_size=4)

@@ -9,8 +9,9 @@ import random
 import pytest
 
 from cavallo_env.cli import main
-from cavallo_env.engine import GameState, random_playout
-from cavallo_env.records import FORMAT, RecordError, iter_jsonl, read_records, replay, to_record, write_jsonl
+from cavallo_env.cavalloicera.engine import GameState, random_playout
+from cavallo_env.records import RecordError, iter_jsonl, read_records, replay, write_jsonl
+from cavallo_env.cavalloicera.records import FORMAT, to_record
 
 
 def played_record(seed: int) -> dict:

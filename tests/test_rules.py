@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from cavallo_env.cards import RANK, SUIT, card_id
-from cavallo_env.engine import (
+from cavallo_env.cavalloicera.cards import RANK, SUIT, card_id
+from cavallo_env.cavalloicera.engine import (
     BREAKDOWN_KEYS,
     NUM_TURNS,
     PICADA,

@@ -15,7 +15,7 @@ from policy_fixtures import game_views, make_model
 
 from cavallo_env import ACTION_CONTRACT_VERSION
 from cavallo_env.bots import make
-from cavallo_env.encoding import OBS_VERSION
+from cavallo_env.cavalloicera.encoding import OBS_VERSION
 
 
 def free_port() -> int:

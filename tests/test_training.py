@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
-from cavallo_env.actions import NUM_ACTIONS, ActionGame  # noqa: E402
-from cavallo_env.engine import GameState, random_deal  # noqa: E402
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame  # noqa: E402
+from cavallo_env.cavalloicera.engine import GameState, random_deal  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
 from training.config import ConfigError, from_dict, load  # noqa: E402
@@ -385,7 +385,7 @@ def test_a_dead_prior_worker_is_a_clear_error():
 def test_prior_model_rollout_pretrain_and_resume(tmp_path):
     """With model.prior: the rollout records priors, imitation of the heuristic is near exact,
     the warm start is evaluated and checkpointed, and a resume does not redo it."""
-    from cavallo_env.prior import PRIOR_SIZE
+    from cavallo_env.cavalloicera.prior import PRIOR_SIZE
     from training.model import ModelConfig
     from training.pretrain import teacher_games
     from training.ppo import train

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cavallo_env.engine import BREAKDOWN_KEYS
-from cavallo_env.records import replay, to_record
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS
+from cavallo_env.records import replay
+from cavallo_env.cavalloicera.records import to_record
 
 VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
 

@@ -8,9 +8,10 @@ import random
 
 import pytest
 
-from cavallo_env.cards import NAMES
-from cavallo_env.engine import NUM_TURNS, GameState
-from cavallo_env.views import ViewError, legal_moves_of, make_view, move_from_dict, move_to_dict, state_from_view
+from cavallo_env.cavalloicera.cards import NAMES
+from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
+from cavallo_env.views import ViewError
+from cavallo_env.cavalloicera.views import legal_moves_of, make_view, move_from_dict, move_to_dict, state_from_view
 from positions import random_position
 
 

@@ -20,8 +20,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from cavallo_env import ACTION_CONTRACT_VERSION
-from cavallo_env.encoding import OBS_VERSION
-from cavallo_env.prior import PRIOR_VERSION
+from cavallo_env.cavalloicera.encoding import OBS_VERSION
+from cavallo_env.cavalloicera.prior import PRIOR_VERSION
 from cavallo_env.records import open_temp
 
 FORMAT = "cavallo-checkpoint/1"

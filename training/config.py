@@ -26,7 +26,7 @@ class ModelSection:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh | gelu
     mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
-    prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.prior)
+    prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.cavalloicera.prior)
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
     members: int = 1  # >1: an ensemble of that many networks, their logits averaged (training.model)
 

@@ -4,7 +4,7 @@ One network serves both seats of a team (observations are seat-relative).
 ``forward(obs, mask[, prior])`` returns logits with illegal actions pushed to
 -1e9 (so masking applies when acting and in the PPO update) and the value
 estimate.  With ``prior: true`` the network also reads the heuristic prior
-(``cavallo_env.prior``) and adds it to its logits with two learned gains, so
+(``cavallo_env.cavalloicera.prior``) and adds it to its logits with two learned gains, so
 it starts out playing like ``heuristic`` and learns where to depart from it.
 The exported in-game AI is exactly ``forward`` (see ``cavallo export``).
 With ``members > 1`` the policy is an ``EnsembleNet``: that many independently
@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass, field, replace
 import torch
 from torch import nn
 
-from cavallo_env.actions import NUM_ACTIONS
-from cavallo_env.encoding import OBS_SIZE
-from cavallo_env.prior import PRIOR_SIZE
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS
+from cavallo_env.cavalloicera.encoding import OBS_SIZE
+from cavallo_env.cavalloicera.prior import PRIOR_SIZE
 
 MASKED_LOGIT = -1e9
 
@@ -34,7 +34,7 @@ class ModelConfig:
     # also feed the legal-action mask to the body (it tells which cards can
     # capture, which an MLP finds hard to work out from the table's sums)
     mask_input: bool = False
-    # read the heuristic prior (cavallo_env.prior) and add it to the logits
+    # read the heuristic prior (cavallo_env.cavalloicera.prior) and add it to the logits
     prior: bool = False
     # initial gains of the prior's score (per point) and choice blocks in the logits
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])
@@ -78,7 +78,7 @@ class PolicyNet(nn.Module):
             parts.append((mask != 0).to(obs.dtype))
         if self.cfg.prior:
             if prior is None:
-                raise ValueError("this model reads the heuristic prior: pass prior (cavallo_env.prior.action_prior)")
+                raise ValueError("this model reads the heuristic prior: pass prior (cavallo_env.cavalloicera.prior.action_prior)")
             parts.append(prior)
         h = self.body(torch.cat(parts, dim=-1) if len(parts) > 1 else obs)
         logits = self.policy(h)
@@ -146,7 +146,7 @@ def _critic_index():
     """Per seat: the observation gather plus the three other hands (next, partner, previous)."""
     import numpy as np
 
-    from cavallo_env.encoding import OBS_INDEX, STATE_LAYOUT
+    from cavallo_env.cavalloicera.encoding import OBS_INDEX, STATE_LAYOUT
 
     hands = STATE_LAYOUT["hands"][0]
     out = []

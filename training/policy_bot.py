@@ -18,10 +18,10 @@ import math
 
 import numpy as np
 
-from cavallo_env.actions import NUM_ACTIONS
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS
 from cavallo_env.bots import Bot, BotSpecError, register
 from cavallo_env.bots.policy import decide_move
-from cavallo_env.views import state_from_view
+from cavallo_env.cavalloicera.views import state_from_view
 
 _CACHE: dict[str, list] = {}
 

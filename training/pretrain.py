@@ -24,11 +24,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from cavallo_env.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, move_to_actions
-from cavallo_env.encoding import OBS_SIZE, OBS_VERSION, Features
-from cavallo_env.engine import GameState, random_deal
-from cavallo_env.prior import PRIOR_VERSION, PriorCache, action_prior
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, move_to_actions
+from cavallo_env.cavalloicera.encoding import OBS_SIZE, OBS_VERSION, Features
+from cavallo_env.cavalloicera.engine import GameState, random_deal
+from cavallo_env.cavalloicera.prior import PRIOR_VERSION, PriorCache, action_prior
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 from . import policy_bot  # noqa: F401  (registers the checkpoint: bot a DAgger student plays as)
 from .selfplay import masks_from_legal

@@ -13,9 +13,9 @@ matrix the encoders write into (``Features`` rows), builds the action masks
 from ``ActionGame.legal_actions()``, runs one forward pass and samples all
 actions at once (Gumbel-max over the masked logits, so an illegal action can
 never be drawn).  A model that reads the heuristic prior gets it computed
-per game from the same ``ActionGame`` (``cavallo_env.prior``).  ``greedy``
+per game from the same ``ActionGame`` (``cavallo_env.cavalloicera.prior``).  ``greedy``
 decides through its JSON view, ``heuristic`` straight from the state through
-the same scoring (``cavallo_env.prior.heuristic_move``), one game at a time.
+the same scoring (``cavallo_env.cavalloicera.prior.heuristic_move``), one game at a time.
 
 This is the same engine (``ActionGame``), action space and encoder
 (``Features``/``OBS_INDEX``) as the PettingZoo env, which stays the public
@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from cavallo_env.actions import NUM_ACTIONS, ActionGame, move_to_actions
-from cavallo_env.encoding import OBS_INDEX, OBS_SIZE, STATE_SIZE, Features
-from cavallo_env.engine import GameState, random_deal, score
-from cavallo_env.prior import PRIOR_SIZE, PriorCache, action_prior, heuristic_move
-from cavallo_env.views import make_view, move_from_dict
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame, move_to_actions
+from cavallo_env.cavalloicera.encoding import OBS_INDEX, OBS_SIZE, STATE_SIZE, Features
+from cavallo_env.cavalloicera.engine import GameState, random_deal, score
+from cavallo_env.cavalloicera.prior import PRIOR_SIZE, PriorCache, action_prior, heuristic_move
+from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 from .model import CRITIC_INDEX
 
@@ -112,7 +112,7 @@ _WORKER_DIED = "a prior worker process died; rerun with prior_workers: 0 to see 
 class PriorWorkers:
     """Extra processes that compute the heuristic prior for part of a rollout's games.
 
-    The prior (``cavallo_env.prior``) takes about half of a rollout's time and is pure
+    The prior (``cavallo_env.cavalloicera.prior``) takes about half of a rollout's time and is pure
     Python, so on a machine with spare cores it is shared out: with ``n`` workers, game
     ``i`` belongs to worker ``i % (n + 1) - 1`` (the main process keeps ``i % (n + 1) == 0``).
     Each worker keeps its own copy of its games and replays the actions the main process

@@ -46,11 +46,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import ACTION_CONTRACT_VERSION
-from ..actions import NUM_ACTIONS, ActionGame
-from ..cards import NAMES
-from ..encoding import OBS_SIZE, OBS_VERSION, Features
-from ..prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior
-from ..views import ViewError, move_from_dict, state_from_view
+from ..cavalloicera.actions import NUM_ACTIONS, ActionGame
+from ..cavalloicera.cards import NAMES
+from ..cavalloicera.encoding import OBS_SIZE, OBS_VERSION, Features
+from ..cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior
+from ..cavalloicera.views import move_from_dict, state_from_view
+from ..views import ViewError
 from .base import Bot, BotSpecError
 
 #: format tag of an exported model's sidecar

@@ -1,10 +1,18 @@
-"""Cavalloìcera behind the game layer (``cavallo_env.games.base.Game``).
+"""Cavalloìcera, four players in two teams, one deal (docs/rules/cavalloicera.md), behind the game layer.
 
-The rules, actions, encoder, records and views of Cavalloìcera are the
-modules at the top of the package (``cavallo_env.engine``, ``actions``,
-``encoding``, ``records``, ``views``, ``aec``, ``prior``), where version 1 put
-them and where their users import them from; this module is the one place
-that presents them to the generic code.  Its behaviour is exactly theirs.
+- ``cards``      the 52-card Bresciane deck: ids, names, values
+- ``engine``     the rules: ``GameState`` (pure Python)
+- ``actions``    the Discrete(156) action space with capture building (``ActionGame``)
+- ``encoding``   observation ``cavalloicera-obs/1`` and state ``cavalloicera-state/1`` (numpy)
+- ``prior``      the heuristic prior, an optional model input
+- ``views``      what one seat sees, and a state rebuilt from it
+- ``records``    ``cavalloicera-record/1``: write, replay and check
+- ``aec``        the PettingZoo AEC env (``cavallo/Cavalloicera-v1``)
+- ``bots``, ``heuristic``, ``values``: the ``greedy`` and ``heuristic`` bots; ``search`` the ISMCTS hooks
+
+Version 1 put these modules at the top of the package (``cavallo_env.engine``,
+``cavallo_env.aec``, ...); those import paths still work and give the same
+modules.
 """
 
 from __future__ import annotations
@@ -23,28 +31,28 @@ class Cavalloicera(Game):
     decks = ("bresciane",)
     record_format = "cavalloicera-record/1"
     env_id = ENV_ID
-    env_entry_point = "cavallo_env.aec:env"
+    env_entry_point = "cavallo_env.cavalloicera.aec:env"
     options = {"deck": "bresciane"}
     bots = {
-        "greedy": "cavallo_env.bots.simple:GreedyBot",
-        "heuristic": "cavallo_env.bots.heuristic:HeuristicBot",
+        "greedy": "cavallo_env.cavalloicera.bots:GreedyBot",
+        "heuristic": "cavallo_env.cavalloicera.heuristic:HeuristicBot",
     }
 
     @property
     def breakdown_keys(self):
-        from ..engine import BREAKDOWN_KEYS
+        from .engine import BREAKDOWN_KEYS
 
         return BREAKDOWN_KEYS
 
     # -- rules
     def new_state(self, seed=None, **options):
-        from ..engine import GameState
+        from .engine import GameState
 
         self.check_options(options)
         return GameState.new(seed)
 
     def state_from_deal(self, deal, **options):
-        from ..engine import GameState
+        from .engine import GameState
 
         self.check_options(options)
         return GameState.from_deal(deal)
@@ -65,17 +73,17 @@ class Cavalloicera(Game):
 
     # -- interchange
     def move_to_dict(self, move, deck: str | None = None) -> dict:
-        from ..views import move_to_dict
+        from .views import move_to_dict
 
         return move_to_dict(move)
 
     def move_from_dict(self, d, deck: str | None = None):
-        from ..views import move_from_dict
+        from .views import move_from_dict
 
         return move_from_dict(d)
 
     def describe_move(self, move, deck: str | None = None) -> str:
-        from ..cards import NAMES
+        from .cards import NAMES
 
         card, capture = move
         if not capture:
@@ -83,44 +91,44 @@ class Cavalloicera(Game):
         return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
 
     def make_view(self, state, seat: int) -> dict:
-        from ..views import make_view
+        from .views import make_view
 
         return make_view(state, seat)
 
     def state_from_view(self, view, rng: random.Random | None = None):
-        from ..views import state_from_view
+        from .views import state_from_view
 
         return state_from_view(view, rng)
 
     def legal_moves_of(self, view) -> list:
-        from ..views import legal_moves_of
+        from .views import legal_moves_of
 
         return legal_moves_of(view)
 
     def to_record(self, state) -> dict:
-        from ..records import to_record
+        from .records import to_record
 
         return to_record(state)
 
     def replay(self, record, *, line: int | None = None):
-        from ..records import replay
+        from .records import replay
 
         return replay(record, line=line)
 
     def render(self, state) -> str:
-        from ..actions import ActionGame
-        from ..aec import render_text
+        from .actions import ActionGame
+        from .aec import render_text
 
         return render_text(ActionGame(state))
 
     # -- environments
     def raw_env(self, **kwargs):
-        from ..aec import raw_env
+        from .aec import raw_env
 
         return raw_env(**kwargs)
 
     def env(self, **kwargs):
-        from ..aec import env
+        from .aec import env
 
         return env(**kwargs)
 

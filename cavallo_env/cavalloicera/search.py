@@ -28,10 +28,10 @@ import math
 import random
 
 from ..bots.base import BotSpecError
-from ..bots.heuristic import expected_napula_diff
-from ..bots.values import CARD_VALUE
-from ..cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
-from ..engine import NUM_TURNS, GameState, sum_captures
+from .heuristic import expected_napula_diff
+from .values import CARD_VALUE
+from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
+from .engine import NUM_TURNS, GameState, sum_captures
 from ..games.base import SearchHooks
 
 ROLLOUTS = ("greedy", "random")
@@ -396,6 +396,6 @@ class CavalloiceraSearch(SearchHooks):
         return static_eval(state, 1.5, self.hand_p)
 
     def prior_scores(self, view, legal):
-        from ..bots.heuristic import HeuristicBot
+        from .heuristic import HeuristicBot
 
         return HeuristicBot().move_scores(view, legal)

@@ -55,8 +55,8 @@ def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     """Play deal ``seed`` with ``bot_spec`` in every seat, printing each move; returns the result."""
     from ..bots import make
     from ..evaluation import derive_seed
-    from ..engine import GameState
-    from ..views import make_view, move_from_dict
+    from ..cavalloicera.engine import GameState
+    from ..cavalloicera.views import make_view, move_from_dict
     from .play import _cards, breakdown_table, move_text
 
     out = out or sys.stdout

@@ -79,8 +79,8 @@ def seat_label(seat: int) -> str:
 
 def move_text(card: int, capture: tuple, table, prev_placed) -> str:
     """``"7-coins takes 3-coins + 4-cups  [Simili]"`` or ``"place 7-coins"``."""
-    from ..cards import NAMES
-    from ..engine import capture_points
+    from ..cavalloicera.cards import NAMES
+    from ..cavalloicera.engine import capture_points
 
     if not capture:
         return f"place {NAMES[card]}"
@@ -91,13 +91,13 @@ def move_text(card: int, capture: tuple, table, prev_placed) -> str:
 
 
 def _cards(cards) -> str:
-    from ..cards import NAMES
+    from ..cavalloicera.cards import NAMES
 
     return " ".join(NAMES[c] for c in cards) if cards else "(none)"
 
 
 def _pile(pile) -> str:
-    from ..cards import SUIT, SWORDS
+    from ..cavalloicera.cards import SUIT, SWORDS
 
     swords = sum(1 for c in pile if SUIT[c] == SWORDS)
     return f"{len(pile)} cards, {swords} swords: {_cards(sorted(pile))}"
@@ -110,8 +110,8 @@ def _bonus_line(b) -> str:
 
 
 def show_position(state, out) -> None:
-    from ..cards import NAMES
-    from ..engine import score
+    from ..cavalloicera.cards import NAMES
+    from ..cavalloicera.engine import score
 
     w = out.write
     w(f"\n--- turn {state.turn + 1} of 48: your move ---\n")
@@ -154,7 +154,7 @@ def ask_move(state, legal, out, read) -> tuple | None:
 
 def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
     """The full breakdown of a result (``GameState.result()``) as a text table."""
-    from ..engine import BREAKDOWN_KEYS
+    from ..cavalloicera.engine import BREAKDOWN_KEYS
 
     a_w, b_w = max(10, len(labels[0]) + 2), max(10, len(labels[1]) + 2)
     lines = [f"\n  {'':<20}{labels[0]:>{a_w}}{labels[1]:>{b_w}}"]
@@ -182,7 +182,7 @@ def show_result(state, out) -> None:
 
 def play(state, bots, out=None, read=input) -> bool:
     """Play ``state`` to the end, seat 0 by ``read``; returns False if the player quit."""
-    from ..views import make_view, move_from_dict
+    from ..cavalloicera.views import make_view, move_from_dict
 
     out = out or sys.stdout
     while not state.done:
@@ -230,9 +230,10 @@ def opponent_specs(text: str) -> list[str]:
 
 def run(args) -> int:
     from ..bots import make
-    from ..engine import GameState
+    from ..cavalloicera.engine import GameState
     from ..evaluation import derive_seed
-    from ..records import to_record, write_json
+    from ..cavalloicera.records import to_record
+    from ..records import write_json
 
     game, options = game_options(args, match_default=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)

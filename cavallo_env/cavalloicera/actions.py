@@ -1,0 +1,164 @@
+"""The Discrete(156) action space of docs/contract.md on top of the engine.
+
+- ``0..51``    place card ``a`` (no capture)
+- ``52..103``  capture with card ``a - 52`` (legal when it has a capture)
+- ``104..155`` take table card ``a - 104`` into the capture being built
+
+After "capture with c" the same seat picks the capture set one table card at a
+time in increasing id.  As soon as exactly one legal set is consistent with the
+cards taken so far, it is executed.  ``ActionGame`` holds the engine state plus
+the capture being built; it is pure Python and shared by the PettingZoo env,
+the training driver and anything else that speaks actions.
+"""
+
+from __future__ import annotations
+
+from .cards import NAMES
+from .engine import NUM_TURNS, GameState
+
+NUM_ACTIONS = 156
+PLACE, CAPTURE, TAKE = 0, 52, 104
+_PLACED = tuple((c, ()) for c in range(CAPTURE))  # the move a place action executes
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id, e.g. ``"capture with 7-coins"``."""
+    if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+        return f"invalid action {action!r}"
+    if action < CAPTURE:
+        return f"place {NAMES[action]}"
+    if action < TAKE:
+        return f"capture with {NAMES[action - CAPTURE]}"
+    return f"take {NAMES[action - TAKE]}"
+
+
+def move_to_actions(state: GameState, card: int, capture: tuple) -> list[int]:
+    """The unique action sequence that plays ``(card, capture)`` from ``state``."""
+    if not capture:
+        return [PLACE + card]
+    acts = [CAPTURE + card]
+    sets = [s for s in state.capture_sets(card)]
+    k = 0
+    while len(sets) > 1:
+        nxt = capture[k]
+        acts.append(TAKE + nxt)
+        sets = [s for s in sets if len(s) > k and s[k] == nxt]
+        k += 1
+    return acts
+
+
+class ActionGame:
+    """A ``GameState`` driven through action ids, with the capture being built.
+
+    ``building`` is None between turns, else ``(card, taken, sets)``: the card
+    being captured with, the table cards taken so far (increasing ids) and the
+    legal capture sets still consistent with them.
+    """
+
+    __slots__ = ("state", "building", "_legal", "_mask")
+
+    def __init__(self, state: GameState):
+        self.state = state
+        self.building = None
+        self._legal = None
+        self._mask = None
+
+    def copy(self) -> "ActionGame":
+        g = ActionGame.__new__(ActionGame)
+        g.state = self.state.copy()
+        g.building = self.building
+        g._legal = self._legal
+        g._mask = self._mask
+        return g
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    @property
+    def current(self) -> int:
+        return self.state.current
+
+    @property
+    def done(self) -> bool:
+        return self.state.done
+
+    def captures_by_card(self) -> dict:
+        """``{card: [capture sets]}`` for the hand cards that can capture this turn."""
+        return {c: list(sets) for c, sets in self.state.captures().items()}
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the seat to act, increasing; cached per decision."""
+        legal = self._legal
+        if legal is not None:
+            return legal
+        st = self.state
+        if st.turn >= NUM_TURNS:
+            legal = []
+        elif self.building is None:
+            legal = st.hands[st.current][:]
+            legal.extend([CAPTURE + c for c in st.captures()])  # captures() is in hand order
+        else:
+            _, taken, sets = self.building
+            k = len(taken)
+            legal = sorted({TAKE + s[k] for s in sets})
+        self._legal = legal
+        return legal
+
+    def legal_mask(self) -> bytes:
+        """The legal actions as 156 bytes (1 = legal); cached per decision.
+
+        The same actions as ``legal_actions()``, built without the list (the
+        PettingZoo env's action mask).
+        """
+        mask = self._mask
+        if mask is not None:
+            return mask
+        buf = bytearray(NUM_ACTIONS)
+        st = self.state
+        if st.turn < NUM_TURNS:
+            if self.building is None:
+                for c in st.hands[st.current]:
+                    buf[c] = 1
+                for c in st.captures():
+                    buf[CAPTURE + c] = 1
+            else:
+                _, taken, sets = self.building
+                k = len(taken)
+                for s in sets:
+                    buf[TAKE + s[k]] = 1
+        mask = self._mask = bytes(buf)
+        return mask
+
+    def step(self, action: int):
+        """Apply a legal action (trusted; check ``legal_actions`` for untrusted input).
+
+        Returns the executed ``(card, capture)`` move when this action completed
+        a turn, else None (the same seat chooses again).
+        """
+        self._legal = None
+        self._mask = None
+        if action < CAPTURE:  # place: building is None between turns
+            self.state.play(action, ())
+            return _PLACED[action]
+        if action < TAKE:
+            card = action - CAPTURE
+            sets = self.state.captures()[card]
+            if len(sets) == 1:
+                return self._execute(card, sets[0])
+            self.building = (card, (), sets)
+            return None
+        card, taken, sets = self.building
+        t = action - TAKE
+        k = len(taken)
+        sets = [s for s in sets if s[k] == t]
+        if len(sets) == 1:
+            return self._execute(card, sets[0])
+        self.building = (card, taken + (t,), sets)
+        return None
+
+    def _execute(self, card: int, capture: tuple):
+        self.building = None
+        self.state.play(card, capture)
+        return card, capture

@@ -1,0 +1,161 @@
+"""Cavalloìcera views: what one seat sees, as JSON (docs/contract.md, "Bots and the in-game AI").
+
+``make_view(state, seat)`` builds the view a bot receives.  ``state_from_view``
+goes the other way: it checks a view for consistency (known cards, no card in
+two places, a history that follows the rules, a hand that agrees with it) and
+rebuilds a ``GameState`` in which the unseen cards are dealt to the other seats
+(at random with an ``rng``: a determinization; otherwise in a fixed order).  The
+rebuilt state is exact for everything the seat can see, which is all that
+encoders and bots may read.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..views import ViewError
+from .cards import NAMES, NUM_CARDS, card_id
+from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, GameState
+
+
+def make_view(state: GameState, seat: int) -> dict:
+    """The JSON view of ``seat``; ``legal_moves`` is empty unless it is to play."""
+    legal = state.legal_moves() if seat == state.current else []
+    return {
+        "seat": seat,
+        "dealer": state.dealer,
+        "hand": [NAMES[c] for c in state.hands[seat]],
+        "table": [NAMES[c] for c in state.table],
+        "hand_sizes": [len(h) for h in state.hands],
+        "piles": [[NAMES[c] for c in p] for p in state.piles],
+        "history": [{"seat": s, "play": NAMES[c], "capture": [NAMES[t] for t in cap]} for s, c, cap in state.moves],
+        "legal_moves": [{"play": NAMES[c], "capture": [NAMES[t] for t in cap]} for c, cap in legal],
+    }
+
+
+def move_from_dict(move: dict) -> tuple:
+    """``{"play", "capture"}`` by names -> ``(card, capture)`` by ids."""
+    if not isinstance(move, dict) or "play" not in move or not isinstance(move.get("capture", None), list):
+        raise ViewError(f"a move must be an object with 'play' and a 'capture' list, got {move!r:.80}")
+    try:
+        return card_id(move["play"]), tuple(sorted(card_id(n) for n in move["capture"]))
+    except ValueError as e:
+        raise ViewError(str(e)) from None
+
+
+def move_to_dict(move: tuple) -> dict:
+    card, capture = move
+    return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
+
+
+def _int(view, key, lo, hi):
+    v = view.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ViewError(f"'{key}' must be an int in {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _cards(value, what) -> list[int]:
+    if not isinstance(value, list):
+        raise ViewError(f"{what} must be a list of card names")
+    try:
+        out = [card_id(n) for n in value]
+    except ValueError as e:
+        raise ViewError(f"{what}: {e}") from None
+    if len(set(out)) != len(out):
+        dup = next(NAMES[c] for c in out if out.count(c) > 1)
+        raise ViewError(f"{what}: card {dup} appears twice")
+    return out
+
+
+def state_from_view(view, rng: random.Random | None = None) -> GameState:
+    """Check a view and rebuild a game consistent with it (see module doc).
+
+    Raises ``ViewError`` saying what is wrong.  The deal must not be over.
+    """
+    if not isinstance(view, dict):
+        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
+    for key in ("seat", "dealer", "hand", "table", "history"):
+        if key not in view:
+            raise ViewError(f"the view has no '{key}'")
+    seat = _int(view, "seat", 0, 3)
+    dealer = _int(view, "dealer", 0, 3)
+    hand = _cards(view["hand"], "hand")
+    table = _cards(view["table"], "table")
+    history = view["history"]
+    if not isinstance(history, list):
+        raise ViewError("'history' must be a list of moves")
+    if len(history) >= NUM_TURNS:
+        raise ViewError("the deal is over: the history already has 48 moves")
+
+    moves = []
+    for i, mv in enumerate(history, start=1):
+        if not isinstance(mv, dict):
+            raise ViewError(f"history move {i} must be an object with 'seat', 'play' and 'capture'")
+        s = mv.get("seat")
+        expected = (dealer + i) % NUM_SEATS
+        if s != expected or isinstance(s, bool):
+            raise ViewError(f"history move {i}: seat {s!r} moved, but seat {expected} was to play")
+        try:
+            card, capture = move_from_dict(mv)
+        except ViewError as e:
+            raise ViewError(f"history move {i}: {e}") from None
+        moves.append((s, card, capture))
+    to_play = (dealer + 1 + len(moves)) % NUM_SEATS
+    if to_play != seat:
+        raise ViewError(f"it is seat {to_play}'s turn after {len(moves)} moves, not seat {seat}'s")
+
+    played = [c for _, c, _ in moves]
+    if len(set(played)) != len(played):
+        raise ViewError("the history plays a card twice")
+    overlap = set(played) & set(hand)
+    if overlap:
+        raise ViewError(f"the hand holds {NAMES[min(overlap)]}, which the history says was already played")
+    placed = {c for _, c, cap in moves if not cap}
+    captured = {t for _, _, cap in moves for t in cap}
+    initial_table = (set(table) | captured) - placed
+    if len(initial_table) != TABLE_SIZE:
+        raise ViewError(f"the table and history imply {len(initial_table)} cards were dealt to the table, not 4")
+    if initial_table & set(hand):
+        raise ViewError(f"{NAMES[min(initial_table & set(hand))]} is both in the hand and on the table (now or before)")
+    played_by = [[c for s, c, _ in moves if s == k] for k in range(NUM_SEATS)]
+    expected_sizes = [HAND_SIZE - len(p) for p in played_by]
+    if len(hand) != expected_sizes[seat]:
+        raise ViewError(f"the hand has {len(hand)} cards, but after the history seat {seat} must hold {expected_sizes[seat]}")
+    sizes = view.get("hand_sizes")
+    if sizes is not None and sizes != expected_sizes:
+        raise ViewError(f"hand_sizes {sizes!r} contradict the history, which gives {expected_sizes}")
+
+    unseen = sorted(set(range(NUM_CARDS)) - initial_table - set(played) - set(hand))
+    if rng is not None:
+        rng.shuffle(unseen)
+    hands = []
+    for k in range(NUM_SEATS):
+        if k == seat:
+            hands.append(played_by[k] + hand)
+        else:
+            n = expected_sizes[k]
+            hands.append(played_by[k] + unseen[:n])
+            unseen = unseen[n:]
+
+    state = GameState(hands, sorted(initial_table), dealer)
+    for i, (s, card, capture) in enumerate(moves, start=1):
+        why = state.check_move(card, capture)
+        if why is not None:
+            raise ViewError(f"history move {i} (seat {s}) is illegal: {why}")
+        state.play(card, capture)
+    if sorted(state.table) != sorted(table):
+        raise ViewError("the table does not match what the history leaves on it")
+    piles = view.get("piles")
+    if piles is not None:
+        if not isinstance(piles, list) or len(piles) != 2:
+            raise ViewError("'piles' must be a list of two lists of card names")
+        for t in (0, 1):
+            if sorted(_cards(piles[t], f"pile of team {t}")) != sorted(state.piles[t]):
+                raise ViewError(f"the pile of team {t} does not match the history")
+    return state
+
+
+def legal_moves_of(view) -> list[tuple]:
+    """The view's ``legal_moves`` as ``(card, capture)`` id tuples."""
+    return [move_from_dict(m) for m in view["legal_moves"]]
