@@ -34,8 +34,9 @@ def test_demo_trains_exports_evaluates_and_shows_a_deal(tmp_path, capsys):
                  "--no-progress", "--jobs", "1", "--seed", "4"])
     out = capsys.readouterr().out
     assert code == 0
-    for n in range(1, 5):
-        assert f"=== {n}/4" in out
+    for n in range(1, 6):
+        assert f"=== {n}/5" in out
+    assert re.search(r"Briscola: \d+ - \d+, ", out) and re.search(r"Scopa: \d+ - \d+, ", out)
     run_dir = next((tmp_path / "runs").iterdir())
     model = run_dir / "model.onnx"
     assert model.is_file() and (run_dir / "model.json").is_file()

@@ -9,7 +9,9 @@
    result to the model's sidecar;
 4. prints one deal played by the exported AI in all four seats, move by move
    with the bonuses of every capture (after a short legend of the bonus and
-   award names), and the final breakdown.
+   award names), and the final breakdown;
+5. plays one Briscola deal and one Scopa deal, the search (``--search``,
+   default ``ismcts:300``) against the ``heuristic``, move by move.
 
 ``--checkpoint PATH`` skips the training and starts from an existing
 checkpoint.  ``make demo`` runs ``cavallo demo``.
@@ -35,6 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-opponent", default="greedy", metavar="SPEC", help="opponent of the evaluation (default greedy)")
     p.add_argument("--jobs", type=int, default=None, help="evaluation worker processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal shown at the end (default 0)")
+    p.add_argument("--search", default="ismcts:300", metavar="SPEC",
+                   help="the bot shown against the heuristic in Briscola and Scopa (default ismcts:300)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -47,8 +51,60 @@ legend: capture bonuses, +1 each: [Scùa] the capture empties the table; [Picada
 """
 
 
+STEPS = 5
+
+
 def _step(n: int, text: str) -> None:
-    print(f"\n=== {n}/4  {text}", flush=True)
+    print(f"\n=== {n}/{STEPS}  {text}", flush=True)
+
+
+#: one line per game on what the two-player deals below show
+TWO_PLAYER_LEGEND = {
+    "briscola": "Briscola: the face-up card's suit is trump; a trick goes to the higher trump, else to the higher card "
+                "of the suit led (A > 3 > K > Q > J > 7 .. 2); A 11, 3 10, K 4, Q 3, J 2 points; over 60 of 120 wins.",
+    "scopa": "Scopa: a card must take a table card of its value, else a set summing to it; [scopa] = the table swept "
+             "(+1); each deal +1 for most cards, most diamonds, the settebello (7 of diamonds) and the primiera.",
+}
+
+
+def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
+    """Play one deal of a two-player game (``specs[s]`` in seat ``s``), printing every move; returns the outcome."""
+    from .. import games
+    from ..bots import make
+    from ..evaluation import derive_seed
+
+    out = out or sys.stdout
+    game = games.get(game_name)
+    options = {"match": False} if "match" in game.options else {}
+    state = game.new_state(derive_seed("demo", game_name, seed), **options)
+    bots = [make(spec, seed=derive_seed("demo", game_name, seed, s), game=game_name) for s, spec in enumerate(specs)]
+    deck = game.deck_of(state)
+    out.write(TWO_PLAYER_LEGEND[game_name] + "\n")
+    n = 0
+    while not state.done:
+        seat = state.current
+        view = game.make_view(state, seat)
+        move = game.move_from_dict(bots[seat].choose(view), deck)
+        n += 1
+        extra = ""
+        if n == 1 and game_name == "briscola":
+            out.write(f"  trump card: {view['trump']}\n")
+        game.play(state, move)
+        after = game.make_view(state, seat)
+        if game_name == "scopa" and after["scope"][seat] > view["scope"][seat]:
+            extra = "  [scopa]"
+        if game_name == "briscola" and n % 2 == 0:
+            taker = 0 if len(after["piles"][0]) > len(view["piles"][0]) else 1
+            extra = f"   -> trick to seat {taker} (+{after['points'][taker] - view['points'][taker]})"
+        out.write(f"  {n:>2}. seat {seat} ({specs[seat]}): {game.describe_move(move, deck)}{extra}\n")
+    res = game.outcome(state)
+    p = res["points"]
+    w = res["winner"]
+    verdict = "a draw" if w is None else f"seat {w} ({specs[w]}) wins"
+    details = ", ".join(f"{k} {b0}-{b1}" for k, b0, b1 in
+                        ((k, res["breakdown"][0][k], res["breakdown"][1][k]) for k in game.breakdown_keys))
+    out.write(f"  {game.title}: {p[0]} - {p[1]}, {verdict} ({details})\n")
+    return res
 
 
 def show_deal(bot_spec: str, seed: int, out=None) -> dict:
@@ -116,6 +172,8 @@ def run(args) -> int:
         check_deals(args.eval_deals)
     check_jobs(args.jobs)
     make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
+    for name in ("briscola", "scopa"):
+        make(args.search, seed=0, game=name)
     started = time.perf_counter()
 
     if args.checkpoint:
@@ -168,5 +226,8 @@ def run(args) -> int:
 
     _step(4, "one deal, the exported AI in all four seats")
     show_deal(spec, args.seed)
+    _step(5, f"Briscola and Scopa: {args.search} (seat 0) against the heuristic (seat 1)")
+    for name in ("briscola", "scopa"):
+        show_two_player(name, [args.search, "heuristic"], args.seed)
     print(f"\ndemo done in {(time.perf_counter() - started) / 60:.1f} min; model: {onnx_path}")
     return 0
