@@ -84,47 +84,12 @@ class Briscola(Game):
 
         return f"play {card_name(move, deck or self.decks[0])}"
 
-    def make_view(self, state, seat: int) -> dict:
-        from .views import make_view
-
-        return make_view(state, seat)
-
-    def state_from_view(self, view, rng: random.Random | None = None):
-        from .views import state_from_view
-
-        return state_from_view(view, rng)
-
-    def legal_moves_of(self, view) -> list:
-        from .views import legal_moves_of
-
-        return legal_moves_of(view)
-
-    def to_record(self, state) -> dict:
-        from .records import to_record
-
-        return to_record(state)
-
-    def replay(self, record, *, line: int | None = None):
-        from .records import replay
-
-        return replay(record, line=line)
-
     def render(self, state) -> str:
         from .aec import render_text
 
         return render_text(state)
 
-    # -- environments ----------------------------------------------------------------
-    def raw_env(self, **kwargs):
-        from .aec import raw_env
-
-        return raw_env(**kwargs)
-
-    def env(self, **kwargs):
-        from .aec import env
-
-        return env(**kwargs)
-
+    # -- search ------------------------------------------------------------------------
     def search(self, **options):
         from .search import BriscolaSearch
 
@@ -134,18 +99,9 @@ class Briscola(Game):
 GAME = Briscola()
 
 
-def env(**kwargs):
-    """The wrapped PettingZoo AEC env (``cavallo_env.briscola.aec.env``)."""
-    from .aec import env as _env
-
-    return _env(**kwargs)
-
-
-def raw_env(**kwargs):
-    """The bare PettingZoo AEC env (``BriscolaEnv``)."""
-    from .aec import raw_env as _raw_env
-
-    return _raw_env(**kwargs)
+#: ``cavallo_env.briscola.env()`` / ``raw_env()``: the wrapped and the bare PettingZoo AEC env
+env = GAME.env
+raw_env = GAME.raw_env
 
 
 __all__ = ["Briscola", "GAME", "ENV_ID", "env", "raw_env"]

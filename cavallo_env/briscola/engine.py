@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 
+from ..games.shuffle import shuffle
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, STRENGTH, SUIT, TOTAL_POINTS, card_id
 
 NUM_SEATS = 2
@@ -304,7 +305,7 @@ def random_deal(seed=None, deck: str = "milanesi") -> BriscolaState:
         raise ValueError(f"unknown deck {deck!r}; known decks: {', '.join(DECKS)}")
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     ids = list(range(NUM_CARDS))
-    rng.shuffle(ids)
+    shuffle(rng, ids)  # == rng.shuffle(ids)
     return BriscolaState((ids[0:3], ids[3:6]), ids[6], ids[7:], rng.randrange(2), deck)
 
 

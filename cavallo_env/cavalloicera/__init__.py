@@ -90,48 +90,13 @@ class Cavalloicera(Game):
             return f"place {NAMES[card]}"
         return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
 
-    def make_view(self, state, seat: int) -> dict:
-        from .views import make_view
-
-        return make_view(state, seat)
-
-    def state_from_view(self, view, rng: random.Random | None = None):
-        from .views import state_from_view
-
-        return state_from_view(view, rng)
-
-    def legal_moves_of(self, view) -> list:
-        from .views import legal_moves_of
-
-        return legal_moves_of(view)
-
-    def to_record(self, state) -> dict:
-        from .records import to_record
-
-        return to_record(state)
-
-    def replay(self, record, *, line: int | None = None):
-        from .records import replay
-
-        return replay(record, line=line)
-
     def render(self, state) -> str:
         from .actions import ActionGame
         from .aec import render_text
 
         return render_text(ActionGame(state))
 
-    # -- environments
-    def raw_env(self, **kwargs):
-        from .aec import raw_env
-
-        return raw_env(**kwargs)
-
-    def env(self, **kwargs):
-        from .aec import env
-
-        return env(**kwargs)
-
+    # -- search
     def search(self, **options):
         from .search import CavalloiceraSearch
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
+from ..games.shuffle import shuffle as _shuffle
 from .cards import (
     COINS_10,
     CUPS_FANTE,
@@ -200,37 +201,6 @@ def capture_points(card: int, capture: tuple, table_after_empty: bool, prev_plac
 
 
 # ---------------------------------------------------------------- deals
-
-
-# random.Random.shuffle, unrolled: the same getrandbits calls, so the same deck
-# for a seed, at half the cost.  Used only if it agrees with this Python's
-# shuffle (checked once at import).
-_SHUFFLE_BITS = tuple((i + 1).bit_length() for i in range(NUM_CARDS))
-
-
-def _shuffle_inline(rng: random.Random, deck: list) -> None:
-    getrandbits = rng.getrandbits
-    bits = _SHUFFLE_BITS
-    for i in range(len(deck) - 1, 0, -1):
-        k = bits[i]
-        j = getrandbits(k)
-        while j > i:
-            j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
-def _inline_shuffle_agrees() -> bool:
-    for seed in (0, 12345, 2**63 - 1):
-        a, b = list(range(NUM_CARDS)), list(range(NUM_CARDS))
-        ra, rb = random.Random(seed), random.Random(seed)
-        ra.shuffle(a)
-        _shuffle_inline(rb, b)
-        if a != b or ra.getrandbits(32) != rb.getrandbits(32):
-            return False
-    return True
-
-
-_shuffle = _shuffle_inline if _inline_shuffle_agrees() else random.Random.shuffle
 
 
 def random_deal(seed=None) -> tuple[list[list[int]], list[int], int]:

@@ -19,6 +19,7 @@ and ``docs/contract.md``.
 
 from __future__ import annotations
 
+import importlib
 import random
 
 
@@ -120,29 +121,33 @@ class Game:
         """A short human-readable text of a move."""
         return str(self.move_to_dict(move, deck))
 
+    # A game's folder holds the modules ``views`` (``make_view``,
+    # ``state_from_view``, ``legal_moves_of``), ``records`` (``to_record``,
+    # ``replay``) and ``aec`` (``raw_env``, ``env``); the methods below call them.
+    def module(self, name: str):
+        """The game's module ``name`` (``views``, ``records``, ``aec``, ...), imported on first use."""
+        return importlib.import_module(f"{type(self).__module__}.{name}")
+
     def make_view(self, state, seat: int) -> dict:
-        raise NotImplementedError
+        """The JSON view of ``seat`` (docs/contract.md); ``legal_moves`` empty unless it is to play."""
+        return self.module("views").make_view(state, seat)
 
     def state_from_view(self, view, rng: random.Random | None = None):
         """Check a view and rebuild a state consistent with it (the hidden cards
         dealt at random with ``rng``, in a fixed order without); ``ViewError``."""
-        raise NotImplementedError
+        return self.module("views").state_from_view(view, rng)
 
     def legal_moves_of(self, view) -> list:
-        """The view's ``legal_moves`` as moves."""
-        from ..views import ViewError
-
-        legal = view.get("legal_moves") if isinstance(view, dict) else None
-        if not isinstance(legal, list):
-            raise ViewError("the view's 'legal_moves' must be a list of moves")
-        return [self.move_from_dict(m) for m in legal]
+        """The view's ``legal_moves`` as moves; ``ViewError`` if one cannot be read."""
+        return self.module("views").legal_moves_of(view)
 
     def to_record(self, state) -> dict:
-        raise NotImplementedError
+        """The game record (docs/contract.md) of the game so far; ``result`` once over."""
+        return self.module("records").to_record(state)
 
     def replay(self, record, *, line: int | None = None):
         """Replay a record, checking every move and the stated result; ``RecordError``."""
-        raise NotImplementedError
+        return self.module("records").replay(record, line=line)
 
     def render(self, state) -> str:
         """A plain-text picture of the state."""
@@ -150,10 +155,12 @@ class Game:
 
     # -- environments ------------------------------------------------------------
     def raw_env(self, **kwargs):
-        raise NotImplementedError
+        """The bare PettingZoo AEC env (an illegal action raises ``ValueError``)."""
+        return self.module("aec").raw_env(**kwargs)
 
     def env(self, **kwargs):
-        raise NotImplementedError
+        """The env wrapped the PettingZoo classic way."""
+        return self.module("aec").env(**kwargs)
 
     # -- search ------------------------------------------------------------------
     def search(self, **options):
