@@ -130,25 +130,34 @@ def show_position(state, out) -> None:
 
 def ask_move(state, legal, out, read) -> tuple | None:
     """Show the numbered legal moves and read a choice; None = quit."""
+    labels = [move_text(card, capture, state.table, state.prev_placed) for card, capture in legal]
+    return ask_choice(legal, labels, RULES_TEXT, out, read)
+
+
+def ask_choice(moves, labels, rules_text: str, out, read):
+    """Show ``labels`` numbered and read a choice: the chosen one of ``moves``, None = quit.
+
+    ``rules``/``help``/``?`` prints ``rules_text`` and asks again; anything
+    else that is not a move number says so and asks again."""
     w = out.write
     w("Your moves:\n")
-    for i, (card, capture) in enumerate(legal, start=1):
-        w(f"  {i:>2}) {move_text(card, capture, state.table, state.prev_placed)}\n")
+    for i, label in enumerate(labels, start=1):
+        w(f"  {i:>2}) {label}\n")
     while True:
         out.flush()
         try:
-            line = read(f"Choose 1-{len(legal)} (? for the rules, q to quit): ")
+            line = read(f"Choose 1-{len(moves)} (? for the rules, q to quit): ")
         except EOFError:
             return None
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             return None
         if text in HELP_WORDS:
-            w(RULES_TEXT)
+            w(rules_text)
             continue
-        if text.isdigit() and 1 <= int(text) <= len(legal):
-            return legal[int(text) - 1]
-        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, ? for the rules, "
+        if text.isdigit() and 1 <= int(text) <= len(moves):
+            return moves[int(text) - 1]
+        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(moves)}, ? for the rules, "
           "or q to quit\n")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from .play import HELP_WORDS
+from .play import ask_choice
 
 HUMAN = 0
 
@@ -80,25 +80,8 @@ def show_view(view: dict, out) -> None:
 def ask_move(game, view: dict, out, read):
     """Show the numbered legal moves and read a choice; None = quit."""
     legal = game.legal_moves_of(view)
-    w = out.write
-    w("Your moves:\n")
-    for i, move in enumerate(legal, start=1):
-        w(f"  {i:>2}) {game.describe_move(move, game.deck_of(view))}\n")
-    while True:
-        out.flush()
-        try:
-            line = read(f"Choose 1-{len(legal)} (? for the rules, q to quit): ")
-        except EOFError:
-            return None
-        text = line.strip().lower()
-        if text in ("q", "quit", "exit"):
-            return None
-        if text in HELP_WORDS:
-            w(RULES[game.name])
-            continue
-        if text.isdigit() and 1 <= int(text) <= len(legal):
-            return legal[int(text) - 1]
-        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(legal)}, ? for the rules, or q to quit\n")
+    deck = game.deck_of(view)
+    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], RULES[game.name], out, read)
 
 
 def _deal_lines(result: dict, number: int) -> str:
