@@ -139,8 +139,9 @@ def test_heuristic_beats_greedy():
 # ---------------------------------------------------------------- search hooks
 
 
-def test_determinizer_keeps_what_the_seat_sees():
-    hooks = GAME.search()
+@pytest.mark.parametrize("options", [{}, {"infer": 1.0}])
+def test_determinizer_keeps_what_the_seat_sees(options):
+    hooks = GAME.search(**options)
     rng = random.Random(0)
     for seed in range(30):
         s = random_deal(seed)
@@ -171,15 +172,18 @@ def test_search_hooks_values():
         t = s.copy()
         hooks.rollout(t, rng, 40)  # the smart rollout stops once the stock is empty
         assert t.stock == () and not t.trick and len(t.moves) == 34
-        assert hooks.evaluate(t) == solve_state(t)
+        assert hooks.evaluate(t) == solve_state(t, hooks.win)
+        assert BriscolaSearch(win=0).evaluate(t) == solve_state(t)
         g = s.copy()
         BriscolaSearch(rollout="greedy").rollout(g, rng, 40)
-        assert g.done and hooks.evaluate(g) == g.points[0] - g.points[1]
+        d = g.points[0] - g.points[1]
+        assert g.done and hooks.evaluate(g) == d + hooks.win * ((d > 0) - (d < 0))
+        assert BriscolaSearch(win=0).evaluate(g) == d
         u = s.copy()
         hooks.rollout(u, rng, 5)
         assert len(u.moves) == 5
         v = hooks.evaluate(u)
-        assert -120 <= v <= 120
+        assert -120 - hooks.win <= v <= 120 + hooks.win
         view = make_view(s, s.current)
         scores = hooks.prior_scores(view, s.legal_moves())
         assert len(scores) == len(s.legal_moves())
@@ -189,6 +193,29 @@ def test_search_hooks_values():
         BriscolaSearch(epsilon=2.0)
     with pytest.raises(ValueError):
         BriscolaSearch(rollout="random")
+    with pytest.raises(ValueError):
+        BriscolaSearch(win=-1)
+    with pytest.raises(ValueError):
+        BriscolaSearch(infer=1.5)
+
+
+def test_hold_weights_read_the_plays():
+    from cavallo_env.briscola.cards import POINTS, SUIT
+    from cavallo_env.briscola.search import hold_weights, lack_facts
+
+    # trump hearts (suit 0); seat 1 lets seat 0's A-diamonds (10) go with 2-spades (31): no trump, no
+    # card of diamonds beats an ace
+    moves = [(0, 10), (1, 31)]
+    facts = lack_facts(moves, 1, 0)
+    kinds = {k for k, _, _ in facts}
+    assert "lost_carico" in kinds
+    w = hold_weights(moves, 1, 0, 1.0)
+    w_none = hold_weights([], 1, 0, 1.0)
+    assert all(w[c] < w_none[c] for c in range(10))  # the trumps are less likely now
+    assert w_none[0] > w_none[11]  # a trump is likelier in hand than a side liscio
+    assert hold_weights([], 1, 0, 0.0) == [1.0] * 40
+    assert all(SUIT[c] == 0 for k, cards, _ in facts if k == "lost_carico" for c in cards)
+    assert POINTS[10] == 11
 
 
 def test_ismcts_plays_briscola():

@@ -162,7 +162,12 @@ def make(spec: str, seed=None, game: str | None = None) -> Bot:
     if isinstance(factory, type):  # a Bot class taking no argument
         if arg:
             raise BotSpecError(f"bot {name!r} takes no argument, got {spec!r}")
-        return factory(seed=seed)
-    if game is not None and "game" in inspect.signature(factory).parameters:
-        return factory(arg or None, seed, game=game)
-    return factory(arg or None, seed)
+        bot = factory(seed=seed)
+    elif game is not None and "game" in inspect.signature(factory).parameters:
+        bot = factory(arg or None, seed, game=game)
+    else:
+        bot = factory(arg or None, seed)
+    own = getattr(bot, "game", None)
+    if game is not None and own is not None and own != game:
+        raise BotSpecError(f"bot {spec!r} plays {own} only, not {game}")
+    return bot

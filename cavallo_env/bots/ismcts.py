@@ -115,11 +115,16 @@ class ISMCTSBot(Bot):
         self.search_options = dict(search_options)
         self._hooks: dict = {}
         # Build the hooks of the games now, so a bad option fails at construction.
-        # Without a game, an option goes to every game that has it, and must suit each of them.
+        # Without a game, an option goes to every game that has it; a game that
+        # refuses a value (say a Cavalloìcera rollout that Briscola lacks)
+        # refuses that game's views, and the construction fails only when no
+        # game takes the options.
         from .. import games
 
         names = [game] if game is not None else games.names()
         known = set()
+        self._refused: dict = {}
+        took_options = []  # the games given some of the options that accepted them
         for name in names:
             hooks_type = type(games.get(name).search())
             names_ok = {attr for attr, _ in getattr(hooks_type, "OPTIONS", {}).values()}
@@ -128,8 +133,14 @@ class ISMCTSBot(Bot):
             try:
                 self._hooks[name] = games.get(name).search(**accepted)
             except ValueError as e:
-                where = "" if game is not None else f" (for {games.get(name).title}; a bot made for one game takes its options alone)"
-                raise BotSpecError(f"{e}{where}") from None
+                if game is not None:
+                    raise BotSpecError(str(e)) from None
+                self._refused[name] = f"{e} (for {games.get(name).title})"
+            else:
+                if accepted:
+                    took_options.append(name)
+        if self._refused and not took_options:
+            raise BotSpecError("; ".join(self._refused.values()))
         unknown = set(search_options) - known
         if unknown:
             raise BotSpecError(f"unknown ismcts option(s) {', '.join(sorted(unknown))} for "
@@ -155,7 +166,15 @@ class ISMCTSBot(Bot):
 
     def hooks(self, game: str | None = None):
         """The search hooks of ``game`` (default: this bot's game, else Cavalloìcera)."""
-        return self._hooks[game or self.game or "cavalloicera"]
+        return self._hooks_of(game or self.game or "cavalloicera")
+
+    def _hooks_of(self, name: str):
+        hooks = self._hooks.get(name)
+        if hooks is None:
+            from ..views import ViewError
+
+            raise ViewError(f"{self.name} cannot play {name}: {self._refused[name]}")
+        return hooks
 
     # -- deciding -------------------------------------------------------------------
     def choose_move(self, view, legal):
@@ -165,7 +184,7 @@ class ISMCTSBot(Bot):
         """The move ``choose_move`` plays and the root visit count of every legal move
         (what a student network can imitate beyond the move itself)."""
         game = game_of(view, self.game)
-        hooks = self._hooks[game.name]
+        hooks = self._hooks_of(game.name)
         rng = random.Random(view_seed(self.seed, view))
         base = game.state_from_view(view, rng)
         bias = None
@@ -191,7 +210,7 @@ class ISMCTSBot(Bot):
             from .. import games
 
             game = games.get(self.game or "cavalloicera")
-        hooks = self._hooks[game.name]
+        hooks = self._hooks_of(game.name)
         determinize = hooks.determinizer(base, base.current)
         root_legal = base.legal_moves()
         if legal is not None and set(legal) != set(root_legal):

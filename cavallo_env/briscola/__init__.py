@@ -84,6 +84,33 @@ class Briscola(Game):
 
         return f"play {card_name(move, deck or self.decks[0])}"
 
+    rules_summary = """
+Briscola (two players, 40 cards, one deal of 20 tricks)
+  - Each player holds 3 cards. The face-up card under the stock sets the trump suit
+    (the briscola) and is the last card drawn.
+  - The leader plays a card, then the other player. Any card may be played: there is
+    no need to follow suit or to trump.
+  - A trump beats any non-trump; between two trumps, or two cards of the suit led,
+    the stronger wins. A card of another non-trump suit never wins.
+  - Strength: A > 3 > K/R > Q/C > J/F > 7 > 6 > 5 > 4 > 2.
+  - The winner takes both cards, draws first from the stock and leads the next trick.
+  - Card points: A 11, 3 10, K/R 4, Q/C 3, J/F 2, the rest 0 (120 in all).
+    After all 40 cards, more points wins; 60-60 is a draw.
+  - Terms: a "carico" is a loaded card (A or 3); a "liscio" a card worth nothing.
+"""
+
+    def view_text(self, view: dict) -> str:
+        me = view["seat"]
+        lines = [f"trick {len(view['history']) // 2 + 1} of 20: your move ---",
+                 f"Trump:       {view['trump']} (the {view['trump'].split('-')[1]} are trumps); "
+                 f"stock: {view['stock_size']} card(s) face down",
+                 f"On the trick: {' '.join(view['trick'])} (played by the opponent)" if view["trick"]
+                 else "You lead this trick.",
+                 f"Your hand:   {' '.join(view['hand'])}",
+                 f"Points:      you {view['points'][me]}, opponent {view['points'][1 - me]} "
+                 f"(piles of {len(view['piles'][me])} and {len(view['piles'][1 - me])} cards)"]
+        return "\n".join(lines) + "\n"
+
     def render(self, state) -> str:
         from .aec import render_text
 

@@ -11,8 +11,9 @@ def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
 
     p.add_argument("--game", default="cavalloicera", choices=games.names(),
                    help="the game (default cavalloicera)")
-    p.add_argument("--deck", default=None, choices=("milanesi", "bresciane"),
-                   help="the deck of a 40-card game (default milanesi; Cavalloìcera has only bresciane)")
+    decks = sorted({d for name in games.names() for d in games.get(name).decks})
+    p.add_argument("--deck", default=None, choices=decks,
+                   help="the deck (default: the game's first; Briscola and Scopa: milanesi, Cavalloìcera: bresciane)")
     if match:
         p.add_argument("--match", dest="match", action="store_true", default=None,
                        help="Scopa: play whole matches to 11 (the default of `simulate`, `play`)")

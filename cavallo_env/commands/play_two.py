@@ -17,71 +17,16 @@ from .play import ask_choice
 
 HUMAN = 0
 
-RULES = {
-    "briscola": """
-Briscola (two players, 40 cards, one deal of 20 tricks)
-  - Each player holds 3 cards. The face-up card under the stock sets the trump suit
-    (the briscola) and is the last card drawn.
-  - The leader plays a card, then the other player. Any card may be played: there is
-    no need to follow suit or to trump.
-  - A trump beats any non-trump; between two trumps, or two cards of the suit led,
-    the stronger wins. A card of another non-trump suit never wins.
-  - Strength: A > 3 > K/R > Q/C > J/F > 7 > 6 > 5 > 4 > 2.
-  - The winner takes both cards, draws first from the stock and leads the next trick.
-  - Card points: A 11, 3 10, K/R 4, Q/C 3, J/F 2, the rest 0 (120 in all).
-    After all 40 cards, more points wins; 60-60 is a draw.
-  - Terms: a "carico" is a loaded card (A or 3); a "liscio" a card worth nothing.
-""",
-    "scopa": """
-Scopa (two players, 40 cards, a match to 11 points)
-  - Values: A 1, 2-7 their number, J/F 8, Q/C 9, K/R 10.
-  - Play one card. If a table card has its value you must take one such card.
-    Only if none does, and some set of two or more table cards adds up to it, you
-    must take one such set. Otherwise the card stays on the table.
-  - A capture that empties the table is a scopa (+1), except on the last play of
-    the deal. The cards left at the end go to the last player who captured.
-  - Each deal: +1 for most cards (over 20), most money cards (diamonds / coins,
-    over 5), the settebello (7 of the money suit) and the primiera (the best card
-    of each suit: 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, courts 10;
-    you need all four suits). Ties score nothing.
-  - The match ends after a deal when a player has 11 or more and more than the other.
-""",
-}
-
-
-def _cards(names) -> str:
-    return " ".join(names) if names else "(none)"
-
-
-def show_view(view: dict, out) -> None:
-    """The position as the human's seat sees it."""
-    w = out.write
-    if view["game"] == "briscola":
-        w(f"\n--- trick {len(view['history']) // 2 + 1} of 20: your move ---\n")
-        w(f"Trump:       {view['trump']} (the {view['trump'].split('-')[1]} are trumps); "
-          f"stock: {view['stock_size']} card(s) face down\n")
-        if view["trick"]:
-            w(f"On the trick: {_cards(view['trick'])} (played by the opponent)\n")
-        else:
-            w("You lead this trick.\n")
-        w(f"Your hand:   {_cards(view['hand'])}\n")
-        w(f"Points:      you {view['points'][0]}, opponent {view['points'][1]} "
-          f"(piles of {len(view['piles'][0])} and {len(view['piles'][1])} cards)\n")
-    else:
-        w(f"\n--- play {len(view['history']) + 1} of 36 of this deal: your move ---\n")
-        w(f"Table:       {_cards(view['table'])}\n")
-        w(f"Your hand:   {_cards(view['hand'])}   (opponent holds {view['hand_sizes'][1]}, "
-          f"stock {view['stock_size']})\n")
-        w(f"This deal:   scope you {view['scope'][0]}, opponent {view['scope'][1]}; "
-          f"cards taken you {len(view['piles'][0])}, opponent {len(view['piles'][1])}\n")
-        w(f"Match:       you {view['totals'][0]}, opponent {view['totals'][1]} (first to 11)\n")
+def show_view(game, view: dict, out) -> None:
+    """The position as the human's seat sees it (the game's ``view_text``)."""
+    out.write(f"\n--- {game.view_text(view)}\n")
 
 
 def ask_move(game, view: dict, out, read):
     """Show the numbered legal moves and read a choice; None = quit."""
     legal = game.legal_moves_of(view)
     deck = game.deck_of(view)
-    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], RULES[game.name], out, read)
+    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], game.rules_summary, out, read)
 
 
 def _deal_lines(result: dict, number: int) -> str:
@@ -101,7 +46,7 @@ def play(game, state, bot, out=None, read=input) -> bool:
         seat = state.current
         view = game.make_view(state, seat)
         if seat == HUMAN:
-            show_view(view, out)
+            show_view(game, view, out)
             move = ask_move(game, view, out, read)
             if move is None:
                 return False

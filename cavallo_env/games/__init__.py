@@ -3,9 +3,12 @@
 A game is one folder (``cavallo_env/<name>/``) whose ``__init__`` defines
 ``GAME``, an instance of a ``Game`` subclass, and one line in ``_GAMES`` below.
 Everything generic -- the bots' registry, random play and the ISMCTS search,
-duplicate evaluation, records and replay, the view protocol, ``cavallo serve``
-and the command line -- reaches a game only through ``get(name)``,
-``of_view(view)`` or ``of_record(record)``.
+duplicate evaluation, records and replay, the view protocol, ``cavallo serve``,
+``cavallo play`` and the command line's ``--game``/``--deck`` -- reaches a game
+only through ``get(name)``, ``of_view(view)`` or ``of_record(record)``.  A few
+places add polish per game that a new game can do without: ``cavallo serve``'s
+view schemas (a game without one is checked by its own rules), the demo's
+one-line legends and the benchmarks' speed targets.
 
 Game modules are imported on first use, so ``import cavallo_env`` stays light.
 """

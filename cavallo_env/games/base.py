@@ -44,8 +44,6 @@ class Game:
     options: dict = {}
     #: bot name -> ``"module:attribute"`` of this game's own bots (greedy, heuristic)
     bots: dict = {}
-    #: the ``"game"`` field a view of this game must carry (None: it may be left out)
-    view_game_field_optional = False
 
     # -- options ---------------------------------------------------------------
     def check_options(self, options: dict) -> dict:
@@ -152,6 +150,14 @@ class Game:
     def render(self, state) -> str:
         """A plain-text picture of the state."""
         return repr(state)
+
+    #: the rules in short, for a person at the terminal (``cavallo play``'s ``rules``)
+    rules_summary = ""
+
+    def view_text(self, view: dict) -> str:
+        """A view as a person at the table reads it (``cavallo play``)."""
+        skip = ("legal_moves", "history", "game")
+        return "\n".join(f"{k}: {v}" for k, v in view.items() if k not in skip) + "\n"
 
     # -- environments ------------------------------------------------------------
     def raw_env(self, **kwargs):

@@ -157,9 +157,11 @@ class CardEnv(AECEnv):
                               f"{', '.join(map(repr, unknown))}; known: {', '.join(map(repr, self.option_keys))}",
                               stacklevel=2)
             deal = options.get("deal")
+        if deal is not None:
+            self._check_deal(deal)  # a malformed deal changes nothing, not even the generator
         if seed is not None or self._np_random is None:
             self._make_rng(int(seed) if isinstance(seed, np.integer) else seed)
-        core = self._start(deal)  # ValueError saying what is wrong with a deal
+        core = self._start(deal)
         self._core = core
         self._over = False
         self._rewarded = False
@@ -319,6 +321,12 @@ class CardEnv(AECEnv):
 
     def _info(self) -> dict:
         return {}
+
+    def _check_deal(self, deal) -> None:
+        """Raise ``ValueError`` saying what is wrong with a deal given to ``reset``
+        (the game's ``state_from_deal`` with this env's options, e.g. its deck)."""
+        options = {k: getattr(self, k) for k in self.game.options if hasattr(self, k)}
+        self.game.state_from_deal(deal, **options)
 
     def record(self) -> dict:  # pragma: no cover - interface
         raise NotImplementedError

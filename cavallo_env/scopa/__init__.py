@@ -108,6 +108,32 @@ class Scopa(Game):
             return f"place {names[card]}"
         return f"{names[card]} takes {' + '.join(names[t] for t in capture)}"
 
+    rules_summary = """
+Scopa (two players, 40 cards, a match to 11 points)
+  - Values: A 1, 2-7 their number, J/F 8, Q/C 9, K/R 10.
+  - Play one card. If a table card has its value you must take one such card.
+    Only if none does, and some set of two or more table cards adds up to it, you
+    must take one such set. Otherwise the card stays on the table.
+  - A capture that empties the table is a scopa (+1), except on the last play of
+    the deal. The cards left at the end go to the last player who captured.
+  - Each deal: +1 for most cards (over 20), most money cards (diamonds / coins,
+    over 5), the settebello (7 of the money suit) and the primiera (the best card
+    of each suit: 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, courts 10;
+    you need all four suits). Ties score nothing.
+  - The match ends after a deal when a player has 11 or more and more than the other.
+"""
+
+    def view_text(self, view: dict) -> str:
+        me = view["seat"]
+        lines = [f"play {len(view['history']) + 1} of 36 of this deal: your move ---",
+                 f"Table:       {' '.join(view['table']) or '(empty)'}",
+                 f"Your hand:   {' '.join(view['hand'])}   (opponent holds {view['hand_sizes'][1 - me]}, "
+                 f"stock {view['stock_size']})",
+                 f"This deal:   scope you {view['scope'][me]}, opponent {view['scope'][1 - me]}; "
+                 f"cards taken you {len(view['piles'][me])}, opponent {len(view['piles'][1 - me])}",
+                 f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)"]
+        return "\n".join(lines) + "\n"
+
     def render(self, state) -> str:
         from .views import render_text
 

@@ -41,7 +41,7 @@ deck                  1  1 for the bresciane deck, 0 for milanesi
 The money suit is diamonds (milanesi) / coins (bresciane), so the settebello
 is card 16 (milanesi) or 6 (bresciane); the ``deck`` flag says which.
 
-``state()`` layout ``scopa-state/1`` (float32 in [0, 1], 516 values, absolute
+``state()`` layout ``scopa-state/1`` (float32 in [0, 1], 420 values, absolute
 seats): hands[2x40], table[40], stock[40] (a stock card at position k from the
 top: 1 - k / 30), piles[2x40], played[2x40], capture_card[40],
 capture_taken[40], scope[2] (/ 18), cards[2] (/ 40), money[2] (/ 10),
