@@ -157,3 +157,16 @@ def test_version_1_import_paths_are_the_same_modules():
     import cavallo_env
 
     assert cavallo_env.raw_env is cav.aec.raw_env
+
+
+@pytest.mark.parametrize("game", ["briscola", "scopa"])
+def test_a_malformed_deal_leaves_the_env_untouched(game):
+    g = games.get(game)
+    a, b = g.raw_env(), g.raw_env()
+    a.reset(seed=5)
+    b.reset(seed=5)
+    with pytest.raises(ValueError, match="deal"):
+        a.reset(seed=9, options={"deal": {"hands": "nonsense"}})
+    a.reset()
+    b.reset()
+    assert a.record() == b.record()  # the generator went on as if the bad reset had not happened
