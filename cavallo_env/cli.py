@@ -69,6 +69,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `cavallo eval ... | head`: the reader left, nothing to say
+        sys.stderr.close()
+        return 0
     except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
         # Bad input: a clear one-line error, never a traceback from deep inside.
         print(f"cavallo {args.command}: error: {e}", file=sys.stderr)

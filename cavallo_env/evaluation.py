@@ -330,11 +330,9 @@ def format_result(r: DuplicateResult) -> str:
     """A plain-text table of a duplicate result."""
     lo, hi = r.score_ci
     dlo, dhi = r.mean_diff_ci
-    title = _games.get(r.game).title
-    opts = ", ".join(f"{k} {v}" for k, v in r.options.items() if not (r.game == "cavalloicera" and k == "deck"))
     lines = [
         f"duplicate evaluation: A = {r.bot_a}  vs  B = {r.bot_b}",
-        f"{title}{' (' + opts + ')' if opts else ''}: deals {r.deals} (x2 games = {r.games}), seed {r.seed}",
+        f"{_games.label(r.game, r.options)}: deals {r.deals} (x2 games = {r.games}), seed {r.seed}",
         "",
         f"  A wins / draws / losses   {r.wins} / {r.draws} / {r.losses}",
         f"  A score (draws = 1/2)     {100 * r.score:.1f}%   95% Wilson [{100 * lo:.1f}%, {100 * hi:.1f}%]",

@@ -17,14 +17,18 @@ class RecordError(ValueError):
     """A record that is malformed or disagrees with the rules.
 
     ``move`` is the 1-based move number (None for problems outside the moves),
-    ``seat`` the seat of that move when known, ``line`` the JSONL line number.
+    ``seat`` the seat of that move when known, ``line`` the JSONL line number,
+    ``deal`` the 1-based deal of a record that holds several (a Scopa match).
     """
 
-    def __init__(self, reason: str, move: int | None = None, seat: int | None = None, line: int | None = None):
-        self.reason, self.move, self.seat, self.line = reason, move, seat, line
+    def __init__(self, reason: str, move: int | None = None, seat: int | None = None, line: int | None = None,
+                 deal: int | None = None):
+        self.reason, self.move, self.seat, self.line, self.deal = reason, move, seat, line, deal
         where = []
         if line is not None:
             where.append(f"line {line}")
+        if deal is not None:
+            where.append(f"deal {deal}")
         if move is not None:
             where.append(f"move {move}")
         if seat is not None:

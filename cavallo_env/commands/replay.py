@@ -123,8 +123,8 @@ def run(args) -> int:
                 return 1
         else:
             in_progress = report.good - report.complete
-            extra = f", {in_progress} deal(s) in progress" if in_progress else ""
-            print(f"OK {report.path}: {report.good} record(s), {report.complete} complete deal(s){extra}, "
+            extra = f", {in_progress} game(s) in progress" if in_progress else ""
+            print(f"OK {report.path}: {report.good} record(s), {report.complete} complete game(s){extra}, "
                   f"{report.moves} moves")
     if total_bad:
         print(f"{total_bad} problem(s) in {files_bad} of {len(args.files)} file(s); {total_good} good")

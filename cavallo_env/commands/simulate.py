@@ -166,8 +166,10 @@ def format_summary(d: dict) -> str:
     side = "team" if game.num_seats > 2 else "seat"
     lines = [f"{game.title}: {d['deals']} {'games' if game.name == 'scopa' else 'deals'}, seed {d['seed']}"]
     for t in (t0, t1):
-        seats = ",".join(map(str, t["seats"]))
-        lines.append(f"  {side} {t['team']} = seat{'s' if len(t['seats']) > 1 else ''} {seats}: {' + '.join(t['bots'])}")
+        if len(t["seats"]) > 1:
+            lines.append(f"  team {t['team']} = seats {','.join(map(str, t['seats']))}: {' + '.join(t['bots'])}")
+        else:
+            lines.append(f"  seat {t['team']}: {t['bots'][0]}")
     lines.append("")
     w = 16
     lines.append(f"{'':{w}} {side + ' 0':>10} {side + ' 1':>10}")

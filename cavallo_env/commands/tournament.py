@@ -110,12 +110,7 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
 def _title(summary: dict) -> str:
     from .. import games
 
-    title = games.get(summary.get("game", "cavalloicera")).title
-    opts = summary.get("options") or {}
-    extra = [opts["deck"]] if "deck" in opts and summary.get("game") != "cavalloicera" else []
-    if "match" in opts:
-        extra.append("matches to 11" if opts["match"] else "single deals")
-    return title + (f" ({', '.join(extra)})" if extra else "")
+    return games.label(summary.get("game", "cavalloicera"), summary.get("options"))
 
 
 def format_table(summary: dict) -> str:

@@ -68,6 +68,16 @@ def of_record(record):
     raise RecordError(f"unknown format {str(fmt)[:80]!r}; known formats: {known}")
 
 
+def label(name: str, options: dict | None = None) -> str:
+    """``"Scopa (milanesi, matches to 11)"``: a game's title with the options that matter."""
+    game = get(name)
+    options = options or {}
+    extra = [options["deck"]] if "deck" in options and len(game.decks) > 1 else []
+    if "match" in options:
+        extra.append("matches to 11" if options["match"] else "single deals")
+    return game.title + (f" ({', '.join(extra)})" if extra else "")
+
+
 def checked_view(view, expected: str | None = None) -> tuple:
     """Check a whole view of any game: ``(game, state, legal moves, {move: the view's dict} or None)``.
 

@@ -93,8 +93,7 @@ def replay(record, *, line: int | None = None) -> ScopaState:
 
 def _replay(record, line) -> ScopaState:
     def err(reason, deal=None, move=None, seat=None):
-        where = f"deal {deal}: " if deal is not None else ""
-        return RecordError(where + reason, move=move, seat=seat, line=line)
+        return RecordError(reason, move=move, seat=seat, line=line, deal=deal)
 
     if not isinstance(record, dict):
         raise err(f"a record must be a JSON object, got {type(record).__name__}")
