@@ -35,7 +35,7 @@ def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra
 
 def make_model(tmp_path, name="model", **kw) -> Path:
     """A checkpoint in ``tmp_path`` exported to ``tmp_path/<name>.onnx``; returns the .onnx path."""
-    from cavallo_env.export import export_checkpoint
+    from training.export import export_checkpoint
 
     ckpt = make_checkpoint(Path(tmp_path) / f"{name}-ckpt", **kw)
     onnx_path, _ = export_checkpoint(ckpt, Path(tmp_path) / f"{name}.onnx", check_deals=32)

@@ -19,7 +19,7 @@ from cavallo_env.bots.policy import DEFAULT_MODEL, FORMAT, ModelError, PolicyBot
 from cavallo_env.cli import main
 from cavallo_env.cavalloicera.encoding import OBS_BUILD, OBS_SIZE, OBS_VERSION, encode_observation
 from cavallo_env.cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION, action_prior
-from cavallo_env.export import ExportError, compare, export_checkpoint, game_inputs, load_policy_net, random_inputs
+from training.export import ExportError, compare, export_checkpoint, game_inputs, load_policy_net, random_inputs
 from cavallo_env.cavalloicera.views import move_to_dict, state_from_view
 from training.checkpoint import CheckpointError
 

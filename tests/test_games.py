@@ -170,3 +170,19 @@ def test_a_malformed_deal_leaves_the_env_untouched(game):
     a.reset()
     b.reset()
     assert a.record() == b.record()  # the generator went on as if the bad reset had not happened
+
+
+def test_the_package_never_imports_the_trainer():
+    import subprocess
+    import sys
+
+    code = ("import sys, importlib, pkgutil, cavallo_env\n"
+            "skip = {'cavallo_env.cli'}\n"  # the command line imports training on demand, not at import
+            "for m in pkgutil.walk_packages(cavallo_env.__path__, 'cavallo_env.'):\n"
+            "    if not m.name.startswith('cavallo_env.commands'):\n"
+            "        importlib.import_module(m.name)\n"
+            "import cavallo_env.cli\n"
+            "print([m for m in sys.modules if m == 'training' or m.startswith('training.')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

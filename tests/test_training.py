@@ -484,7 +484,7 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
 
 @pytest.mark.parametrize("members", [1, 3])
 def test_sharpen_scales_the_logits_and_keeps_the_argmax(members):
-    from cavallo_env.export import game_inputs
+    from training.export import game_inputs
     from training.model import ModelConfig, build_policy
 
     torch.manual_seed(0)

@@ -348,3 +348,18 @@ def from_spec(arg, seed=None) -> PolicyBot:
     if kwargs.get("temperature"):
         name += f"@t={kwargs['temperature']:g}"
     return PolicyBot(path, seed=seed, name=name, **kwargs)
+
+
+def add_evaluation(model_path, results: dict) -> None:
+    """Merge evaluation ``results`` into the sidecar of an exported model."""
+    meta_path = sidecar_path(model_path)
+    try:
+        meta = json.loads(Path(meta_path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{meta_path}: cannot read the sidecar ({e})") from None
+    ev = meta.get("evaluation") or {}
+    ev.update(results)
+    meta["evaluation"] = ev
+    tmp = Path(str(meta_path) + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, meta_path)

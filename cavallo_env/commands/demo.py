@@ -166,7 +166,9 @@ def compare_with_training(result, evals: list) -> str:
 def run(args) -> int:
     from ..bots import make
     from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
-    from ..export import add_evaluation, export_checkpoint
+    from training.export import export_checkpoint
+
+    from ..bots.policy import add_evaluation
 
     if args.eval_deals is not None:
         check_deals(args.eval_deals)

@@ -25,7 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..export import add_evaluation, export_checkpoint
+    from training.export import export_checkpoint
+
+    from ..bots.policy import add_evaluation
 
     if args.eval_deals < 0:
         raise ValueError(f"--eval-deals must be >= 0, got {args.eval_deals}")

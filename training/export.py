@@ -28,7 +28,9 @@ the evaluation results found in the checkpoint (plus any passed in), the
 source checkpoint (path, sha256 of its weights, step) and the sha256 of the
 ``.onnx``.  ``cavallo_env.bots.policy`` checks it on load.
 
-This module imports torch and onnx (the ``train`` extra); the runtime does not.
+This module imports torch and onnx (the ``train`` extra) and lives with the
+trainer: the ``cavallo_env`` package never imports it (``cavallo export`` and
+``cavallo demo`` do, on demand).  Until version 0.1 it was ``cavallo_env.export``.
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from . import ACTION_CONTRACT_VERSION, __version__
-from .cavalloicera.actions import NUM_ACTIONS
-from .bots.policy import FORMAT, ModelError, file_sha256, sidecar_path
-from .cavalloicera.encoding import OBS_SIZE, OBS_VERSION
-from .cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION
+from cavallo_env import ACTION_CONTRACT_VERSION, __version__
+from cavallo_env.bots.policy import FORMAT, file_sha256, sidecar_path
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS
+from cavallo_env.cavalloicera.encoding import OBS_SIZE, OBS_VERSION
+from cavallo_env.cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -152,10 +154,10 @@ def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False):
 
     import numpy as np
 
-    from .cavalloicera.actions import ActionGame
-    from .cavalloicera.encoding import Features
-    from .cavalloicera.engine import GameState
-    from .cavalloicera.prior import PriorCache, action_prior
+    from cavallo_env.cavalloicera.actions import ActionGame
+    from cavallo_env.cavalloicera.encoding import Features
+    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.prior import PriorCache, action_prior
 
     obs, masks, priors = [], [], []
     for d in range(deals):
@@ -310,18 +312,3 @@ def _evaluation(meta: dict, extra: dict | None):
     if extra:
         found.update(extra)
     return found or None
-
-
-def add_evaluation(model_path, results: dict) -> None:
-    """Merge evaluation ``results`` into the sidecar of an exported model."""
-    meta_path = sidecar_path(model_path)
-    try:
-        meta = json.loads(Path(meta_path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ModelError(f"{meta_path}: cannot read the sidecar ({e})") from None
-    ev = meta.get("evaluation") or {}
-    ev.update(results)
-    meta["evaluation"] = ev
-    tmp = Path(str(meta_path) + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, meta_path)
