@@ -641,3 +641,23 @@ def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
     best = max(sel["results"], key=lambda d: (d["score"], d["mean_diff"]))
     assert meta["step"] == int(best["checkpoint"][7:12]) and sel["seed"] == 1
     assert "selection: shipping" in capsys.readouterr().out
+
+
+def test_a_damaged_checkpoint_is_refused(tmp_path):
+    """Flipped bytes in the weights are caught by the sidecar's sha256 (eval, export and resume all load this way)."""
+    import shutil
+
+    from training.checkpoint import CheckpointError, load
+
+    for suffix in (".safetensors", ".json"):
+        shutil.copy(f"checkpoints/default{suffix}", tmp_path / f"m{suffix}")
+    tensors, meta = load(tmp_path / "m")
+    assert meta["weights_sha256"] and tensors
+    data = bytearray((tmp_path / "m.safetensors").read_bytes())
+    data[-100] ^= 0x40  # one flipped bit deep in the weights: still a readable safetensors file
+    (tmp_path / "m.safetensors").write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="do not match the sha256"):
+        load(tmp_path / "m")
+    from cavallo_env.cli import main
+
+    assert main(["eval", f"checkpoint:{tmp_path / 'm'}", "random", "--deals", "1", "--no-progress"]) == 2

@@ -1,7 +1,10 @@
 """Checkpoints: ``<name>.safetensors`` (tensors only) + ``<name>.json`` (sidecar).
 
 The sidecar carries the format tag, the training config, seed, step, the
-observation layout and action contract versions, and evaluation results.
+observation layout and action contract versions, evaluation results and the
+sha256 of the weights file (``weights_sha256``), checked on every load: a
+damaged or edited ``.safetensors`` is refused instead of playing as another
+model (a checkpoint written before the hash existed loads unchecked).
 Optimizer and RNG state for ``--resume`` go in the same safetensors file under
 ``optim.*``/``rng.*`` keys (tensors, never pickles).  Both files are written to
 a temp name and renamed, so a crash never leaves a half checkpoint; loading
@@ -10,6 +13,7 @@ checks both and says clearly what is wrong with a truncated or foreign file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -73,6 +77,7 @@ def save(base, tensors: dict[str, torch.Tensor], meta: dict) -> tuple[Path, Path
         meta["prior_version"] = PRIOR_VERSION
     flat = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     _atomic_write(st_path, lambda tmp: save_file(flat, tmp))
+    meta["weights_sha256"] = file_sha256(st_path)
 
     def write_json(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
@@ -104,11 +109,24 @@ def load(base, *, check_versions: bool = True) -> tuple[dict[str, torch.Tensor],
         if uses_prior(meta) and meta.get("prior_version") != PRIOR_VERSION:
             raise CheckpointError(f"{json_path}: the model reads heuristic prior {meta.get('prior_version')!r} but "
                                   f"this cavallo-env computes {PRIOR_VERSION!r}; retrain or use the matching version")
+    want = meta.get("weights_sha256")
+    if want is not None and file_sha256(st_path) != want:
+        raise CheckpointError(f"{st_path}: the weights do not match the sha256 in {json_path.name}: a truncated "
+                              "or foreign file, or one damaged or changed after it was saved; restore it or retrain")
     try:
         tensors = load_file(str(st_path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{st_path}: cannot read weights ({e}); truncated or foreign file?") from None
     return tensors, meta
+
+
+def file_sha256(path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def uses_prior(meta: dict) -> bool:
