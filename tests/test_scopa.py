@@ -658,25 +658,6 @@ def test_search_hooks():
     assert len(scores) == len(view["legal_moves"])
 
 
-def test_search_win_option():
-    from cavallo_env.bots import make
-    from cavallo_env.bots.base import BotSpecError
-
-    assert make("ismcts:10,win=0.5,sigma=2", game="scopa").hooks().win == 0.5
-    with pytest.raises(BotSpecError, match="win"):
-        make("ismcts:10,win=2", game="scopa")
-    plain, leaning = ScopaSearch(), ScopaSearch(win=1.0)
-    state = random_state(3, match=False)
-    rng = random.Random(0)
-    for _ in range(20):
-        state.play(*rng.choice(state.legal_moves()))
-    v, w = plain.evaluate(state), leaning.evaluate(state)
-    assert abs(w) <= leaning.scale and (v > 0) == (w > 0)
-    random_playout(state, rng)
-    d = plain.evaluate(state)
-    assert leaning.evaluate(state) == leaning.scale * ((d > 0) - (d < 0))
-
-
 # ---------------------------------------------------------------- game layer
 
 

@@ -16,19 +16,12 @@ a table of that value, or take the settebello, since its hand was dealt) is
 dealt again.  Rollouts play ``quick_score``'s favourite move (what a move wins
 less the next seat's best answer, known in a determinization), a random one
 with probability ``epsilon``.
-
-With ``win`` > 0 the evaluation leans toward winning the deal rather than the
-margin: ``(1 - win) * diff + win * scale * (P(win) - P(loss))``, the final
-difference taken as normal around the estimate with a spread of ``sigma``
-points times the root of the share of the deal still to play (``sigma`` 3.2
-fits the residuals of ``static_eval`` in heuristic-vs-greedy play); exact
-(the sign) once the deal is over.  Off by default: it did not measure better.
 """
 
 from __future__ import annotations
 
 import random
-from math import comb, erf, sqrt
+from math import comb
 
 from ..games.base import SearchHooks
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, ScopaDeal, ScopaState
@@ -312,31 +305,22 @@ def determinize(base: ScopaState, seat: int):
 class ScopaSearch(SearchHooks):
     """Scopa's ``SearchHooks`` (the current deal; rewards in deal points / ``scale``).
 
-    Own options: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``);
-    ``lookahead``, the weight of the best capture open at the horizon; ``win`` (0..1) and
-    ``sigma``, the evaluation's lean toward the chance of winning the deal (see the module doc).
+    Own option: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``).
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "win": ("win", float),
-               "sigma": ("sigma", float)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, win: float = 0.0, sigma: float = 3.2):
-        from ..bots.base import BotSpecError
-
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7):
         if not 0.0 <= epsilon <= 1.0:
+            from ..bots.base import BotSpecError
+
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
-        if not 0.0 <= win <= 1.0:
-            raise BotSpecError(f"scopa search win must be in 0..1, got {win!r}")
-        if not sigma > 0:
-            raise BotSpecError(f"scopa search sigma must be > 0, got {sigma!r}")
         self.epsilon = epsilon
         self.lookahead = lookahead
-        self.win = win
-        self.sigma = sigma
 
     def determinizer(self, base, seat: int):
         return _Determinizer(base, seat)
@@ -352,10 +336,7 @@ class ScopaSearch(SearchHooks):
 
     def evaluate(self, state) -> float:
         v = static_eval(state)
-        w = self.win
         if state.done:
-            if w:
-                return (1.0 - w) * v + w * self.scale * ((v > 0) - (v < 0))
             return v
         # the seat to play takes the best capture open to it (a one-move look past the horizon)
         deal = state.deal
@@ -365,14 +346,7 @@ class ScopaSearch(SearchHooks):
                 g = capture_gain(state, m)
                 if g > best:
                     best = g
-        v += self.lookahead * best if deal.current == 0 else -self.lookahead * best
-        if w:
-            # P(win) - P(loss) with the final difference ~ Normal(v, sd), sd shrinking with the plays left
-            sd = self.sigma * sqrt((NUM_PLAYS - deal.turn) / NUM_PLAYS) + 0.15
-            k = 1.0 / (sd * 1.4142135623730951)
-            wp = 0.5 * (erf((v - 0.5) * k) - erf((-v - 0.5) * k))
-            return (1.0 - w) * v + w * self.scale * wp
-        return v
+        return v + (self.lookahead * best if deal.current == 0 else -self.lookahead * best)
 
     def prior_scores(self, view, legal):
         from .bots import Info, heuristic_scores
