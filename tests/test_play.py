@@ -198,3 +198,24 @@ def test_scopa_match_interrupted_keeps_the_record(tmp_path):
     record = json.loads(rec.read_text())
     assert record["match"] is True and "result" not in record
     replay(record)
+
+
+def test_ctrl_c_keeps_the_record(tmp_path):
+    import signal
+    import time
+
+    rec = tmp_path / "deal.json"
+    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "play", "--partner", "greedy", "--opponents",
+                             "greedy", "--seed", "5", "--record", str(rec)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = ""
+    deadline = time.time() + 60
+    while "Choose" not in out and time.time() < deadline:  # the first move prompt
+        out += proc.stdout.read(1)
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert "(deal in progress)" in out + rest
+    record = json.loads(rec.read_text())
+    assert "result" not in record
+    replay(record)
