@@ -50,8 +50,6 @@ from ..cavalloicera.actions import NUM_ACTIONS, ActionGame
 from ..cavalloicera.cards import NAMES
 from ..cavalloicera.encoding import OBS_SIZE, OBS_VERSION, Features
 from ..cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior
-from ..cavalloicera.views import move_from_dict, state_from_view
-from ..views import ViewError
 from .base import Bot, BotSpecError
 
 #: format tag of an exported model's sidecar

@@ -14,7 +14,6 @@ when an env is built (``env()``/``raw_env()``).
 
 from __future__ import annotations
 
-import random
 
 from ..games.base import Game
 

@@ -17,9 +17,8 @@ modules.
 
 from __future__ import annotations
 
-import random
 
-from ..games.base import Game, SearchHooks
+from ..games.base import Game
 
 ENV_ID = "cavallo/Cavalloicera-v1"
 

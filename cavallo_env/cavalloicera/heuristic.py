@@ -62,7 +62,7 @@ import math
 from itertools import permutations
 
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE, card_id
-from .engine import NUM_SEATS, NUM_TURNS, GameState, capture_sets, sum_captures
+from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
 from ..bots.base import Bot
 
 _SQRT2 = math.sqrt(2.0)

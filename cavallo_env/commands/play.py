@@ -134,6 +134,19 @@ def ask_move(state, legal, out, read) -> tuple | None:
     return ask_choice(legal, labels, RULES_TEXT, out, read)
 
 
+def terminal_reader():
+    """``input``, or for piped input a reader that echoes each line so the transcript reads like a session."""
+    if sys.stdin.isatty():
+        return input
+
+    def read(prompt):
+        line = input(prompt)
+        print(line.strip())
+        return line
+
+    return read
+
+
 def ask_choice(moves, labels, rules_text: str, out, read):
     """Show ``labels`` numbered and read a choice: the chosen one of ``moves``, None = quit.
 
@@ -267,12 +280,7 @@ def run(args) -> int:
           f"{specs[1]} and {specs[3]}.")
     print(f"Seat {state.dealer} deals; seat {state.current} plays first; play goes 0 -> 1 -> 2 -> 3.")
     print("Type rules (or ? or help) at any move prompt for a summary of the rules and the bonuses.")
-    read = input
-    if not sys.stdin.isatty():  # piped input: echo it so the transcript reads like a session
-        def read(prompt):
-            line = input(prompt)
-            print(line.strip())
-            return line
+    read = terminal_reader()
     finished = False
     try:
         finished = play(state, bots, read=read)

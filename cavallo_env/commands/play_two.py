@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from .play import ask_choice
+from .play import ask_choice, terminal_reader
 
 HUMAN = 0
 
@@ -83,12 +83,7 @@ def run(args, game, options: dict, seed: int, path) -> int:
     state = game.new_state(seed, **options)
     print(f"{game.title} ({options.get('deck')}), seed {seed} (replay it with --seed {seed}).")
     print(f"You are seat 0; the AI (seat 1) is {spec}. Type rules (or ? or help) at any move prompt.")
-    read = input
-    if not sys.stdin.isatty():  # piped input: echo it so the transcript reads like a session
-        def read(prompt):
-            line = input(prompt)
-            print(line.strip())
-            return line
+    read = terminal_reader()
     finished = False
     try:
         finished = play(game, state, bot, read=read)

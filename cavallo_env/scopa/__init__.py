@@ -18,7 +18,6 @@ methods take a ``deck`` (a view's: ``deck_of(view)``).
 
 from __future__ import annotations
 
-import random
 
 from ..games.base import Game
 
