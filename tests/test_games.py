@@ -57,7 +57,7 @@ def test_check_options():
 
 
 @pytest.mark.parametrize("game,options", CASES, ids=IDS)
-@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "ismcts:25", "ismcts:25,fpu=0,root=ucb"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "ismcts:25"])
 def test_every_bot_plays_legal_moves_to_the_end(game, options, spec):
     g = games.get(game)
     for fixed in (True, False):  # made for the game, or for any game (picked by the view)
@@ -186,18 +186,3 @@ def test_the_package_never_imports_the_trainer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
-
-
-def test_first_play_urgency_changes_the_search_only_when_asked():
-    from cavallo_env.bots.ismcts import from_spec
-
-    assert from_spec("100", seed=1, game="scopa")._fpu is None
-    with pytest.raises(BotSpecError, match="fpu"):
-        from_spec("100,fpu=99", seed=1)
-    g = games.get("scopa")
-    state = g.new_state(4, match=False)
-    view = g.make_view(state, state.current)
-    legal = g.legal_moves_of(view)
-    a = from_spec("200,root=ucb", seed=1, game="scopa").move_and_visits(view, legal)[1]
-    b = from_spec("200,root=ucb,fpu=0", seed=1, game="scopa").move_and_visits(view, legal)[1]
-    assert sum(a.values()) == sum(b.values()) == 200 and a != b

@@ -18,10 +18,7 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    progressive bias that fades with visits (``prior * (h - h_best) / scale
    / (visits + 1)``).  ``root="halving"`` replaces UCB at the root by
    sequential halving with common random numbers (every move still in plays
-   on the same determinizations).  With ``fpu`` (first-play urgency; off by
-   default) a node does not always expand an untried move first: an untried
-   move is valued at the mover's mean at that node plus ``fpu``, and a tried
-   move whose UCB value beats that is played instead.
+   on the same determinizations).
 4. Below the tree the game's rollout plays ``depth`` more moves, then the
    game's ``evaluate`` scores the position (the expected final point
    difference; exact once the game is over).  The reward is that difference
@@ -48,7 +45,7 @@ EXPANSIONS = ("greedy", "random")
 ROOTS = ("ucb", "halving")
 REWARDS = ("points", "win", "mixed")
 #: the options every game's search takes
-OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root", "fpu")
+OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root")
 MAX_ITERATIONS = 10_000_000
 
 
@@ -88,7 +85,7 @@ class ISMCTSBot(Bot):
 
     def __init__(self, iterations: int = 1000, seed=None, exploration: float = 0.4, reward: str = "points",
                  scale: float | None = None, depth: int | None = None, prior: float = 1.0, expand: str = "greedy",
-                 root: str = "halving", fpu: float | None = None, game: str | None = None, **search_options):
+                 root: str = "halving", game: str | None = None, **search_options):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
             raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -106,8 +103,6 @@ class ISMCTSBot(Bot):
             raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
         if root not in ROOTS:
             raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
-        if fpu is not None and not -10 <= fpu <= 10:
-            raise BotSpecError(f"ismcts fpu must be in -10..10, got {fpu!r}")
         self.iterations = iterations
         self.exploration = exploration
         self.reward = reward
@@ -116,7 +111,6 @@ class ISMCTSBot(Bot):
         self.prior = prior
         self.expand = expand
         self.root = root
-        self._fpu = fpu
         self.game = game
         self.search_options = dict(search_options)
         self._hooks: dict = {}
@@ -245,7 +239,7 @@ class _Search:
     """One decision's search: the bot's settings and the game's hooks, bound."""
 
     __slots__ = ("iterations", "c", "expand_greedy", "mode", "scale", "depth", "bias", "play", "hooks",
-                 "team", "rollout", "evaluate", "fpu")
+                 "team", "rollout", "evaluate")
 
     def __init__(self, bot: ISMCTSBot, game, hooks, bias):
         self.iterations = bot.iterations
@@ -254,7 +248,6 @@ class _Search:
         self.mode = bot.reward
         self.scale = bot._scale if bot._scale is not None else hooks.scale
         self.depth = bot._depth if bot._depth is not None else hooks.depth
-        self.fpu = bot._fpu if bot._fpu is not None else hooks.fpu
         self.bias = bias
         self.play = game.play
         self.hooks = hooks
@@ -310,7 +303,6 @@ class _Search:
         bias = self.bias
         play = self.play
         team_of = self.team
-        fpu = self.fpu
         while not state.done:
             moves = state.legal_moves()
             children = node.children
@@ -326,21 +318,13 @@ class _Search:
                         untried.append(m)
                     continue
                 ch.avail += 1
-                if untried is None or fpu is not None:
+                if untried is None:
                     u = ch.total / ch.visits + c_explore * sqrt(log(ch.avail) / ch.visits)
                     if bias is not None and node is root:
                         u += bias[m] / (ch.visits + 1)
                     if u > best_u:
                         best_u, best = u, m
             team = team_of(state)
-            if untried is not None and fpu is not None and best is not None and path and node.visits:
-                # first-play urgency: an untried move is worth the mover's mean here plus fpu;
-                # a tried move that looks better is played instead of expanding
-                mean = node.total / node.visits  # for the team that moved into this node
-                if path[-1][1] != team:
-                    mean = -mean
-                if best_u > mean + fpu:
-                    untried = None
             if untried is not None:
                 if len(untried) == 1:
                     m = untried[0]
@@ -385,7 +369,6 @@ def _parse_kv(arg: str) -> dict:
 
 
 _GENERIC = {"c": ("exploration", float), "exploration": ("exploration", float), "reward": ("reward", str),
-            "fpu": ("fpu", float),
             "scale": ("scale", float), "depth": ("depth", int), "prior": ("prior", float),
             "expand": ("expand", str), "root": ("root", str)}
 

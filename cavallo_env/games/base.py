@@ -196,8 +196,6 @@ class SearchHooks:
 
     scale = 10.0
     depth = 4
-    #: first-play urgency of the tree (None: an untried move is always expanded first)
-    fpu = None
     #: the game's own options in an ``ismcts:`` spec: spec key -> (keyword, parser)
     OPTIONS: dict = {}
 
