@@ -1,12 +1,15 @@
 """End-to-end training speed: agent decisions per second, rollout plus PPO update.
 
-    .venv/bin/python benchmarks/train_speed.py [--config configs/default.yaml] [--updates 10]
+    .venv/bin/python benchmarks/train_speed.py --game briscola [--updates 10]
+    .venv/bin/python benchmarks/train_speed.py --config configs/default.yaml
 
-Runs the training loop of ``training.ppo`` (league draw, lockstep rollout,
-PPO update) for a few updates after a warm-up one, with the config's league
-mix (so bot opponents cost what they cost in training), and reports:
+Runs the training loop's iteration (``training.ppo.iteration``: league draw,
+lockstep rollout, advantages, PPO update) for a few updates after a warm-up
+one, with the config's league mix (so bot opponents cost what they cost in
+training); ``--game G`` takes ``configs/G.yaml`` (Cavalloìcera:
+``configs/default.yaml``).  It reports:
 
-- decisions/s: every decision taken in the training games (all four seats,
+- decisions/s: every decision taken in the training games (every seat,
   capture-building sub-steps included) per second of rollout + update wall
   time; learner samples/s: the decisions that are trained on;
 - the share of that time spent in the engine (legal actions, stepping), the
@@ -30,7 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--config", default="configs/default.yaml")
+    ap.add_argument("--game", default=None, choices=["cavalloicera", "briscola", "scopa"],
+                    help="the game's training config (configs/<game>.yaml; Cavalloìcera: configs/default.yaml)")
+    ap.add_argument("--config", default=None, help="a training config (default: the --game's, else configs/default.yaml)")
     ap.add_argument("--updates", type=int, default=10, help="timed updates (after one warm-up update)")
     ap.add_argument("--games", type=int, default=None, help="override the config's games per rollout")
     ap.add_argument("--threads", type=int, default=None, help="override the config's torch threads")
@@ -42,34 +47,32 @@ def main(argv=None) -> int:
 
     import torch
 
-    from training.config import load
-    from training.league import League
-    from training.ppo import build_learner, collect_rollout, make_prior_workers, ppo_update, resolve_device
-    from training.selfplay import PHASES, Timers
+    import tempfile
 
+    from training.config import load
+    from training.ppo import iteration
+    from training.rollout import PHASES, PriorWorkers, Timers
+    from training.run import Run
+
+    if args.config is None:
+        args.config = f"configs/{args.game}.yaml" if args.game not in (None, "cavalloicera") else "configs/default.yaml"
     cfg = load(args.config)
+    if args.game is not None and cfg.game != args.game:
+        ap.error(f"{args.config} trains {cfg.game}, not {args.game}")
     if args.games:
         cfg.games = args.games
     if args.threads:
         cfg.threads = args.threads
-    torch.set_num_threads(cfg.threads)
-    dev = resolve_device(args.device or cfg.device)
-    gen, rng, model, critic, opt = build_learner(cfg, dev)
-    league = League(cfg.league)
-    league.add(model, 0)  # so that the snapshot share of the mix is played too
     if args.prior_workers is not None:
         cfg.prior_workers = args.prior_workers
-    workers = make_prior_workers(cfg)
+    torch.set_num_threads(cfg.threads)
+    run = Run.start(cfg, Path(tempfile.mkdtemp(prefix="train-speed-")), args.device)
+    dev = run.device
+    run.league.add(run.model, 0)  # so that the snapshot share of the mix is played too
+    workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
 
     def one_update(timers):
-        model.eval()
-        batch, stats = collect_rollout(cfg, model, league, rng, gen, dev, critic, timers, workers)
-        model.train()
-        t0 = time.perf_counter()
-        ppo_update(model, opt, batch, cfg.ppo, gen, dev, critic)
-        timers["update"] += time.perf_counter() - t0
-        league.record(stats.results)
-        return stats
+        return iteration(run, timers, workers)[0]
 
     one_update(Timers())  # warm-up
     timers = Timers()
@@ -84,7 +87,7 @@ def main(argv=None) -> int:
         workers.close()
     measured = sum(timers.values())
     out = {
-        "config": args.config, "device": str(dev), "threads": cfg.threads, "prior_workers": cfg.prior_workers,
+        "config": args.config, "game": cfg.game, "device": str(dev), "threads": cfg.threads, "prior_workers": cfg.prior_workers,
         "games_per_rollout": cfg.games,
         "updates": args.updates, "wall_s": wall, "decisions": decisions, "learner_samples": samples,
         "decisions_per_s": decisions / wall, "learner_samples_per_s": samples / wall,
@@ -95,7 +98,7 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"train_speed: {args.config}, {out['device']}, {cfg.threads} torch thread(s), "
+    print(f"train_speed: {cfg.game}, {args.config}, {out['device']}, {cfg.threads} torch thread(s), "
           f"{cfg.prior_workers} prior worker(s), {cfg.games} games per rollout, "
           f"{args.updates} updates in {wall:.1f} s")
     print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
@@ -103,7 +106,7 @@ def main(argv=None) -> int:
     print("  share of wall time:")
     for p in PHASES:
         print(f"    {p:<10} {100 * out['shares'][p]:5.1f}%")
-    print(f"    {'other':<10} {100 * out['other_share']:5.1f}%  (GAE, batching, league draw)")
+    print(f"    {'other':<10} {100 * out['other_share']:5.1f}%  (advantages, batching, league draw)")
     print(f"  league mix: {cfg.league.mix}")
     return 0
 

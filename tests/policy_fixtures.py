@@ -14,20 +14,21 @@ from cavallo_env.cavalloicera.engine import GameState
 from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 
-def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra=None, **model_kw) -> Path:
+def make_checkpoint(base, hidden=(64, 64), activation="relu", seed=0, meta_extra=None, game="cavalloicera",
+                    **model_kw) -> Path:
     import torch
 
+    from cavallo_env import games
     from training.checkpoint import save
     from training.model import ModelConfig, build_policy
 
     torch.manual_seed(seed)
-    net = build_policy(ModelConfig(hidden=list(hidden), activation=activation, **model_kw))
+    net = build_policy(ModelConfig(hidden=list(hidden), activation=activation, **model_kw), games.get(game).learning())
     with torch.no_grad():
-        for member in getattr(net, "members", [net]):
-            member.policy.weight.normal_(0.0, 0.5)
-            member.policy.bias.normal_(0.0, 0.5)
-    config = {"model": {"hidden": list(hidden), "activation": activation, **model_kw}, "seed": seed}
-    meta = {"config": config, "step": 123, "eval": {"vs_greedy": {"score": 0.5}}}
+        net.policy.weight.normal_(0.0, 0.5)
+        net.policy.bias.normal_(0.0, 0.5)
+    config = {"model": {"hidden": list(hidden), "activation": activation, **model_kw}, "seed": seed, "game": game}
+    meta = {"game": game, "config": config, "step": 123, "eval": {"vs_greedy": {"score": 0.5}}}
     meta.update(meta_extra or {})
     save(base, {f"model.{k}": v for k, v in net.state_dict().items()}, meta)
     return Path(base)

@@ -41,21 +41,8 @@ def test_scua_by_phase_counts_per_block(capsys):
     assert sum(float(r[7]) for r in rows) > 0  # the 4 games of these fixed deals have scùas
 
 
-def test_soft_mix_recovers_the_visit_counts():
-    import importlib.util
-
-    import numpy as np
-
-    spec = importlib.util.spec_from_file_location("soft_mix", BENCH.parent / "experiments" / "soft_mix.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    rng = np.random.default_rng(0)
-    visits = rng.dirichlet(np.ones(156), size=5).astype(np.float32)
-    actions = rng.integers(0, 156, size=5)
-    move = np.eye(156, dtype=np.float32)[actions]
-    recorded = {"actions": actions, "targets": 0.5 * move + 0.5 * visits}
-    for soft in (0.0, 0.25, 1.0):
-        out = mod.remix({k: v.copy() for k, v in recorded.items()}, soft)["targets"]
-        assert out.dtype == np.float32
-        np.testing.assert_allclose(out, (1 - soft) * move + soft * visits, atol=1e-6)
-    assert mod.main(["only-one-argument"]) == 2
+def test_train_speed_runs_for_the_cavalloicera_config(capsys):
+    assert _script("train_speed").main(["--config", "configs/quick.yaml", "--updates", "1", "--games", "4",
+                                        "--prior-workers", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "train_speed: cavalloicera" in out and re.search(r"decisions/s .* +\d+", out)

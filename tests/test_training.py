@@ -13,16 +13,30 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame  # noqa: E402
-from cavallo_env.cavalloicera.engine import GameState, random_deal  # noqa: E402
+from cavallo_env import games  # noqa: E402
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
+from training.advantages import batch as make_batch  # noqa: E402
+from training.advantages import gae  # noqa: E402
 from training.config import ConfigError, from_dict, load  # noqa: E402
-from training.model import PolicyNet  # noqa: E402
-from training.selfplay import _gae, masks_from_legal, play_rollout, sample_actions  # noqa: E402
+from training.model import ModelConfig, build_policy  # noqa: E402
+from training.rollout import Trajectories, masks_from_legal, play_rollout, sample_actions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+LEARN = games.get("cavalloicera").learning()
 torch.set_num_threads(1)
+
+
+def PolicyNet(cfg: ModelConfig | None = None):
+    """A Cavalloìcera policy network (default: 256-256, no prior)."""
+    return build_policy(cfg or ModelConfig(), LEARN)
+
+
+def rollout(net, opponents, nets, *, advantage="gae", **kw):
+    """``play_rollout`` on Cavalloìcera, then the batch with ``advantage`` advantages."""
+    buf, stats = play_rollout(net, opponents, nets, LEARN, **kw)
+    return make_batch(buf.trajectories(), advantage), stats
 
 
 def tiny(**over) -> dict:
@@ -64,7 +78,12 @@ def test_shipped_configs_are_valid(name):
     ({"ppo": {"norm_adv": "yes"}}, "config.ppo.norm_adv: expected true or false"),
     ({"model": {"hidden": []}}, "config.model.hidden"),
     ({"model": {"activation": "swish"}}, "config.model.activation"),
-    ({"ppo": {"critic": "oracle"}}, "config.ppo.critic"),
+    ({"ppo": {"critic": "state"}}, "config.ppo.critic: StateCritic, a centralised critic that saw the hidden "
+                                   "hands measured no gain and was removed after commit edb6454"),
+    ({"shaping": 1.0}, "config.shaping: potential-based reward shaping measured no gain"),
+    ({"game": "chess"}, "config.game: unknown game 'chess'"),
+    ({"game": "scopa", "game_options": {"match": "yes"}}, "config.game_options: Scopa: option 'match'"),
+    ({"game": "briscola", "game_options": {"deck": "french"}}, "config.game_options: Briscola: unknown deck"),
     ({"league": {"mix": {"self": 1, "ismcts": 1}}}, "config.league.mix: unknown opponent kind"),
     ({"league": {"mix": {"self": 0, "greedy": 0}}}, "must not all be zero"),
     ({"league": {"mix": {"self": -1}}}, "config.league.mix.self"),
@@ -76,16 +95,14 @@ def test_shipped_configs_are_valid(name):
     ({"pretrain": {"jobs": 0}}, "config.pretrain.jobs"),
     ({"model": {"prior": "maybe"}}, "config.model.prior: expected true or false"),
     ({"model": {"prior_gain": [1.0]}}, "config.model.prior_gain"),
-    ({"model": {"members": 0}}, "config.model.members"),
+    ({"model": {"members": 4}}, "config.model.members: EnsembleNet"),
     ({"pretrain": {"sharpen": 0}}, "config.pretrain.sharpen"),
-    ({"pretrain": {"dagger_rounds": -1}}, "config.pretrain.dagger_rounds"),
-    ({"pretrain": {"dagger_opponent": "oracle"}}, "config.pretrain.dagger_opponent: unknown bot 'oracle'"),
+    ({"pretrain": {"dagger_rounds": 2}}, "config.pretrain.dagger_rounds: DAgger rounds after the imitation"),
     ({"pretrain": {"cache": " "}}, "config.pretrain.cache"),
     ({"prior_workers": -1}, "config.prior_workers"),
     ({"prior_workers": 1.5}, "config.prior_workers: expected an integer"),
     ({"ppo": {"advantage": "vtrace"}}, "config.ppo.advantage: gae or paired"),
     ({"ppo": {"advantage": "paired"}, "games": 7}, "config.games: ppo.advantage paired plays every deal twice"),
-    ({"ppo": {"advantage": "paired"}, "shaping": 1.0}, "config.shaping: ppo.advantage paired"),
 ])
 def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
@@ -136,7 +153,7 @@ def test_sampling_never_picks_a_masked_action():
         for _ in range(20):
             n = 64
             legal = [sorted(rng.choice(NUM_ACTIONS, size=rng.integers(1, 6), replace=False).tolist()) for _ in range(n)]
-            mask = masks_from_legal(legal)
+            mask = masks_from_legal(legal, NUM_ACTIONS)
             assert mask.sum() == sum(len(x) for x in legal)
             obs = rng.standard_normal((n, 702)).astype(np.float32)
             actions, logp, _ = sample_actions(model, obs, mask, gen, "cpu")
@@ -150,7 +167,7 @@ def test_rollout_actions_are_legal_and_games_complete():
     rng = np.random.default_rng(1)
     gen = torch.Generator().manual_seed(1)
     opponents = ["self", "greedy", "heuristic", ("snapshot", 0)] * 2
-    batch, stats = play_rollout(net, opponents, [PolicyNet()], rng=rng, gen=gen, device="cpu")
+    batch, stats = rollout(net, opponents, [PolicyNet()], rng=rng, gen=gen, device="cpu")
     assert batch.mask[np.arange(len(batch)), batch.actions].all()
     assert stats.learner_decisions == len(batch)
     # 8 games, 48 turns each: every turn is at least one decision
@@ -174,42 +191,78 @@ def _heuristic_net() -> PolicyNet:
 def test_paired_rollout_twins_play_the_same_deal():
     opponents = ["heuristic", "heuristic", "self", "self", "greedy", "greedy"]
 
-    def rollout(net, paired):
-        return play_rollout(net, opponents, [], rng=np.random.default_rng(4), gen=torch.Generator().manual_seed(4),
-                            device="cpu", paired=paired)
+    def twins(net, paired):
+        return rollout(net, opponents, [], rng=np.random.default_rng(4), gen=torch.Generator().manual_seed(4),
+                       device="cpu", paired=paired, advantage="paired" if paired else "gae")
 
     # a deterministic learner plays each twin game exactly alike: every advantage is 0
-    batch, stats = rollout(_heuristic_net(), True)
+    batch, stats = twins(_heuristic_net(), True)
     assert len(batch) and not batch.advantages.any()
     results = {k: [r[1] for r in v] for k, v in stats.results.items()}
     assert all(v[0] == v[1] for v in results.values()), results
-    assert rollout(_heuristic_net(), False)[0].advantages.any()  # (GAE's are not)
+    assert twins(_heuristic_net(), False)[0].advantages.any()  # (GAE's are not)
     # a sampling learner: a team's advantage is its result minus its twin's, so they come in +- pairs
     torch.manual_seed(0)
-    batch, _ = rollout(PolicyNet(), True)
+    batch, _ = twins(PolicyNet(), True)
     pairs = set(zip(batch.returns.tolist(), batch.advantages.tolist()))
     assert any(a != 0 for _, a in pairs)
     for r, a in pairs:
         assert (r - a, -a) in pairs or any(abs(r2 - (r - a)) < 1e-6 and abs(a2 + a) < 1e-6 for r2, a2 in pairs)
     with pytest.raises(ValueError, match="even number of games"):
-        play_rollout(PolicyNet(), ["self"] * 3, [], rng=np.random.default_rng(0), gen=torch.Generator(),
+        play_rollout(PolicyNet(), ["self"] * 3, [], LEARN, rng=np.random.default_rng(0), gen=torch.Generator(),
                      device="cpu", paired=True)
-    with pytest.raises(ValueError, match="shaping must be 0"):
-        play_rollout(PolicyNet(), ["self", "self"], [], rng=np.random.default_rng(0), gen=torch.Generator(),
-                     device="cpu", paired=True, shaping=1.0)
     with pytest.raises(ValueError, match="same opponent"):
-        play_rollout(PolicyNet(), ["self", "greedy"], [], rng=np.random.default_rng(0), gen=torch.Generator(),
+        play_rollout(PolicyNet(), ["self", "greedy"], [], LEARN, rng=np.random.default_rng(0), gen=torch.Generator(),
                      device="cpu", paired=True)
+
+
+def _trajectories(key, final, values) -> Trajectories:
+    n = len(key)
+    return Trajectories(key=np.asarray(key, np.int64), final=np.asarray(final, np.float32),
+                        obs=np.zeros((n, 1), np.float32), mask=np.ones((n, 1), bool), actions=np.zeros(n, np.int64),
+                        logp=np.zeros(n, np.float32), values=np.asarray(values, np.float32))
 
 
 def test_gae_by_hand():
-    rewards = np.array([0, 0, 1.0, 0, -2.0], dtype=np.float32)
-    values = np.array([0.5, 0.2, 0.4, 0.1, 0.3], dtype=np.float32)
-    last = np.array([False, False, True, False, True])
-    adv = _gae(rewards, values, last, gamma=1.0, lam=0.5)
+    # game 0 team 0: three decisions, final reward 1; game 1 team 0 (key 2): two decisions, final -2
+    traj = _trajectories([0, 0, 0, 2, 2], [1.0, 0.0, -2.0, 0.0], [0.5, 0.2, 0.4, 0.1, 0.3])
+    adv, ret = gae(traj, gamma=1.0, lam=0.5)
     d = [0.2 - 0.5, 0.4 - 0.2, 1.0 - 0.4, 0.3 - 0.1, -2.0 - 0.3]
     want = [d[0] + 0.5 * (d[1] + 0.5 * d[2]), d[1] + 0.5 * d[2], d[2], d[3] + 0.5 * d[4], d[4]]
     np.testing.assert_allclose(adv, want, rtol=1e-6)
+    np.testing.assert_allclose(ret, np.asarray(want) + traj.values, rtol=1e-6)
+
+
+def test_paired_advantages_by_hand():
+    from training.advantages import paired
+
+    # games 0 and 1 are twins; keys 2 * game + team
+    traj = _trajectories([0, 1, 2, 3, 3], [1.0, -1.0, 0.25, -0.25], [0.0] * 5)
+    adv, ret = paired(traj)
+    np.testing.assert_allclose(adv, [0.75, -0.75, -0.75, 0.75, 0.75])
+    np.testing.assert_allclose(ret, [1.0, -1.0, 0.25, -0.25, -0.25])
+
+
+def test_the_core_reproduces_the_reference_runs_bit_for_bit(tmp_path):
+    """Three small runs recorded with the training core before it became game-generic
+    (commit edb6454: warm start, league, GAE and paired advantages, a search teacher with
+    soft targets and sharpening, prior workers, the win reward) give the same weights now:
+    the shipped model's run reproduces from its config and seed."""
+    import hashlib
+
+    from training.ppo import train
+
+    ref = json.loads((ROOT / "tests" / "fixtures" / "training_reference.json").read_text())
+    for key, want in ref.items():
+        out = train(from_dict(want["config"]), tmp_path / key, progress=False, log=lambda *a: None)
+        tensors, _ = ckpt.load(tmp_path / key / "checkpoints" / "last")
+        h = hashlib.sha256()
+        for k in sorted(tensors):
+            if k.startswith("model."):
+                h.update(k.encode())
+                h.update(tensors[k].contiguous().numpy().tobytes())
+        assert h.hexdigest() == want["model_sha256"], key
+        assert (out["decisions"], out["learner_decisions"]) == (want["decisions"], want["learner_decisions"]), key
 
 
 # ---------------------------------------------------------------- training smoke test and resume
@@ -303,10 +356,10 @@ def test_checkpoint_bot_plays_legal_moves(tmp_path):
 
 
 def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
-    from training.pretrain import teacher_games
     from training.ppo import train
+    from training.warmstart import teacher_games
 
-    data = teacher_games(2, "greedy", np.random.default_rng(0))
+    data = teacher_games(LEARN, 2, "greedy", np.random.default_rng(0))
     n = len(data["actions"])
     assert n >= 2 * 48 and data["obs"].shape == (n, 702)
     assert data["mask"][np.arange(n), data["actions"]].all()  # the teacher's actions are legal under the mask
@@ -324,33 +377,33 @@ def test_pretrain_imitates_the_teacher_then_ppo_continues(tmp_path):
 def test_prior_workers_give_the_same_rollout():
     """The prior computed in worker processes (replaying the main process's actions) is the
     prior the main process computes: the batch is identical, for bot, self and snapshot games."""
-    from training.model import ModelConfig
-    from training.selfplay import PriorWorkers
+    from training.rollout import PriorWorkers
 
     torch.manual_seed(0)
     net = PolicyNet(ModelConfig(hidden=[32], prior=True))
     opponents = ["self", "heuristic", ("snapshot", 0), "greedy", "heuristic", "self", "greedy"]
 
-    def rollout(workers):
-        return play_rollout(net, opponents, [net], rng=np.random.default_rng(3),
-                            gen=torch.Generator().manual_seed(3), device="cpu", prior_workers=workers)[0]
+    def with_workers(workers):
+        return rollout(net, opponents, [net], rng=np.random.default_rng(3),
+                       gen=torch.Generator().manual_seed(3), device="cpu", prior_workers=workers)[0]
 
-    plain = rollout(None)
+    plain = with_workers(None)
     for n in (1, 2):
-        with PriorWorkers(n) as workers:
+        with PriorWorkers(n, "cavalloicera") as workers:
             procs = list(workers.procs)
-            shared = rollout(workers)
-            again = rollout(workers)  # a worker starts each rollout afresh
+            shared = with_workers(workers)
+            again = with_workers(workers)  # a worker starts each rollout afresh
         for k in ("obs", "mask", "actions", "logp", "values", "advantages", "prior"):
             assert np.array_equal(getattr(plain, k), getattr(shared, k)), (n, k)
             assert np.array_equal(getattr(plain, k), getattr(again, k)), (n, k)
         assert len(procs) == n and not any(p.is_alive() for p in procs)  # closed on leaving the block
-    with PriorWorkers(1) as workers:  # a rollout broken off with a result unread: the next one drains it
-        workers.start([ActionGame(GameState(*random_deal(5)))] * 2)
-        workers.request(0, [1])
-        assert np.array_equal(rollout(workers).prior, plain.prior)
+    with PriorWorkers(1, "cavalloicera") as workers:  # a rollout broken off with a result unread: the next one drains it
+        workers.start([5, 5], {})
+        workers._send(0, ("prior", [], [1]))
+        workers.waiting[0] += 1
+        assert np.array_equal(with_workers(workers).prior, plain.prior)
     with pytest.raises(ValueError, match="at least one worker"):
-        PriorWorkers(0)
+        PriorWorkers(0, "cavalloicera")
 
 
 def test_training_with_prior_workers_is_the_same_run(tmp_path):
@@ -367,16 +420,15 @@ def test_training_with_prior_workers_is_the_same_run(tmp_path):
 
 
 def test_a_dead_prior_worker_is_a_clear_error():
-    from training.model import ModelConfig
-    from training.selfplay import PriorWorkers
+    from training.rollout import PriorWorkers
 
     net = PolicyNet(ModelConfig(hidden=[16], prior=True))
-    workers = PriorWorkers(1)
+    workers = PriorWorkers(1, "cavalloicera")
     try:
         workers.procs[0].kill()
         workers.procs[0].join()
         with pytest.raises(RuntimeError, match="prior worker"):
-            play_rollout(net, ["self", "self"], [], rng=np.random.default_rng(0),
+            play_rollout(net, ["self", "self"], [], LEARN, rng=np.random.default_rng(0),
                          gen=torch.Generator().manual_seed(0), device="cpu", prior_workers=workers)
     finally:
         workers.close()
@@ -386,19 +438,18 @@ def test_prior_model_rollout_pretrain_and_resume(tmp_path):
     """With model.prior: the rollout records priors, imitation of the heuristic is near exact,
     the warm start is evaluated and checkpointed, and a resume does not redo it."""
     from cavallo_env.cavalloicera.prior import PRIOR_SIZE
-    from training.model import ModelConfig
-    from training.pretrain import teacher_games
     from training.ppo import train
+    from training.warmstart import teacher_games
 
     torch.manual_seed(0)
     net = PolicyNet(ModelConfig(hidden=[32], prior=True))
-    batch, _ = play_rollout(net, ["self", "heuristic", ("snapshot", 0)], [net], rng=np.random.default_rng(2),
-                            gen=torch.Generator().manual_seed(2), device="cpu")
+    batch, _ = rollout(net, ["self", "heuristic", ("snapshot", 0)], [net], rng=np.random.default_rng(2),
+                       gen=torch.Generator().manual_seed(2), device="cpu")
     assert batch.prior.shape == (len(batch), PRIOR_SIZE)
     assert (batch.prior[:, NUM_ACTIONS:].sum(1) == 1).all() and batch.mask[batch.prior[:, NUM_ACTIONS:] == 1].all()
 
-    one = teacher_games(3, "heuristic", np.random.default_rng(5), prior=True)
-    two = teacher_games(3, "heuristic", np.random.default_rng(5), prior=True, jobs=2)
+    one = teacher_games(LEARN, 3, "heuristic", np.random.default_rng(5), prior=True)
+    two = teacher_games(LEARN, 3, "heuristic", np.random.default_rng(5), prior=True, jobs=2)
     for k in ("obs", "mask", "actions", "returns", "prior"):
         assert np.array_equal(one[k], two[k]), k  # the same data with 1 or 2 processes
     assert (one["prior"][np.arange(len(one["actions"])), NUM_ACTIONS + one["actions"]] == 1).all()
@@ -408,44 +459,44 @@ def test_prior_model_rollout_pretrain_and_resume(tmp_path):
                          eval={"every": 1, "deals": 2, "jobs": 1}))
     logs: list[str] = []
     train(cfg, tmp_path / "run", progress=False, stop_after=1, log=logs.append)
-    assert any(m.startswith("pretrained: duplicate eval") for m in logs)
+    assert any(m.startswith("warm start: duplicate eval") for m in logs)
     first = json.loads((tmp_path / "run" / "checkpoints" / "update-00000.json").read_text())
     assert first["evals"][0]["update"] == 0 and first["prior_version"] == "heuristic-prior/1"
     logs.clear()
     out = train(cfg, tmp_path / "run", resume=True, progress=False, log=logs.append)
-    assert out["update"] == 2 and not any("pretrain" in m for m in logs)
+    assert out["update"] == 2 and not any("warm start" in m for m in logs)
 
 
 def test_teacher_data_is_cached_block_by_block(tmp_path, monkeypatch):
     """teacher_games(cache_dir=...): blocks found are loaded, not replayed; a missing,
     corrupt or foreign block is replayed; the data is the same every way."""
-    from training import pretrain
+    from training import warmstart as pretrain
 
     monkeypatch.setattr(pretrain, "SHARD_DEALS", 4)
-    plain = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True)
-    first = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    plain = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True)
+    first = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["shard-0000.npz", "shard-0001.npz", "shard-0002.npz"]
 
     played = []
     real = pretrain._teacher_chunk
     monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
-    again = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    again = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert played == []  # everything came from the cache
     (tmp_path / "t" / "shard-0001.npz").write_bytes(b"truncated")
     (tmp_path / "t" / "shard-0002.npz").unlink()
-    third = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    third = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert played == [4, 2]  # only the two blocks that were gone
-    pretrain.teacher_games(10, "greedy", np.random.default_rng(8), prior=True, cache_dir=tmp_path / "t")
+    pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(8), prior=True, cache_dir=tmp_path / "t")
     assert sum(played) == 6 + 10  # other deals: nothing reused
     for k in ("obs", "mask", "actions", "returns", "prior"):
         for data in (first, again, third):
             assert np.array_equal(plain[k], data[k]), k
     assert plain["targets"] is None and again["targets"] is None
     with pytest.raises(ValueError, match="at least one deal"):
-        pretrain.teacher_games(0, "greedy", np.random.default_rng(7))
-    pretrain.teacher_games(10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "w")
+        pretrain.teacher_games(LEARN, 0, "greedy", np.random.default_rng(7))
+    pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "w")
     played.clear()  # the win reward reuses the blocks recorded in points: its returns are their sign
-    win = pretrain.teacher_games(10, "greedy", np.random.default_rng(7), "win", prior=True, cache_dir=tmp_path / "w")
+    win = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), "win", prior=True, cache_dir=tmp_path / "w")
     assert played == [] and np.array_equal(win["returns"], np.sign(plain["returns"]))
     assert set(np.unique(win["returns"]).tolist()) <= {-1.0, 0.0, 1.0} and np.array_equal(win["obs"], plain["obs"])
 
@@ -454,7 +505,7 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
     """A run stopped after the teacher's deals but before the imitation resumes from the
     checkpoint written before the warm start, loads the recorded deals instead of replaying
     them, and ends with exactly the weights of a run that was never stopped."""
-    from training import pretrain
+    from training import warmstart as pretrain
     from training.ppo import train
 
     cfg = from_dict(tiny(updates=1, model={"hidden": [32, 32], "prior": True},
@@ -482,13 +533,11 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
         assert torch.equal(a[k], b[k]), k
 
 
-@pytest.mark.parametrize("members", [1, 3])
-def test_sharpen_scales_the_logits_and_keeps_the_argmax(members):
+def test_sharpen_scales_the_logits_and_keeps_the_argmax():
     from training.export import game_inputs
-    from training.model import ModelConfig, build_policy
 
     torch.manual_seed(0)
-    net = build_policy(ModelConfig(hidden=[32], prior=True, members=members))
+    net = PolicyNet(ModelConfig(hidden=[32], prior=True))
     obs, mask, prior = (torch.from_numpy(x) for x in game_inputs(1, seed=2, prior=True))
     with torch.no_grad():
         before, v0 = net(obs, mask, prior)
@@ -530,65 +579,19 @@ def test_resume_may_change_only_the_length_and_the_prior_workers(tmp_path, capsy
     assert saved["updates"] == 2 and saved["prior_workers"] == 1
 
 
-def test_dagger_labels_the_students_positions(tmp_path, monkeypatch):
-    """players=(student, opponent): only the student team's positions are recorded, labelled
-    with the teacher's decisions; a changed student never reuses the cached blocks; a run
-    with pretrain.dagger_rounds trains on them and writes the round's student."""
-    from training import pretrain
-    from training.ppo import train
-
-    cfg = from_dict(tiny(updates=1, model={"hidden": [32, 32], "prior": True},
-                         pretrain={"games": 4, "teacher": "greedy", "epochs": 1, "dagger_rounds": 1,
-                                   "dagger_games": 3, "dagger_epochs": 1}))
-    logs: list[str] = []
-    train(cfg, tmp_path / "run", progress=False, log=logs.append)
-    assert any("DAgger round 1/1" in m for m in logs)
-    student = tmp_path / "run" / "checkpoints" / "dagger-1.json"
-    assert student.is_file() and list((tmp_path / "run" / "dagger-1").glob("shard-*.npz"))
-
-    players = (f"checkpoint:{student}", "random")
-    full = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True)
-    data = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
-                                  cache_dir=tmp_path / "d")
-    n = len(data["actions"])
-    assert 3 * 20 <= n < len(full["actions"])  # one team's decisions: about half
-    assert data["mask"][np.arange(n), data["actions"]].all()
-    # the labels are the teacher's: the heuristic plays what its prior points at
-    assert (data["prior"][np.arange(n), NUM_ACTIONS + data["actions"]] == 1).all()
-    again = pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players)
-    for k in ("obs", "mask", "actions", "returns", "prior"):
-        assert np.array_equal(data[k], again[k]), k
-
-    played = []
-    real = pretrain._teacher_chunk
-    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
-    pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
-                           cache_dir=tmp_path / "d")
-    assert played == []
-    tensors, meta = ckpt.load(student)
-    ckpt.save(student, {k: v + 0.01 if k == "model.policy.bias" else v for k, v in tensors.items()}, meta)
-    from training import policy_bot
-
-    policy_bot._CACHE.clear()  # the bot's weights cache is by path: drop the old student
-    pretrain.teacher_games(3, "heuristic", np.random.default_rng(4), prior=True, players=players,
-                           cache_dir=tmp_path / "d")
-    assert played == [3]  # another student: replayed
-
-
 def test_soft_targets_from_a_search_teacher():
     """ismcts teacher with soft > 0: per decision a distribution over legal actions, most on its move;
     pretraining on it runs and a soft target that is one-hot gives plain cross-entropy."""
-    from training.model import ModelConfig
-    from training.pretrain import behaviour_clone, teacher_games
+    from training.warmstart import behaviour_clone, teacher_games
 
-    data = teacher_games(2, "ismcts:40", np.random.default_rng(1), prior=True, soft=0.5)
+    data = teacher_games(LEARN, 2, "ismcts:40", np.random.default_rng(1), prior=True, soft=0.5)
     t, a, m = data["targets"], data["actions"], data["mask"]
     assert t.shape == (len(a), NUM_ACTIONS)
     np.testing.assert_allclose(t.sum(1), 1.0, rtol=1e-5)
     assert (t[~m] == 0).all()  # only legal actions
     assert (t[np.arange(len(a)), a] >= 0.5 - 1e-6).all() and (t.argmax(1) == a).all()
     assert (t.max(1) < 1).any()  # the visit counts do spread some weight
-    hard = teacher_games(2, "greedy", np.random.default_rng(1), prior=True, soft=0.5)
+    hard = teacher_games(LEARN, 2, "greedy", np.random.default_rng(1), prior=True, soft=0.5)
     assert np.array_equal(hard["targets"].argmax(1), hard["actions"]) and (hard["targets"].max(1) == 1).all()
     torch.manual_seed(0)
     net = PolicyNet(ModelConfig(hidden=[16], prior=True))
@@ -598,10 +601,9 @@ def test_soft_targets_from_a_search_teacher():
 
 
 def test_imitation_step_size_anneals_to_zero(monkeypatch):
-    from training.model import ModelConfig
-    from training.pretrain import behaviour_clone, teacher_games
+    from training.warmstart import behaviour_clone, teacher_games
 
-    data = teacher_games(1, "greedy", np.random.default_rng(1), prior=True)
+    data = teacher_games(LEARN, 1, "greedy", np.random.default_rng(1), prior=True)
     made = []
     real = torch.optim.Adam
     monkeypatch.setattr(torch.optim, "Adam", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
@@ -627,8 +629,6 @@ def test_ship_copies_the_model_and_records_its_evaluation(tmp_path, capsys):
     assert all(e["deals"] == 3 and e["games"] == 6 for e in meta["evals"])
     assert "| greedy | 3 |" in capsys.readouterr().out
     # the shipped model loads like any checkpoint and plays through the evaluation
-    from training.model import ModelConfig
-
     net = PolicyNet(ModelConfig(**meta["config"]["model"]))
     net.load_state_dict(ckpt.model_state(tensors))
     # --pick best: every evaluated update plays a separate selection evaluation, the best is shipped

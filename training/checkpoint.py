@@ -1,7 +1,8 @@
 """Checkpoints: ``<name>.safetensors`` (tensors only) + ``<name>.json`` (sidecar).
 
-The sidecar carries the format tag, the training config, seed, step, the
-observation layout and action contract versions, evaluation results and the
+The sidecar carries the format tag, the game (``"game"``; a checkpoint
+without one is Cavalloìcera's), the training config, seed, step, the
+game's observation layout, action contract and prior versions, evaluation results and the
 sha256 of the weights file (``weights_sha256``), checked on every load: a
 damaged or edited ``.safetensors`` is refused instead of playing as another
 model (a checkpoint written before the hash existed loads unchecked).
@@ -23,9 +24,6 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from cavallo_env import ACTION_CONTRACT_VERSION
-from cavallo_env.cavalloicera.encoding import OBS_VERSION
-from cavallo_env.cavalloicera.prior import PRIOR_VERSION
 from cavallo_env.records import open_temp
 
 FORMAT = "cavallo-checkpoint/1"
@@ -68,13 +66,26 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def learning_of(meta: dict):
+    """The ``Learning`` of the checkpoint's game (``meta["game"]``, Cavalloìcera without one)."""
+    from cavallo_env import games
+
+    name = meta.get("game", "cavalloicera")
+    try:
+        return games.get(name).learning()
+    except ValueError as e:
+        raise CheckpointError(f"the checkpoint is of {e}") from None
+
+
 def save(base, tensors: dict[str, torch.Tensor], meta: dict) -> tuple[Path, Path]:
     """Write tensors and the sidecar atomically (tensors first, sidecar last)."""
     st_path, json_path = paths(base)
-    meta = dict(meta, format=FORMAT, obs_version=OBS_VERSION, action_version=ACTION_CONTRACT_VERSION,
+    learning = learning_of(meta)
+    meta = dict(meta, format=FORMAT, obs_version=learning.obs_version, action_version=learning.action_version,
                 weights=st_path.name)
+    meta["game"] = learning.game
     if uses_prior(meta):
-        meta["prior_version"] = PRIOR_VERSION
+        meta["prior_version"] = learning.prior_version
     flat = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     _atomic_write(st_path, lambda tmp: save_file(flat, tmp))
     meta["weights_sha256"] = file_sha256(st_path)
@@ -102,13 +113,17 @@ def load(base, *, check_versions: bool = True) -> tuple[dict[str, torch.Tensor],
         got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise CheckpointError(f"{json_path}: not a cavallo checkpoint (format {got!r}, expected {FORMAT!r})")
     if check_versions:
-        for key, want in (("obs_version", OBS_VERSION), ("action_version", ACTION_CONTRACT_VERSION)):
+        try:
+            learning = learning_of(meta)
+        except CheckpointError as e:
+            raise CheckpointError(f"{json_path}: {e}") from None
+        for key, want in (("obs_version", learning.obs_version), ("action_version", learning.action_version)):
             if meta.get(key) != want:
                 raise CheckpointError(f"{json_path}: {key} is {meta.get(key)!r} but this cavallo-env uses {want!r}; "
                                       "retrain or use the matching cavallo-env version")
-        if uses_prior(meta) and meta.get("prior_version") != PRIOR_VERSION:
+        if uses_prior(meta) and meta.get("prior_version") != learning.prior_version:
             raise CheckpointError(f"{json_path}: the model reads heuristic prior {meta.get('prior_version')!r} but "
-                                  f"this cavallo-env computes {PRIOR_VERSION!r}; retrain or use the matching version")
+                                  f"this cavallo-env computes {learning.prior_version!r}; retrain or use the matching version")
     want = meta.get("weights_sha256")
     if want is not None and file_sha256(st_path) != want:
         raise CheckpointError(f"{st_path}: the weights do not match the sha256 in {json_path.name}: a truncated "

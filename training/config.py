@@ -28,10 +28,8 @@ class ModelSection:
     mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
     prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.cavalloicera.prior)
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
-    members: int = 1  # >1: an ensemble of that many networks, their logits averaged (training.model)
 
     def check(self, where):
-        _range(where, "members", self.members, 1, 16)
         if len(self.prior_gain) != 2 or not all(math.isfinite(g) for g in self.prior_gain):
             raise ConfigError(f"{where}.prior_gain: two finite numbers (score, choice), got {self.prior_gain!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):
@@ -54,22 +52,14 @@ class PPOSection:
     max_grad_norm: float = 0.5
     norm_adv: bool = True
     target_kl: typing.Optional[float] = None  # stop the epochs early past this KL
-    # value baseline: "policy" = the policy network's own value head;
-    # "state" = a separate centralised critic that also sees the hidden hands
-    critic: str = "policy"
-    critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
-    # "gae": advantages from the value baseline (GAE); "paired": every deal is played twice
-    # with the same seats and opponents, and a team's decisions get its result minus its
-    # result in the twin game (the luck of the deal cancels; selfplay.play_rollout)
+    # "gae": advantages from the policy's value head (GAE); "paired": every deal is played
+    # twice with the same seats and opponents, and a team's decisions get its result minus
+    # its result in the twin game (the luck of the deal cancels; training.advantages)
     advantage: str = "gae"
 
     def check(self, where):
         if self.advantage not in ("gae", "paired"):
             raise ConfigError(f"{where}.advantage: gae or paired, got {self.advantage!r}")
-        if self.critic not in ("policy", "state"):
-            raise ConfigError(f"{where}.critic: policy or state, got {self.critic!r}")
-        if not self.critic_hidden or any(h < 1 for h in self.critic_hidden):
-            raise ConfigError(f"{where}.critic_hidden: a non-empty list of positive layer widths, got {self.critic_hidden!r}")
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "gamma", self.gamma, 0, 1)
         _range(where, "gae_lambda", self.gae_lambda, 0, 1)
@@ -121,19 +111,14 @@ class EvalSection:
         _range(where, "every", self.every, 0, 1 << 30)
         _range(where, "deals", self.deals, 1, 1_000_000)
         _range(where, "jobs", self.jobs, 1, 1024)
-        from cavallo_env.bots import BotSpecError, make
-
         for spec in self.opponents:
-            try:
-                make(spec, seed=0)
-            except BotSpecError as e:
-                raise ConfigError(f"{where}.opponents: {e}") from None
+            _check_bot(where, "opponents", spec)
 
 
 @dataclass
 class PretrainSection:
-    # Warm start (training.pretrain): imitate `teacher` on `games` deals it
-    # plays in all four seats, then self-play PPO.  0 = start from scratch.
+    # Warm start (training.warmstart): imitate `teacher` on `games` deals it
+    # plays in every seat, then self-play PPO.  0 = start from scratch.
     games: int = 0
     teacher: str = "heuristic"
     epochs: int = 4
@@ -151,13 +136,6 @@ class PretrainSection:
     # settings (null: the run's own teacher/; a relative path is from where `cavallo train`
     # runs); blocks are keyed, a mismatch is replayed
     cache: typing.Optional[str] = None
-    # DAgger after the imitation: each round the student plays `dagger_games` deals
-    # against `dagger_opponent`, the teacher labels the student's positions, and the
-    # network is trained `dagger_epochs` more epochs on all the data so far
-    dagger_rounds: int = 0
-    dagger_games: int = 600
-    dagger_opponent: str = "heuristic"
-    dagger_epochs: int = 3
 
     def check(self, where):
         _range(where, "games", self.games, 0, 1_000_000)
@@ -167,32 +145,25 @@ class PretrainSection:
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
         _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
         _range(where, "sharpen", self.sharpen, 0, 100, lo_open=True)
-        _range(where, "dagger_rounds", self.dagger_rounds, 0, 100)
-        _range(where, "dagger_games", self.dagger_games, 1, 1_000_000)
-        _range(where, "dagger_epochs", self.dagger_epochs, 1, 1000)
         if self.cache is not None and not self.cache.strip():
             raise ConfigError(f"{where}.cache: must be a folder path or null, got {self.cache!r}")
-        from cavallo_env.bots import BotSpecError, make
-
-        for key in ("teacher", "dagger_opponent"):
-            try:
-                make(getattr(self, key), seed=0)
-            except BotSpecError as e:
-                raise ConfigError(f"{where}.{key}: {e}") from None
+        _check_bot(where, "teacher", self.teacher)
 
 
 @dataclass
 class TrainConfig:
     name: str = "default"
+    # the game trained (cavallo_env.games) and its deal options (deck; Scopa: match)
+    game: str = "cavalloicera"
+    game_options: dict[str, typing.Any] = field(default_factory=dict)
     seed: int = 0
     device: str = "auto"  # auto | cpu | cuda | cuda:N
     threads: int = 1  # torch CPU threads (1 is fastest on a small shared CPU)
-    prior_workers: int = 0  # extra processes computing the heuristic prior in rollouts (selfplay.PriorWorkers)
+    prior_workers: int = 0  # extra processes computing the heuristic prior in rollouts (rollout.PriorWorkers)
     updates: int = 400  # PPO updates; each plays `games` deals in lockstep first
     games: int = 256  # deals per rollout, stepped in lockstep with batched inference
     reward: str = "points"  # points | win (docs/contract.md)
     reward_scale: float = 10.0  # "points" rewards are divided by this
-    shaping: float = 0.0  # optional potential-based shaping (selfplay.potential) weight, off by default
     checkpoint_every: int = 10  # updates between checkpoints (the last one is always written)
     model: ModelSection = field(default_factory=ModelSection)
     ppo: PPOSection = field(default_factory=PPOSection)
@@ -203,6 +174,13 @@ class TrainConfig:
     def check(self, where="config"):
         if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
             raise ConfigError(f"{where}.name: letters, digits, '-', '_' or '.', got {self.name!r}")
+        from cavallo_env import games
+
+        try:
+            game = games.get(self.game)
+            game.check_options(self.game_options)
+        except ValueError as e:
+            raise ConfigError(f"{where}.{'game' if self.game not in games.names() else 'game_options'}: {e}") from None
         _range(where, "seed", self.seed, 0, 2**63 - 1)
         if not (self.device in ("auto", "cpu", "cuda") or (self.device.startswith("cuda:") and self.device[5:].isdigit())):
             raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
@@ -212,24 +190,80 @@ class TrainConfig:
         _range(where, "games", self.games, 1, 1 << 20)
         if self.ppo.advantage == "paired" and self.games % 2:
             raise ConfigError(f"{where}.games: ppo.advantage paired plays every deal twice, so games must be even, got {self.games}")
-        if self.ppo.advantage == "paired" and self.shaping:
-            raise ConfigError(f"{where}.shaping: ppo.advantage paired uses the deals' results only; set shaping: 0")
         if self.reward not in ("points", "win"):
             raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
         _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
-        _range(where, "shaping", self.shaping, 0, 100)
         _range(where, "checkpoint_every", self.checkpoint_every, 1, 1 << 30)
         self.model.check(f"{where}.model")
         self.ppo.check(f"{where}.ppo")
         self.league.check(f"{where}.league")
         self.eval.check(f"{where}.eval")
         self.pretrain.check(f"{where}.pretrain")
+        for key, spec in [("eval.opponents", s) for s in self.eval.opponents] + [("pretrain.teacher", self.pretrain.teacher)]:
+            try:
+                _check_bot_game(spec, self.game)
+            except ValueError as e:
+                raise ConfigError(f"{where}.{key}: {e}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 # ---------------------------------------------------------------- building from dicts
+
+
+def _check_bot(where, key, spec):
+    from cavallo_env.bots import BotSpecError, make
+
+    try:
+        make(spec, seed=0)
+    except BotSpecError as e:
+        raise ConfigError(f"{where}.{key}: {e}") from None
+
+
+def _check_bot_game(spec: str, game: str) -> None:
+    """A bot spec that plays ``game`` (``make(spec, game=game)``); ``ValueError`` otherwise."""
+    from cavallo_env.bots import make
+
+    make(spec, seed=0, game=game)
+
+
+#: options that measured no gain and left the code: key -> (the value that means "off", where it lived).
+#: Configs and checkpoints written before may still carry them at that value.
+REMOVED = {
+    "shaping": (0.0, "potential-based reward shaping"),
+    "model.members": (1, "EnsembleNet, an ensemble of imitation students"),
+    "ppo.critic": ("policy", "StateCritic, a centralised critic that saw the hidden hands"),
+    "ppo.critic_hidden": (None, "StateCritic's layer widths"),
+    "pretrain.dagger_rounds": (0, "DAgger rounds after the imitation"),
+    "pretrain.dagger_games": (None, "DAgger"),
+    "pretrain.dagger_opponent": (None, "DAgger"),
+    "pretrain.dagger_epochs": (None, "DAgger"),
+}
+#: the last commit with the options of ``REMOVED`` (docs/training.md, "Measured and removed")
+REMOVED_AFTER = "edb6454"
+
+
+def _drop_removed(data: dict, where: str) -> dict:
+    """``data`` without the ``REMOVED`` options, which may only hold their "off" value."""
+    data = dict(data)
+    for path, (off, what) in REMOVED.items():
+        *sections, key = path.split(".")
+        node = data
+        for sec in sections:
+            node = node.get(sec) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or key not in node:
+            continue
+        if off is not None and node[key] != off:
+            raise ConfigError(f"{where}.{path}: {what} measured no gain and was removed after commit "
+                              f"{REMOVED_AFTER} (docs/training.md); drop the key or set it to {off!r}")
+        # copy the section before removing the key (the caller's dict stays as it was)
+        parent = data
+        for sec in sections:
+            parent[sec] = dict(parent[sec])
+            parent = parent[sec]
+        del parent[key]
+    return data
 
 
 def _range(where, key, v, lo, hi, lo_open=False):
@@ -278,6 +312,10 @@ def _coerce(value, tp, where):
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {value!r}")
         return value
+    if tp is typing.Any:  # a game option: checked by the game (Game.check_options)
+        if not isinstance(value, (str, bool, int, float)):
+            raise ConfigError(f"{where}: expected a plain value (text, number, true/false), got {value!r}")
+        return value
     raise TypeError(f"unsupported config annotation {tp!r}")  # pragma: no cover - programming error
 
 
@@ -296,6 +334,8 @@ def _build(cls, data, where):
 
 
 def from_dict(data, where="config") -> TrainConfig:
+    if isinstance(data, dict):
+        data = _drop_removed(data, where)
     cfg = _build(TrainConfig, data, where)
     cfg.check(where)
     return cfg

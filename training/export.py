@@ -6,10 +6,12 @@ other-version checkpoints raise ``CheckpointError``), rebuilds the
 ``PolicyNet`` from the config in the sidecar, and exports its ``forward`` with
 the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
 
-- inputs ``obs`` float32 [batch, 702] and ``mask`` float32 [batch, 156]
-  (nonzero = legal), plus ``prior`` float32 [batch, 312] for a model that
-  reads the heuristic prior (``cavallo_env.prior``), outputs ``logits`` float32 [batch, 156] (illegal actions
-  at -1e9) and ``value`` float32 [batch]; the batch axis is dynamic;
+- inputs ``obs`` float32 [batch, obs_size] and ``mask`` float32 [batch,
+  num_actions] (nonzero = legal), plus ``prior`` float32 [batch, prior_size]
+  for a model that reads the heuristic prior, outputs ``logits`` float32
+  [batch, num_actions] (illegal actions at -1e9) and ``value`` float32
+  [batch]; the batch axis is dynamic; the sizes are the checkpoint's game's
+  (``cavallo_env.games.learning``: Cavalloìcera 702, 156 and 312);
 - all weights inside the one ``.onnx`` file (never an external data file:
   the export happens in a private temporary folder and anything other than
   the one file it should produce is an error);
@@ -22,7 +24,7 @@ the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
   within 1e-5 absolute (``compare``).
 
 The sidecar ``<out stem>.json`` (format ``cavallo-policy/1``) holds the
-observation layout version, the action contract version, the sizes, the
+game (``"game"``), the observation layout version, the action contract version, the sizes, the
 input/output description, the model section and the whole training config,
 the evaluation results found in the checkpoint (plus any passed in), the
 source checkpoint (path, sha256 of its weights, step) and the sha256 of the
@@ -43,11 +45,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from cavallo_env import ACTION_CONTRACT_VERSION, __version__
+from cavallo_env import __version__
 from cavallo_env.bots.policy import FORMAT, file_sha256, sidecar_path
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS
-from cavallo_env.cavalloicera.encoding import OBS_SIZE, OBS_VERSION
-from cavallo_env.cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -69,6 +68,8 @@ def _model_config(meta: dict, where: str):
         section = meta.get("model")
     if not isinstance(section, dict):
         raise ExportError(f"{where}: the checkpoint sidecar has no model section (config.model) to rebuild the network from")
+    if section.get("members", 1) == 1:  # a key of removed ensembles, 1 = one network (training.config.REMOVED)
+        section = {k: v for k, v in section.items() if k != "members"}
     known = {f.name for f in dataclasses.fields(ModelConfig)}
     unknown = sorted(set(section) - known)
     if unknown:
@@ -84,15 +85,15 @@ def _model_config(meta: dict, where: str):
 
 
 def load_policy_net(checkpoint):
-    """``(PolicyNet or EnsembleNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
-    from training.checkpoint import load, model_state, paths
+    """``(PolicyNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
+    from training.checkpoint import learning_of, load, model_state, paths
     from training.model import build_policy
 
     tensors, meta = load(checkpoint)
     where = str(paths(checkpoint)[1])
     mc = _model_config(meta, where)
     try:
-        net = build_policy(mc)
+        net = build_policy(mc, learning_of(meta))
     except ValueError as e:
         raise ExportError(f"{where}: {e}") from None
     state = model_state(tensors)
@@ -111,10 +112,11 @@ def load_policy_net(checkpoint):
 def _export_onnx(net, path: Path) -> None:
     import torch
 
-    args = [torch.zeros(2, OBS_SIZE, dtype=torch.float32), torch.ones(2, NUM_ACTIONS, dtype=torch.float32)]
+    obs_size, num_actions, prior_size = net.sizes
+    args = [torch.zeros(2, obs_size, dtype=torch.float32), torch.ones(2, num_actions, dtype=torch.float32)]
     names = ["obs", "mask"]
     if net.uses_prior:
-        args.append(torch.zeros(2, PRIOR_SIZE, dtype=torch.float32))
+        args.append(torch.zeros(2, prior_size, dtype=torch.float32))
         names.append("prior")
     axes = {n: {0: "batch"} for n in names + ["logits", "value"]}
     with warnings.catch_warnings():
@@ -127,12 +129,15 @@ def _export_onnx(net, path: Path) -> None:
             )
 
 
-def random_inputs(n: int, seed: int = 0, prior: bool = False):
+def random_inputs(n: int, seed: int = 0, prior: bool = False, learning=None):
     """Random float32 observations in [0, 1) and masks with at least one legal action per row;
     with ``prior`` also random priors shaped like real ones (scores in [-8, 0] on legal
-    actions, one legal choice): ``(obs, mask[, prior])``."""
+    actions, one legal choice): ``(obs, mask[, prior])``, sized for ``learning``'s game
+    (default Cavalloìcera)."""
     import numpy as np
 
+    learning = learning or _default_learning()
+    OBS_SIZE, NUM_ACTIONS, PRIOR_SIZE = learning.obs_size, learning.num_actions, learning.prior_size
     rng = np.random.default_rng(seed)
     obs = rng.random((n, OBS_SIZE), dtype=np.float32)
     mask = (rng.random((n, NUM_ACTIONS)) < 0.15).astype(np.float32)
@@ -147,37 +152,38 @@ def random_inputs(n: int, seed: int = 0, prior: bool = False):
     return obs, mask, pri
 
 
-def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False):
-    """Observations and masks (and with ``prior`` the heuristic priors) of real positions:
-    every decision of ``deals`` deals of random play, capture-building steps included."""
+def _default_learning():
+    from cavallo_env import games
+
+    return games.get("cavalloicera").learning()
+
+
+def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False, learning=None):
+    """Observations and masks (and with ``prior`` the heuristic priors) of real positions of
+    ``learning``'s game (default Cavalloìcera): every decision of ``deals`` deals of random
+    play, capture-building steps included."""
     import random
 
     import numpy as np
 
-    from cavallo_env.cavalloicera.actions import ActionGame
-    from cavallo_env.cavalloicera.encoding import Features
-    from cavallo_env.cavalloicera.engine import GameState
-    from cavallo_env.cavalloicera.prior import PriorCache, action_prior
-
+    learning = learning or _default_learning()
     obs, masks, priors = [], [], []
     for d in range(deals):
-        game = ActionGame(GameState.new(seed * 1_000_003 + d))
-        feats = Features()
-        feats.reset(game.state)
-        cache = PriorCache()
+        table = learning.table(learning.deal(seed * 1_000_003 + d))
         rng = random.Random(d)
-        while not game.done:
-            acts = game.legal_actions()
-            obs.append(feats.observation(game.current))
-            m = np.zeros(NUM_ACTIONS, np.float32)
+        while not table.done:
+            acts = table.legal_actions()
+            o = np.empty(learning.obs_size, np.float32)
+            table.observation(table.current, o)
+            obs.append(o)
+            m = np.zeros(learning.num_actions, np.float32)
             m[acts] = 1.0
             masks.append(m)
             if prior:
-                priors.append(action_prior(game, cache=cache))
-            if game.step(rng.choice(acts)) is None:
-                feats.set_building(game.building)
-            else:
-                feats.after_move(game.state)
+                p = np.empty(learning.prior_size, np.float32)
+                table.prior(p)
+                priors.append(p)
+            table.step(rng.choice(acts))
     out = (np.stack(obs), np.stack(masks))
     return out + (np.stack(priors),) if prior else out
 
@@ -229,7 +235,7 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
     """Write ``out`` (.onnx) and its sidecar; returns both paths.  See the module doc."""
     import onnx
 
-    from training.checkpoint import paths
+    from training.checkpoint import learning_of, paths
 
     out = Path(out)
     if out.suffix != ".onnx":
@@ -254,8 +260,9 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
             raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
         checks = {}
         use_prior = net.uses_prior
-        for label, inputs in (("random_inputs", random_inputs(check_deals, prior=use_prior)),
-                              ("game_positions", game_inputs(prior=use_prior))):
+        learning = learning_of(meta)
+        for label, inputs in (("random_inputs", random_inputs(check_deals, prior=use_prior, learning=learning)),
+                              ("game_positions", game_inputs(prior=use_prior, learning=learning))):
             obs = inputs[0]
             c = compare(net, tmp, *inputs)
             c["n"] = len(obs)
@@ -267,16 +274,18 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
         sha = file_sha256(tmp)
         sidecar = {
             "format": FORMAT,
-            "obs_version": OBS_VERSION,
-            "action_version": ACTION_CONTRACT_VERSION,
-            "obs_size": OBS_SIZE,
-            "num_actions": NUM_ACTIONS,
-            "inputs": dict({"obs": ["batch", OBS_SIZE, "float32"],
-                            "mask": ["batch", NUM_ACTIONS, "float32, nonzero = legal"]},
-                           **({"prior": ["batch", PRIOR_SIZE, "float32, cavallo_env.prior.action_prior"]}
+            "game": learning.game,
+            "obs_version": learning.obs_version,
+            "action_version": learning.action_version,
+            "obs_size": learning.obs_size,
+            "num_actions": learning.num_actions,
+            "inputs": dict({"obs": ["batch", learning.obs_size, "float32"],
+                            "mask": ["batch", learning.num_actions, "float32, nonzero = legal"]},
+                           **({"prior": ["batch", learning.prior_size, "float32, the game's heuristic prior"]}
                               if use_prior else {})),
-            "prior_version": PRIOR_VERSION if use_prior else None,
-            "outputs": {"logits": ["batch", NUM_ACTIONS, "float32, illegal = -1e9"], "value": ["batch", "float32"]},
+            "prior_version": learning.prior_version if use_prior else None,
+            "outputs": {"logits": ["batch", learning.num_actions, "float32, illegal = -1e9"],
+                        "value": ["batch", "float32"]},
             "opset": OPSET,
             "onnx_file": out.name,
             "onnx_sha256": sha,

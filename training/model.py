@@ -6,23 +6,17 @@ One network serves both seats of a team (observations are seat-relative).
 estimate.  With ``prior: true`` the network also reads the heuristic prior
 (``cavallo_env.cavalloicera.prior``) and adds it to its logits with two learned gains, so
 it starts out playing like ``heuristic`` and learns where to depart from it.
-The exported in-game AI is exactly ``forward`` (see ``cavallo export``).
-With ``members > 1`` the policy is an ``EnsembleNet``: that many independently
-initialised networks, each fitted on its own in the imitation, whose logits
-(and values) are averaged; students imitating a noisy search differ by a few
-points of strength from seed to seed, and their average is steadier.
+The exported in-game AI is exactly ``forward`` (see ``cavallo export``), and
+so is the ``checkpoint:`` bot: there is one forward pass.  The sizes come from
+the game (``cavallo_env.games.learning.Learning``).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 import torch
 from torch import nn
-
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS
-from cavallo_env.cavalloicera.encoding import OBS_SIZE
-from cavallo_env.cavalloicera.prior import PRIOR_SIZE
 
 MASKED_LOGIT = -1e9
 
@@ -38,8 +32,6 @@ class ModelConfig:
     prior: bool = False
     # initial gains of the prior's score (per point) and choice blocks in the logits
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])
-    # >1: an ensemble of that many networks whose logits are averaged (EnsembleNet)
-    members: int = 1
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -49,13 +41,14 @@ _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU}
 
 
 class PolicyNet(nn.Module):
-    def __init__(self, cfg: ModelConfig | None = None, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS):
+    def __init__(self, cfg: ModelConfig, obs_size: int, num_actions: int, prior_size: int = 0):
         super().__init__()
-        self.cfg = cfg or ModelConfig()
+        self.cfg = cfg
+        self.sizes = (obs_size, num_actions, prior_size)
         if self.cfg.activation not in _ACTIVATIONS:
             raise ValueError(f"model.activation must be one of {sorted(_ACTIVATIONS)}, got {self.cfg.activation!r}")
         layers: list[nn.Module] = []
-        width = obs_size + (num_actions if self.cfg.mask_input else 0) + (PRIOR_SIZE if self.cfg.prior else 0)
+        width = obs_size + (num_actions if self.cfg.mask_input else 0) + (prior_size if self.cfg.prior else 0)
         for h in self.cfg.hidden:
             layers += [nn.Linear(width, h), _ACTIVATIONS[self.cfg.activation]()]
             width = h
@@ -71,14 +64,14 @@ class PolicyNet(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
                 prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """``obs`` float32 [N, 702], ``mask`` [N, 156] (nonzero = legal), ``prior`` [N, 312]
-        when the model reads it -> (logits [N, 156], value [N])."""
+        """``obs`` float32 [N, obs_size], ``mask`` [N, num_actions] (nonzero = legal), ``prior``
+        [N, prior_size] when the model reads it -> (logits [N, num_actions], value [N])."""
         parts = [obs]
         if self.cfg.mask_input:
             parts.append((mask != 0).to(obs.dtype))
         if self.cfg.prior:
             if prior is None:
-                raise ValueError("this model reads the heuristic prior: pass prior (cavallo_env.cavalloicera.prior.action_prior)")
+                raise ValueError("this model reads the heuristic prior: pass prior (Table.prior)")
             parts.append(prior)
         h = self.body(torch.cat(parts, dim=-1) if len(parts) > 1 else obs)
         logits = self.policy(h)
@@ -102,82 +95,6 @@ class PolicyNet(nn.Module):
             self.prior_gain.mul_(factor)
 
 
-class EnsembleNet(nn.Module):
-    """``cfg.members`` PolicyNets (``members.K.*``) that play as one: the mean of their logits
-    and values.  ``member_outputs`` gives each member's own, for fitting them separately."""
-
-    def __init__(self, cfg: ModelConfig):
-        super().__init__()
-        if cfg.members < 2:
-            raise ValueError(f"an ensemble needs model.members >= 2, got {cfg.members!r}")
-        self.cfg = cfg
-        one = replace(cfg, members=1)
-        self.members = nn.ModuleList(PolicyNet(one) for _ in range(cfg.members))
-
-    def member_outputs(self, obs: torch.Tensor, mask: torch.Tensor,
-                       prior: torch.Tensor | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        return [m(obs, mask, prior) for m in self.members]
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
-                prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """As ``PolicyNet.forward``; illegal actions stay at -1e9 (every member puts them there)."""
-        outs = self.member_outputs(obs, mask, prior)
-        return torch.stack([o[0] for o in outs]).mean(0), torch.stack([o[1] for o in outs]).mean(0)
-
-    @property
-    def uses_prior(self) -> bool:
-        return bool(self.cfg.prior)
-
-    def sharpen(self, factor: float) -> None:
-        for m in self.members:
-            m.sharpen(factor)
-
-
-def build_policy(cfg: ModelConfig) -> PolicyNet | EnsembleNet:
-    """The policy network a model config describes: one ``PolicyNet`` or an ensemble of them."""
-    if not isinstance(cfg.members, int) or isinstance(cfg.members, bool) or cfg.members < 1:
-        raise ValueError(f"model.members must be a positive integer, got {cfg.members!r}")
-    return PolicyNet(cfg) if cfg.members == 1 else EnsembleNet(cfg)
-
-
-# ---------------------------------------------------------------- centralised critic
-
-def _critic_index():
-    """Per seat: the observation gather plus the three other hands (next, partner, previous)."""
-    import numpy as np
-
-    from cavallo_env.cavalloicera.encoding import OBS_INDEX, STATE_LAYOUT
-
-    hands = STATE_LAYOUT["hands"][0]
-    out = []
-    for seat in range(4):
-        extra = [hands + ((seat + k) % 4) * 52 + c for k in (1, 2, 3) for c in range(52)]
-        out.append(np.concatenate([OBS_INDEX[seat], np.asarray(extra, dtype=np.intp)]))
-    return np.stack(out)
-
-
-#: per seat, the state indices of the centralised critic's input (obs + hidden hands, seat-relative)
-CRITIC_INDEX = _critic_index()
-CRITIC_SIZE = CRITIC_INDEX.shape[1]
-
-
-class StateCritic(nn.Module):
-    """A value network that sees everything (training only, never exported).
-
-    Its input is the acting seat's observation plus the three hidden hands,
-    ordered relative to that seat (``CRITIC_INDEX``), so like the policy it is
-    seat-relative; it only serves as the PPO baseline.
-    """
-
-    def __init__(self, hidden: list[int], activation: str = "relu"):
-        super().__init__()
-        layers: list[nn.Module] = []
-        width = CRITIC_SIZE
-        for h in hidden:
-            layers += [nn.Linear(width, h), _ACTIVATIONS[activation]()]
-            width = h
-        layers.append(nn.Linear(width, 1))
-        self.net = nn.Sequential(*layers)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x).squeeze(-1)
+def build_policy(cfg: ModelConfig, learning) -> PolicyNet:
+    """The policy network of a model config for a game (``learning``: its ``Learning``)."""
+    return PolicyNet(cfg, learning.obs_size, learning.num_actions, learning.prior_size)

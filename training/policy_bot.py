@@ -1,61 +1,35 @@
-"""``checkpoint:<path>``: a bot that plays a training checkpoint, in numpy.
+"""``checkpoint:<path>``: a bot that plays a training checkpoint without an export.
 
-Used by the periodic duplicate evaluation during training (``duplicate_eval``
-runs bots by spec string in forked worker processes, so the bot must not need
-torch threads there).  It rebuilds the game from the view
-(``state_from_view``; the observation holds nothing hidden, so the unseen
-cards' placement does not matter), encodes the seat's observation and plays
-the most probable legal action, building a capture step by step exactly like
-the action space, until a whole move is chosen (``decide_move``, shared with
-the ONNX runtime).  Importing this module
-registers the ``checkpoint`` bot kind.  (The shipped in-game AI is the ONNX
-export, ``policy:<path>``; this is its torch-free twin for training runs.)
+It rebuilds the network the checkpoint describes (``training.export.
+load_policy_net``, the same ``PolicyNet.forward`` that training runs and the
+ONNX export is made of: one forward pass), rebuilds the game from the view
+(``state_from_view``; the observation holds nothing hidden, so where the
+unseen cards are placed does not matter) and plays the most probable legal
+action one step at a time through the game's action space
+(``cavallo_env.games.learning.decide_move``, shared with the ``policy:``
+runtime) until a whole move is chosen.  Importing this module registers the
+``checkpoint`` bot kind.  The shipped in-game AI is the ONNX export
+(``policy:<path>``), which needs no torch.
 """
 
 from __future__ import annotations
 
-import math
+import random
 
-import numpy as np
-
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS
 from cavallo_env.bots import Bot, BotSpecError, register
-from cavallo_env.bots.policy import decide_move
-from cavallo_env.cavalloicera.views import state_from_view
+from cavallo_env.bots.base import game_of
+from cavallo_env.games.learning import decide_move
 
-_CACHE: dict[str, list] = {}
-
-
-def _activation(name):
-    if name == "relu":
-        return lambda x: np.maximum(x, 0.0)
-    if name == "tanh":
-        return np.tanh
-    erf = np.vectorize(math.erf, otypes=[np.float32])
-    return lambda x: 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+_CACHE: dict = {}
 
 
-def load_layers(path: str) -> tuple:
-    """``([per member: ([(W, b), ...] of the body and the policy head, prior gains or None)],
-    activation, mask_input)`` from a checkpoint (one member unless ``model.members > 1``)."""
+def load_net(path: str):
+    """``(PolicyNet, meta)`` of a checkpoint, loaded once per process."""
     if path not in _CACHE:
-        from .checkpoint import load
+        from .export import load_policy_net
 
-        tensors, meta = load(path)
-        model = meta.get("config", {}).get("model", {})
-        hidden = model.get("hidden", [256, 256])
-        n = int(model.get("members", 1))
-        members = []
-        for prefix in ["model."] if n == 1 else [f"model.members.{k}." for k in range(n)]:
-            layers = []
-            for j in range(len(hidden)):
-                layers.append((tensors[f"{prefix}body.{2 * j}.weight"].numpy().T.copy(),
-                               tensors[f"{prefix}body.{2 * j}.bias"].numpy()))
-            layers.append((tensors[f"{prefix}policy.weight"].numpy().T.copy(), tensors[f"{prefix}policy.bias"].numpy()))
-            gains = tensors[f"{prefix}prior_gain"].numpy().copy() if model.get("prior", False) else None
-            members.append((layers, gains))
-        _CACHE[path] = [members, _activation(model.get("activation", "relu")), bool(model.get("mask_input", False))]
-    return tuple(_CACHE[path])
+        _CACHE[path] = load_policy_net(path)
+    return _CACHE[path]
 
 
 class CheckpointBot(Bot):
@@ -63,38 +37,30 @@ class CheckpointBot(Bot):
 
     def __init__(self, path: str, seed=None):
         super().__init__(seed)
-        self.path = path
-        self.members, self.act, self.mask_input = load_layers(path)
-        self.uses_prior = self.members[0][1] is not None
+        from .checkpoint import learning_of
 
-    def logits(self, obs: np.ndarray, legal: list, prior: np.ndarray | None = None) -> np.ndarray:
-        """The mean over the members of their logits (unmasked)."""
-        parts = [obs]
-        if self.mask_input:
-            mask = np.zeros(NUM_ACTIONS, np.float32)
-            mask[legal] = 1.0
-            parts.append(mask)
-        if self.uses_prior:
-            parts.append(prior)
-        x = np.concatenate(parts) if len(parts) > 1 else obs
-        total = None
-        for layers, gains in self.members:
-            h = x
-            for W, b in layers[:-1]:
-                h = self.act(h @ W + b)
-            W, b = layers[-1]
-            out = h @ W + b
-            if gains is not None:
-                out = out + gains[0] * prior[:NUM_ACTIONS] + gains[1] * prior[NUM_ACTIONS:]
-            total = out if total is None else total + out
-        return total / len(self.members)
+        self.path = path
+        self.net, meta = load_net(path)
+        self.learning = learning_of(meta)
+        self.game = self.learning.game
+        self.uses_prior = self.net.uses_prior
 
     def choose_move(self, view, legal):
-        def pick(obs, mask, prior, acts):
-            logits = self.logits(obs[0], acts, None if prior is None else prior[0])
-            return max(acts, key=lambda x: logits[x])
+        import torch
 
-        return decide_move(state_from_view(view), pick, self.uses_prior)
+        torch.set_num_threads(1)  # evaluation workers are forked: one thread each
+        game = game_of(view, self.game)
+        net = self.net
+
+        def pick(obs, mask, prior, acts):
+            with torch.no_grad():
+                logits, _ = net(torch.from_numpy(obs), torch.from_numpy(mask),
+                                None if prior is None else torch.from_numpy(prior))
+            row = logits[0]
+            return max(acts, key=lambda a: float(row[a]))
+
+        state = game.state_from_view(view, random.Random(0))
+        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning)
 
 
 def from_spec(arg, seed):

@@ -184,7 +184,8 @@ def run(args) -> int:
         _step(1, f"training skipped: starting from {checkpoint}")
     else:
         from training.config import load
-        from training.ppo import new_run_dir, train
+        from training.ppo import train
+        from training.run import new_run_dir
 
         cfg = load(args.config)
         run_dir = new_run_dir(cfg, args.runs)

@@ -40,7 +40,8 @@ def run(args) -> int:
     from pathlib import Path
 
     from training.config import ConfigError, dump, load
-    from training.ppo import config_of_run, new_run_dir, train
+    from training.ppo import train
+    from training.run import config_of_run, new_run_dir
 
     if args.device is not None:
         from training.config import TrainConfig

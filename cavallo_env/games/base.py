@@ -160,6 +160,12 @@ class Game:
         return "\n".join(f"{k}: {v}" for k, v in view.items() if k not in skip) + "\n"
 
     # -- environments ------------------------------------------------------------
+    def learning(self):
+        """The game's learning interface (``cavallo_env.games.learning.Learning``):
+        action-level tables, observation and prior sizes, for trainers and the
+        ``policy:`` runtime."""
+        return self.module("learning").LEARNING
+
     def raw_env(self, **kwargs):
         """The bare PettingZoo AEC env (an illegal action raises ``ValueError``)."""
         return self.module("aec").raw_env(**kwargs)

@@ -1,14 +1,17 @@
-"""Optional warm start before self-play: imitate a teacher bot (behaviour cloning).
+"""The warm start: imitate a teacher bot (behaviour cloning) before self-play PPO.
 
 PPO from scratch spends its first hour learning what a hand-written player
-already knows (capture what you can, do not leave the next player a scùa).
+already knows (capture what you can, do not leave the next player a sweep).
 With ``pretrain.games > 0`` the run first plays that many deals with the
-teacher (``heuristic``) in all four seats, records every decision as the
-learner would see it (seat-relative observation, legal-action mask, the
-teacher's action, capture-building sub-steps included) and the deciding
-team's final reward, and fits the network to them: cross-entropy on the
-masked logits plus the value loss on the final rewards (so PPO starts with a
-policy *and* a critic).  Then self-play PPO takes over from there.
+teacher in every seat, records every decision as the learner sees it
+(seat-relative observation, legal-action mask, the teacher's action,
+capture-building sub-steps included, the heuristic prior when the model
+reads it) and the deciding team's final reward, and fits the network to
+them: cross-entropy on the masked logits plus the value loss on the final
+rewards, so PPO starts with a policy *and* a critic.  With a search teacher
+(``ismcts``) and ``soft > 0`` the target mixes the move it plays with its
+root visit counts.  Everything game-specific comes from the game's
+``Learning`` (``cavallo_env.games.learning``).
 """
 
 from __future__ import annotations
@@ -24,59 +27,43 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from cavallo_env.cavalloicera.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, move_to_actions
-from cavallo_env.cavalloicera.encoding import OBS_SIZE, OBS_VERSION, Features
-from cavallo_env.cavalloicera.engine import GameState, random_deal
-from cavallo_env.cavalloicera.prior import PRIOR_VERSION, PriorCache, action_prior
-from cavallo_env.cavalloicera.views import make_view, move_from_dict
-
-from . import policy_bot  # noqa: F401  (registers the checkpoint: bot a DAgger student plays as)
-from .selfplay import masks_from_legal
-
+from .rollout import masks_from_legal
 
 #: deals per file of the teacher-data cache (``teacher_games(cache_dir=...)``)
 SHARD_DEALS = 100
 _KEYS = ("obs", "mask", "actions", "returns", "prior", "targets")
 
 
-def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
+def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
                   reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
-                  soft: float = 0.0, cache_dir=None, players: tuple | None = None) -> dict:
-    """Play ``n_games`` deals with ``teacher`` in every seat; return every decision as arrays
-    (with ``prior``, also the heuristic prior of each decision; ``returns`` are the deciding
-    team's final rewards, ``reward`` as in the env).  ``jobs > 1`` plays them in
-    that many processes; the deals come from ``rng`` either way, so the data is the same.
+                  soft: float = 0.0, cache_dir=None, options: dict | None = None) -> dict:
+    """Play ``n_games`` deals of ``learning``'s game with ``teacher`` in every seat; return
+    every decision as arrays (with ``prior``, also the heuristic prior of each decision;
+    ``returns`` are the deciding team's final rewards, ``reward`` as in the env).  ``jobs
+    > 1`` plays them in that many processes; the deals come from ``rng`` either way, so
+    the data is the same.
 
     With ``soft > 0`` and a search teacher (``ismcts``), each decision also gets a target
     distribution over actions: ``1 - soft`` on the teacher's action plus ``soft`` times its
     root visit counts, carried over to the action (and capture-building step) each move
-    begins with (``targets``, float32 [M, 156]).
+    begins with (``targets``, float32 [M, num_actions]).
 
     With ``cache_dir``, every block of ``SHARD_DEALS`` deals is saved there as it completes
     (``shard-NNNN.npz``, no pickle) and a later call with the same deals and settings loads
     the blocks it finds instead of replaying them: an interrupted warm start resumes where it
-    stopped.  A block recorded with other settings (or a corrupt one) is replayed.
-
-    With ``players = (student, opponent)`` (bot specs) the teacher does not play: in each
-    deal one team is ``student`` and the other ``opponent`` (the student's team alternates
-    with the deal seed), and the teacher only labels the student's positions, the decisions
-    it would take there (DAgger: the student learns what to do in the positions *it*
-    reaches).  The deals follow the student's moves; ``returns`` are the student team's
-    final rewards.  A ``checkpoint:<path>`` student is keyed in the cache by its file's
-    hash, so a changed student never reuses another's blocks."""
+    stopped.  A block recorded with other settings (or a corrupt one) is replayed."""
     if n_games < 1:
         raise ValueError(f"teacher_games needs at least one deal, got {n_games}")
+    options = dict(options or {})
     win = reward == "win"
     if win:  # recorded in points (so both rewards share the recorded deals); a win is its sign
         reward = "points"
-    seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(4)]) for _ in range(n_games)]
+    seats = learning.num_seats
+    seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(seats)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior, soft)
-    key_args = args
-    if players is not None:
-        args = args + (tuple(players),)
-        key_args = args + (_spec_fingerprint(players[0]), _spec_fingerprint(players[1]))
+    key_args = args + ((learning.game, sorted(options.items())),) if learning.game != "cavalloicera" else args
     shards = [seeds[i:i + SHARD_DEALS] for i in range(0, n_games, SHARD_DEALS)]
-    cache = None if cache_dir is None else TeacherCache(cache_dir, key_args)
+    cache = None if cache_dir is None else TeacherCache(cache_dir, key_args, (learning.obs_version, learning.prior_version))
     parts: list = [cache.load(k, shard) if cache is not None else None for k, shard in enumerate(shards)]
     todo = [k for k, part in enumerate(parts) if part is None]
     bar = None
@@ -84,10 +71,11 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
         from tqdm import tqdm
 
         done = n_games - sum(len(shards[k]) for k in todo)
-        bar = tqdm(total=n_games, initial=done, unit="deal", desc=f"pretrain: {teacher}", dynamic_ncols=True)
+        bar = tqdm(total=n_games, initial=done, unit="deal", desc=f"warm start: {teacher}", dynamic_ncols=True)
     # the work: 4-deal chunks of the shards still to play, in order
     chunks = [(k, shards[k][i:i + 4]) for k in todo for i in range(0, len(shards[k]), 4)]
     pending: dict[int, list] = {k: [] for k in todo}
+    work = (learning.game, options) + args
 
     def collect(k, chunk, part):
         pending[k].append(part)
@@ -100,12 +88,12 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
 
     if jobs <= 1 or len(chunks) < 2:
         for k, c in chunks:
-            collect(k, c, _teacher_chunk(c, *args))
+            collect(k, c, _teacher_chunk(c, *work))
     else:
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(jobs) as pool:
-            for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *args) for _, c in chunks])):
+            for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *work) for _, c in chunks])):
                 collect(k, c, part)
     if bar is not None:
         bar.close()
@@ -113,17 +101,6 @@ def teacher_games(n_games: int, teacher: str, rng: np.random.Generator, reward: 
     if win:
         data["returns"] = np.sign(data["returns"]).astype(np.float32)
     return data
-
-
-def _spec_fingerprint(spec: str) -> str:
-    """What a bot spec plays like, for the cache key: a checkpoint's file hash, else the spec."""
-    kind, _, arg = spec.partition(":")
-    if kind != "checkpoint":
-        return spec
-    from .checkpoint import paths
-
-    weights, _ = paths(arg)
-    return "checkpoint:" + hashlib.sha256(Path(weights).read_bytes()).hexdigest()
 
 
 def concat_decisions(parts: list[dict]) -> dict:
@@ -138,12 +115,13 @@ class TeacherCache:
     block's deal and bot seeds, the teacher's settings and the observation/prior layouts,
     so a block is only reused for exactly the deals and settings it was played with."""
 
-    def __init__(self, folder, args: tuple):
+    def __init__(self, folder, args: tuple, versions: tuple):
         self.folder = Path(folder)
         self.args = args
+        self.versions = versions  # the observation and prior layouts
 
     def _key(self, shard: list) -> str:
-        text = json.dumps([list(self.args), OBS_VERSION, PRIOR_VERSION, shard], separators=(",", ":"))
+        text = json.dumps([list(self.args), *self.versions, shard], separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def path(self, k: int):
@@ -175,22 +153,18 @@ def _teacher_chunk_args(args):
     return _teacher_chunk(*args)
 
 
-def _soft_targets(move: tuple, acts: list[int], visits: dict, soft: float) -> list[np.ndarray]:
-    """Per action of ``move``'s sequence ``acts``: ``1 - soft`` on that action plus ``soft`` times
-    the visit distribution of the moves still consistent with the steps taken so far."""
+def soft_targets(table, move, acts: list[int], visits: dict, soft: float, num_actions: int) -> list[np.ndarray]:
+    """Per action of ``move``'s sequence ``acts`` (from ``table``, before the move): ``1 - soft``
+    on that action plus ``soft`` times the visit distribution of the moves whose action
+    sequence agrees with the steps taken so far, over their next action."""
+    seqs = [(table.move_actions(m), v) for m, v in visits.items()]
     out = []
-    taken: tuple = ()
     for k, a in enumerate(acts):
-        t = np.zeros(NUM_ACTIONS, np.float32)
+        t = np.zeros(num_actions, np.float32)
         w = {}
-        for (card, cap), v in visits.items():
-            if k == 0:
-                b = CAPTURE + card if cap else PLACE + card
-            elif card == move[0] and len(cap) > len(taken) and cap[:len(taken)] == taken:
-                b = TAKE + cap[len(taken)]
-            else:
-                continue
-            w[b] = w.get(b, 0.0) + v
+        for seq, v in seqs:
+            if len(seq) > k and seq[:k] == acts[:k]:
+                w[seq[k]] = w.get(seq[k], 0.0) + v
         total = sum(w.values())
         if total > 0:
             for b, v in w.items():
@@ -199,44 +173,27 @@ def _soft_targets(move: tuple, acts: list[int], visits: dict, soft: float) -> li
         else:
             t[a] = 1.0
         out.append(t)
-        if k > 0:
-            taken = taken + (a - TAKE,)
     return out
 
 
-def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior: bool, soft: float = 0.0,
-                   players: tuple | None = None) -> dict:
+def _teacher_chunk(seeds, game_name: str, options: dict, teacher: str, reward: str, reward_scale: float,
+                   prior: bool, soft: float = 0.0) -> dict:
+    from cavallo_env import games
     from cavallo_env.bots import make
 
-    rec = _Recorder(prior, soft)
+    game = games.get(game_name)
+    learning = game.learning()
+    rec = _Recorder(game, learning, prior, soft)
     returns: list[float] = []
     scale = reward_scale if reward == "points" else 1.0
     for deal_seed, bot_seeds in seeds:
-        state = GameState(*random_deal(deal_seed))
-        teachers = [make(teacher, seed=s) for s in bot_seeds]
+        table = learning.table(learning.deal(deal_seed, **options))
+        teachers = [make(teacher, seed=s, game=game_name) for s in bot_seeds]
         teams: list[int] = []
-        if players is None:  # the teacher plays every seat; every decision is recorded
-            game = ActionGame(state)
-            feats = Features()
-            feats.reset(state)
-            cache = PriorCache()
-            while not state.done:
-                seat = state.current
-                teams.extend([seat & 1] * rec.record(game, feats, seat, teachers[seat], cache))
-                feats.after_move(state)
-        else:  # DAgger: the student's team plays, the teacher labels its positions
-            student_team = deal_seed & 1
-            bots = [make(players[0] if (s & 1) == student_team else players[1], seed=bot_seeds[s]) for s in range(4)]
-            while not state.done:
-                seat = state.current
-                view = make_view(state, seat)
-                if (seat & 1) == student_team:
-                    game = ActionGame(state.copy())  # the teacher's path, on a copy
-                    feats = Features()
-                    feats.reset(game.state)
-                    teams.extend([seat & 1] * rec.record(game, feats, seat, teachers[seat], PriorCache()))
-                state.play(*move_from_dict(bots[seat].choose(view)))
-        ret = state.returns(reward)
+        while not table.done:
+            seat = table.current
+            teams.extend([learning.team_of(seat)] * rec.record(table, seat, teachers[seat]))
+        ret = table.returns(reward)
         returns.extend(ret[t] / scale for t in teams)
     return rec.arrays(returns)
 
@@ -244,7 +201,8 @@ def _teacher_chunk(seeds, teacher: str, reward: str, reward_scale: float, prior:
 class _Recorder:
     """The decisions of the teacher's moves, as the learner sees them (capture sub-steps included)."""
 
-    def __init__(self, prior: bool, soft: float):
+    def __init__(self, game, learning, prior: bool, soft: float):
+        self.game, self.learning = game, learning
         self.prior, self.soft = prior, soft
         self.targets: list[np.ndarray] = []
         self.priors: list[np.ndarray] = []
@@ -252,29 +210,33 @@ class _Recorder:
         self.legal: list[list[int]] = []
         self.actions: list[int] = []
 
-    def record(self, game: ActionGame, feats: Features, seat: int, bot, cache: PriorCache) -> int:
-        """Ask ``bot`` for its move in ``game`` (seat ``seat`` to play), record its decisions
-        and play it (``game`` and ``feats`` end at the capture's last step; the caller calls
-        ``feats.after_move``).  Returns how many decisions the move took."""
-        state = game.state
+    def record(self, table, seat: int, bot) -> int:
+        """Ask ``bot`` for its move at ``table`` (seat ``seat`` to play), record its decisions
+        and play it.  Returns how many decisions the move took."""
+        state = table.state
+        learning = self.learning
+        view = self.game.make_view(state, seat)
         visits = None
         if self.soft > 0 and hasattr(bot, "move_and_visits"):
-            (card, capture), visits = bot.move_and_visits(make_view(state, seat), state.legal_moves())
+            move, visits = bot.move_and_visits(view, state.legal_moves())
         else:
-            card, capture = move_from_dict(bot.choose(make_view(state, seat)))
-        acts = move_to_actions(state, card, capture)
+            move = self.game.move_from_dict(bot.choose(view))
+        acts = table.move_actions(move)
         if visits is not None:
-            self.targets.extend(_soft_targets((card, capture), acts, visits, self.soft))
+            self.targets.extend(soft_targets(table, move, acts, visits, self.soft, learning.num_actions))
         elif self.soft > 0:  # a teacher without visit counts: its action only
-            self.targets.extend(np.eye(1, NUM_ACTIONS, a, dtype=np.float32)[0] for a in acts)
+            self.targets.extend(np.eye(1, learning.num_actions, a, dtype=np.float32)[0] for a in acts)
         for a in acts:
-            self.obs.append(feats.observation(seat))
+            obs = np.empty(learning.obs_size, np.float32)
+            table.observation(seat, obs)
+            self.obs.append(obs)
             if self.prior:
-                self.priors.append(action_prior(game, cache=cache))
-            self.legal.append(game.legal_actions())
+                p = np.empty(learning.prior_size, np.float32)
+                table.prior(p)
+                self.priors.append(p)
+            self.legal.append(table.legal_actions())
             self.actions.append(a)
-            if game.step(a) is None:
-                feats.set_building(game.building)
+            table.step(a)
         return len(acts)
 
     def arrays(self, returns: list[float]) -> dict:
@@ -282,7 +244,7 @@ class _Recorder:
             "targets": np.stack(self.targets) if self.soft > 0 else None,
             "prior": np.stack(self.priors) if self.prior else None,
             "obs": np.stack(self.obs).astype(np.float32),
-            "mask": masks_from_legal(self.legal),
+            "mask": masks_from_legal(self.legal, self.learning.num_actions),
             "actions": np.asarray(self.actions, dtype=np.int64),
             "returns": np.asarray(returns, dtype=np.float32),
         }
@@ -314,23 +276,20 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
             o, m = obs[idx].to(device), mask[idx].to(device)
             a, r = actions[idx].to(device), returns[idx].to(device)
             p = prior[idx].to(device) if prior is not None else None
-            # an ensemble's members are each fitted on their own (their losses summed)
-            outs = model.member_outputs(o, m, p) if hasattr(model, "member_outputs") else [model(o, m, p)]
-            t = targets[idx].to(device) if targets is not None else None
-            ce = sum(F.cross_entropy(lg, a) if t is None  # else soft targets: the teacher's distribution
-                     else -(t * torch.log_softmax(lg, dim=-1)).sum(-1).mean() for lg, _ in outs)
-            lv = sum(0.5 * F.mse_loss(v, r) for _, v in outs)
+            logits, value = model(o, m, p)
+            if targets is None:
+                ce = F.cross_entropy(logits, a)
+            else:  # soft targets: the teacher's distribution
+                ce = -(targets[idx].to(device) * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+            lv = 0.5 * F.mse_loss(value, r)
             loss = ce + vf_coef * lv
-            logits = torch.stack([lg for lg, _ in outs]).mean(0) if len(outs) > 1 else outs[0][0]
-            ce, lv = ce / len(outs), lv / len(outs)
             if anneal_lr:
                 for g in opt.param_groups:
                     g["lr"] = lr * (1.0 - step / steps)
                 step += 1
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            for part in getattr(model, "members", [model]):  # each member clipped as if alone
-                torch.nn.utils.clip_grad_norm_(part.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             tot["ce"] += ce.item()
             tot["v"] += lv.item()
@@ -346,5 +305,4 @@ def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size
             held = f" (held-out {100 * out['val_acc']:.1f}%)"
         log(f"pretrain epoch {epoch + 1}/{epochs}: cross-entropy {out['ce']:.3f}, teacher-move accuracy "
             f"{100 * out['acc']:.1f}%{held}, value loss {out['v']:.3f} ({time.perf_counter() - t0:.0f}s)")
-    assert data["obs"].shape[1] == OBS_SIZE
     return out

@@ -1,0 +1,79 @@
+"""Cavalloìcera's learning interface (``cavallo_env.games.learning``): tables over ``ActionGame``.
+
+The observation is ``cavalloicera-obs/1`` (702 floats), gathered from the
+full-information vector ``Features`` keeps up to date move by move; the prior
+is ``heuristic-prior/1`` (``prior.action_prior``, 312 floats).  The heuristic's
+move and the prior share one cache per turn, so a rollout that asks both pays
+for the heuristic once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.learning import Learning, Table
+from .actions import NUM_ACTIONS, ActionGame, move_to_actions
+from .encoding import OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
+from .engine import GameState, random_deal
+from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
+
+ACTION_VERSION = "cavalloicera-actions/1"  # == cavallo_env.ACTION_CONTRACT_VERSION
+
+
+class CavalloiceraTable(Table):
+    __slots__ = ("game", "state", "feats", "cache")
+
+    def __init__(self, state: GameState, buf: np.ndarray | None = None):
+        self.game = ActionGame(state)
+        self.state = state
+        self.feats = Features(buf)
+        self.feats.reset(state)
+        self.cache = PriorCache()
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions()
+
+    def step(self, action: int):
+        game = self.game
+        moved = game.step(action)
+        if moved is None:
+            self.feats.set_building(game.building)
+        else:
+            self.feats.after_move(self.state)
+        return moved
+
+    def move_actions(self, move) -> list[int]:
+        return move_to_actions(self.state, move[0], move[1])
+
+    def observation(self, seat: int, out: np.ndarray) -> None:
+        self.feats.s.take(OBS_INDEX[seat], out=out)
+
+    def prior(self, out: np.ndarray) -> None:
+        action_prior(self.game, out, self.cache)
+
+    def heuristic_move(self):
+        return heuristic_move(self.game, self.cache)
+
+    def returns(self, reward: str = "points") -> list[float]:
+        r = self.state.returns(reward)
+        return [r[0], r[1]]
+
+
+class CavalloiceraLearning(Learning):
+    game = "cavalloicera"
+    obs_size = OBS_SIZE
+    num_actions = NUM_ACTIONS
+    prior_size = PRIOR_SIZE
+    obs_version = OBS_VERSION
+    action_version = ACTION_VERSION
+    prior_version = PRIOR_VERSION
+    num_seats = 4
+
+    def deal(self, seed: int, **options) -> GameState:
+        return GameState(*random_deal(seed))
+
+    def table(self, state: GameState) -> CavalloiceraTable:
+        return CavalloiceraTable(state)
+
+
+LEARNING = CavalloiceraLearning()

@@ -1,0 +1,130 @@
+"""What a learner needs of a game: action-level tables, observations and the heuristic prior.
+
+The PettingZoo env is the public way in; a trainer stepping hundreds of
+deals in lockstep, and the in-game runtime of a trained policy, need the same
+pieces without the per-agent dict plumbing.  Each game provides them in its
+``learning`` module as ``LEARNING``, a ``Learning`` (``game.learning()``):
+
+- the sizes and contract versions a model is built for and checked against
+  (``obs_size``, ``num_actions``, ``prior_size`` and the three versions);
+- ``deal(seed, **options)``: a random start from an integer seed (the same
+  start as ``game.new_state(seed=seed)``);
+- ``table(state)``: a ``Table``, that state driven one *action* at a time
+  (the env's action space: capture games build a capture over several
+  actions), with the seat-relative observation of any seat and the
+  heuristic prior of the seat to act.
+
+A ``Table`` is what the trainer's rollout driver, its warm start and the
+``policy:`` runtime step.  Nothing here imports torch; observations and
+priors are float32 numpy rows written into the caller's buffers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Table:
+    """One game in progress, driven by action ids (see the module doc)."""
+
+    #: the engine state (its ``current`` and ``done`` are the table's)
+    state = None
+
+    @property
+    def current(self) -> int:
+        """The seat to act."""
+        return self.state.current
+
+    @property
+    def done(self) -> bool:
+        return self.state.done
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the seat to act, increasing."""
+        raise NotImplementedError
+
+    def step(self, action: int):
+        """Apply a legal action; the move it completes, or None while a move is being built."""
+        raise NotImplementedError
+
+    def move_actions(self, move) -> list[int]:
+        """The action sequence that plays ``move`` (a legal move of the seat to act)."""
+        raise NotImplementedError
+
+    def observation(self, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s observation (what it sees, seat-relative) into ``out`` [obs_size]."""
+        raise NotImplementedError
+
+    def prior(self, out: np.ndarray) -> None:
+        """Write the heuristic prior of the seat to act into ``out`` [prior_size]."""
+        raise NotImplementedError
+
+    def heuristic_move(self):
+        """The move the game's ``heuristic`` bot plays here, from the state (no view round trip)."""
+        raise NotImplementedError
+
+    def returns(self, reward: str = "points") -> list[float]:
+        """Per-team reward once the game is over (team 0, team 1)."""
+        raise NotImplementedError
+
+
+class Learning:
+    """A game's learning interface (see the module doc)."""
+
+    game = ""
+    obs_size = 0
+    num_actions = 0
+    prior_size = 0
+    obs_version = ""
+    action_version = ""
+    prior_version = ""
+    num_seats = 2
+
+    def team_of(self, seat: int) -> int:
+        return seat % 2
+
+    def deal(self, seed: int, **options):
+        """A random start from ``seed`` (``game.new_state(seed=seed, **options)``)."""
+        from . import get
+
+        return get(self.game).new_state(seed=seed, **options)
+
+    def table(self, state) -> Table:
+        raise NotImplementedError
+
+    def sizes(self) -> dict:
+        """What a model of this game is built for (recorded in checkpoints and exports)."""
+        return {"game": self.game, "obs_size": self.obs_size, "num_actions": self.num_actions,
+                "prior_size": self.prior_size, "obs_version": self.obs_version,
+                "action_version": self.action_version, "prior_version": self.prior_version}
+
+
+def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
+    """The move of the seat to act at ``table``, chosen one action at a time.
+
+    At every step with more than one legal action, ``pick(obs, mask, prior,
+    acts)`` returns the action: ``obs`` float32 [1, obs_size] is the seat's
+    observation, ``mask`` float32 [1, num_actions] its legal actions,
+    ``prior`` float32 [1, prior_size] the heuristic prior (None unless
+    ``uses_prior``) and ``acts`` the legal action ids; the arrays are reused
+    between steps.  Shared by the ONNX runtime (``policy:``) and the trainer's
+    ``checkpoint:`` bot, so both step through a move the same way.
+    """
+    seat = table.current
+    obs = np.zeros((1, learning.obs_size), np.float32)
+    mask = np.zeros((1, learning.num_actions), np.float32)
+    prior = np.zeros((1, learning.prior_size), np.float32) if uses_prior else None
+    while True:
+        acts = table.legal_actions()
+        if len(acts) == 1:
+            action = acts[0]
+        else:
+            mask[0, :] = 0.0
+            mask[0, acts] = 1.0
+            if prior is not None:
+                table.prior(prior[0])
+            table.observation(seat, obs[0])
+            action = pick(obs, mask, prior, acts)
+        move = table.step(action)
+        if move is not None:
+            return move

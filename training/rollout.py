@@ -1,0 +1,421 @@
+"""The rollout driver: many games in lockstep, one batched forward per network per step.
+
+``play_rollout`` plays one game per entry of ``opponents`` to the end, all at
+once, and appends the learner's decisions to a ``Buffer``; it does nothing
+else (advantages are ``training.advantages``, the update ``training.ppo``).
+
+Each game is a ``Table`` of its game (``cavallo_env.games.learning``) with a
+controller per seat: the learner (code 0), a frozen league snapshot (code
+``1 + k``) or a fixed bot (``GREEDY``/``HEURISTIC``).  The learner plays every
+seat of its team with the same network (observations are seat-relative); in
+"self" games it plays both teams.  Every step each unfinished game has one
+seat to act; the driver gathers the observations of the games whose acting
+seat belongs to the same network, builds their masks from
+``Table.legal_actions``, asks ``Table.prior`` when the model reads the
+heuristic prior, runs one forward pass and samples every action at once
+(Gumbel-max over the masked logits: an illegal action is never drawn).  The
+``heuristic`` bot moves straight from the state (``Table.heuristic_move``,
+sharing the prior's cache); any other bot through its view.
+
+Random numbers: deals, seats and bot seeds come from ``rng`` (numpy), the
+sampled actions from ``gen`` (torch), always in the same order, so a run
+repeats bit for bit from its seed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+LEARNER = 0
+GREEDY = -1
+HEURISTIC = -2
+BOT_CODES = {"greedy": GREEDY, "heuristic": HEURISTIC}
+PHASES = ("engine", "encoder", "prior", "inference", "bots", "update")
+
+
+class Timers(dict):
+    """Seconds spent per phase of the run (``PHASES``), for the logs' shares."""
+
+    def __init__(self):
+        super().__init__({p: 0.0 for p in PHASES})
+
+
+@dataclass
+class RolloutStats:
+    decisions: int = 0  # every decision (action) taken in the rollout, any seat
+    learner_decisions: int = 0
+    # per opponent label: list of (learner score 1/0.5/0, learner point difference)
+    results: dict = field(default_factory=dict)
+
+
+class Buffer:
+    """The learner's decisions of a rollout and each (game, team)'s final reward.
+
+    Decisions are appended in the order they are taken, with ``key = 2 * game +
+    team``; ``trajectories()`` groups them by key, in time order within each.
+    """
+
+    def __init__(self, n_games: int):
+        self.final = np.zeros(2 * n_games, dtype=np.float32)  # per (game, team): terminal reward
+        self.parts: dict[str, list] = {k: [] for k in ("obs", "mask", "actions", "logp", "values", "key", "prior")}
+
+    def add(self, obs, mask, actions, logp, values, key, prior=None) -> None:
+        p = self.parts
+        p["obs"].append(obs)
+        p["mask"].append(mask)
+        p["actions"].append(actions)
+        p["logp"].append(logp)
+        p["values"].append(values)
+        p["key"].append(key)
+        if prior is not None:
+            p["prior"].append(prior)
+
+    def trajectories(self) -> "Trajectories":
+        key = np.concatenate(self.parts["key"])
+        order = np.argsort(key, kind="stable")
+
+        def cat(name, dtype=None):
+            a = np.concatenate(self.parts[name])[order]
+            return a if dtype is None else a.astype(dtype)
+
+        return Trajectories(key=key[order], final=self.final, obs=cat("obs"), mask=cat("mask"),
+                            actions=cat("actions", np.int64), logp=cat("logp", np.float32), values=cat("values"),
+                            prior=cat("prior") if self.parts["prior"] else None)
+
+
+@dataclass
+class Trajectories:
+    """The buffer's decisions grouped by (game, team) ``key``, each group in time order."""
+
+    key: np.ndarray  # int64 [M]: 2 * game + team
+    final: np.ndarray  # float32 [2 * games]: each (game, team)'s final reward
+    obs: np.ndarray  # float32 [M, obs_size]
+    mask: np.ndarray  # bool [M, num_actions]
+    actions: np.ndarray  # int64 [M]
+    logp: np.ndarray  # float32 [M]: log-probability of the action when it was sampled
+    values: np.ndarray  # float32 [M]: the value head's estimate then
+    prior: np.ndarray | None = None  # float32 [M, prior_size] when the model reads the prior
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def masks_from_legal(legal_lists, num_actions: int) -> np.ndarray:
+    """``[len, num_actions]`` bool masks from lists of legal action ids."""
+    n = len(legal_lists)
+    mask = np.zeros((n, num_actions), dtype=bool)
+    rows: list[int] = []
+    cols: list[int] = []
+    for j, legal in enumerate(legal_lists):
+        rows.extend([j] * len(legal))
+        cols.extend(legal)
+    mask[rows, cols] = True
+    return mask
+
+
+@torch.no_grad()
+def sample_actions(net, obs: np.ndarray, mask: np.ndarray, gen: torch.Generator, device,
+                   prior: np.ndarray | None = None) -> tuple:
+    """Sample one action per row from the masked policy: (actions, logp, values) as numpy."""
+    o = torch.from_numpy(obs).to(device)
+    m = torch.from_numpy(mask).to(device)
+    p = torch.from_numpy(prior).to(device) if prior is not None else None
+    logits, value = net(o, m) if p is None else net(o, m, p)
+    logp_all = torch.log_softmax(logits, dim=-1)
+    u = torch.rand(logits.shape, generator=gen, device=gen.device).clamp_(1e-12, 1.0 - 1e-7).to(device)
+    actions = (logits - torch.log(-torch.log(u))).argmax(dim=-1)  # Gumbel-max: masked logits are -1e9
+    logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+    return actions.cpu().numpy(), logp.cpu().numpy(), value.float().cpu().numpy()
+
+
+_WORKER_DIED = "a prior worker process died; rerun with prior_workers: 0 to see its error"
+
+
+class PriorWorkers:
+    """Extra processes that compute the heuristic prior for part of a rollout's games.
+
+    The prior is pure Python and takes a good share of a rollout, so on a
+    machine with spare cores it is shared out: with ``n`` workers, game ``i``
+    belongs to worker ``i % (n + 1) - 1`` (the main process keeps ``i % (n +
+    1) == 0``).  Each worker deals its games from the same seeds and replays
+    the actions the main process applied since its last request, so the priors
+    it returns are exactly the ones the main process would compute: a run is
+    the same with or without workers.
+    """
+
+    def __init__(self, n: int, game: str):
+        import multiprocessing as mp
+
+        if n < 1:
+            raise ValueError(f"PriorWorkers needs at least one worker, got {n}")
+        ctx = mp.get_context("fork")
+        self.n = n
+        self.game = game
+        self.conns = []
+        self.procs = []
+        for _ in range(n):
+            conn, child = ctx.Pipe()
+            proc = ctx.Process(target=_prior_worker, args=(child, game), daemon=True, name="cavallo-prior")
+            proc.start()
+            child.close()
+            self.conns.append(conn)
+            self.procs.append(proc)
+        self.pending: list[list] = [[] for _ in range(n)]
+        self.waiting = [0] * n  # requests sent, results not yet read
+
+    def owner(self, i: int) -> int:
+        """The worker of game ``i`` (-1: the main process)."""
+        return i % (self.n + 1) - 1
+
+    def start(self, deals: list, options: dict) -> None:
+        """A new rollout: send each worker the deal seeds of its games (before any move)."""
+        for k in range(self.n):  # results a broken-off rollout left unread
+            while self.waiting[k]:
+                self.result(k)
+        for k in range(self.n):
+            self._send(k, ("start", {i: s for i, s in enumerate(deals) if self.owner(i) == k}, options))
+        self.pending = [[] for _ in range(self.n)]
+
+    def stepped(self, i: int, action: int) -> None:
+        """The main process applied ``action`` to game ``i``."""
+        k = self.owner(i)
+        if k >= 0:
+            self.pending[k].append((i, action))
+
+    def fill(self, idx: list, tables: list, out: np.ndarray) -> None:
+        """``out[j]`` = the prior of game ``idx[j]``: the workers compute theirs while the main
+        process computes its own (``tables``: the main process's)."""
+        rows: list[list[int]] = [[] for _ in range(self.n + 1)]  # per owner, the main process last
+        for j, i in enumerate(idx):
+            rows[self.owner(i)].append(j)
+        for k in range(self.n):
+            if rows[k]:
+                self._send(k, ("prior", self.pending[k], [idx[j] for j in rows[k]]))
+                self.pending[k] = []
+                self.waiting[k] += 1
+        for j in rows[-1]:
+            tables[idx[j]].prior(out[j])
+        for k in range(self.n):
+            if rows[k]:
+                out[rows[k]] = self.result(k)
+
+    def result(self, k: int) -> np.ndarray:
+        try:
+            out = self.conns[k].recv()
+            self.waiting[k] -= 1
+        except (EOFError, OSError):
+            raise RuntimeError(_WORKER_DIED) from None
+        if isinstance(out, str):
+            raise RuntimeError(f"a prior worker failed: {out}")
+        return out
+
+    def _send(self, k: int, msg) -> None:
+        try:
+            self.conns[k].send(msg)
+        except (BrokenPipeError, OSError):
+            raise RuntimeError(_WORKER_DIED) from None
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("stop",))
+                conn.close()
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self.conns, self.procs = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _prior_worker(conn, game: str) -> None:
+    """The loop of one ``PriorWorkers`` process: replay the actions, compute the priors asked for."""
+    import traceback
+
+    from cavallo_env import games as registry
+
+    learning = registry.get(game).learning()
+    tables: dict = {}
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg[0] == "stop":
+            return
+        try:
+            if msg[0] == "start":
+                tables = {i: learning.table(learning.deal(seed, **msg[2])) for i, seed in msg[1].items()}
+                continue
+            _, steps, need = msg
+            for i, a in steps:
+                tables[i].step(a)
+            out = np.empty((len(need), learning.prior_size), dtype=np.float32)
+            for j, i in enumerate(need):
+                tables[i].prior(out[j])
+            conn.send(out)
+        except Exception:
+            conn.send(traceback.format_exc(limit=3))
+
+
+def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng: np.random.Generator,
+                 gen: torch.Generator, device, game_options: dict | None = None, reward: str = "points",
+                 reward_scale: float = 10.0, timers: Timers | None = None,
+                 prior_workers: PriorWorkers | None = None, paired: bool = False) -> tuple[Buffer, RolloutStats]:
+    """Play ``len(opponents)`` games of ``learning``'s game in lockstep; return the learner's ``Buffer``.
+
+    ``opponents[i]`` is the opponent of game ``i``: ``"self"``, ``"greedy"``,
+    ``"heuristic"`` or ``("snapshot", k)`` for ``snapshot_nets[k]``.  With
+    ``paired``, games ``2k`` and ``2k + 1`` are twins: the same deal, learner
+    team, opponent and bot seed; only the sampled actions differ
+    (``training.advantages.paired``).
+    """
+    if paired and len(opponents) % 2:
+        raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
+    from cavallo_env.bots import make
+
+    options = dict(game_options or {})
+    timers = timers if timers is not None else Timers()
+    clock = time.perf_counter
+    n_games = len(opponents)
+    n_seats = learning.num_seats
+    team_of = [learning.team_of(s) for s in range(n_seats)]
+    tables: list = []
+    deals: list[int] = []
+    ctl = np.zeros((n_games, n_seats), dtype=np.int64)
+    labels: list[str] = []
+    learner_team = np.zeros(n_games, dtype=np.int64)
+    bots: dict[int, object] = {}
+    t0 = clock()
+    deal_seed = bot_seed = 0
+    for i, opp in enumerate(opponents):
+        twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal, seats and bot seed
+        if twin and opp != opponents[i - 1]:
+            raise ValueError(f"paired rollouts: games {i - 1} and {i} must have the same opponent, "
+                             f"got {opponents[i - 1]!r} and {opp!r}")
+        if not twin:
+            deal_seed = int(rng.integers(1 << 62))
+        deals.append(deal_seed)
+        tables.append(learning.deal(deal_seed, **options))
+        lt = int(learner_team[i - 1]) if twin else int(rng.integers(2))
+        learner_team[i] = lt
+        if opp == "self":
+            labels.append("self")
+            continue
+        if isinstance(opp, tuple):
+            code = 1 + opp[1]
+            labels.append(f"snapshot{opp[1]}")
+        else:
+            code = BOT_CODES[opp]
+            labels.append(opp)
+            if not twin:  # drawn for every bot game: the deals stay the same
+                bot_seed = int(rng.integers(1 << 62))
+            if code != HEURISTIC:  # heuristic moves come from the state (Table.heuristic_move)
+                bots[i] = make(opp, seed=bot_seed, game=learning.game)
+        for s in range(n_seats):
+            if team_of[s] != lt:
+                ctl[i, s] = code
+    timers["engine"] += clock() - t0
+    t0 = clock()
+    tables = [learning.table(state) for state in tables]
+    timers["encoder"] += clock() - t0
+    use_prior = bool(getattr(learner.cfg, "prior", False))
+    workers = prior_workers if use_prior else None
+    if workers is not None:
+        workers.start(deals, options)
+    if any(code < 0 and code != HEURISTIC for code in np.unique(ctl)):
+        from cavallo_env import games
+
+        game = games.get(learning.game)
+
+    buf = Buffer(n_games)
+    stats = RolloutStats()
+    obs_size, num_actions, prior_size = learning.obs_size, learning.num_actions, learning.prior_size
+    active = np.arange(n_games)
+    while len(active):
+        cur = np.fromiter((tables[i].state.current for i in active), dtype=np.int64, count=len(active))
+        who = ctl[active, cur]
+        for code in np.unique(who):
+            sel = who == code
+            gi = active[sel]
+            if code < 0:  # a fixed bot, one game at a time
+                for i in gi.tolist():
+                    table = tables[i]
+                    t0 = clock()
+                    if code == HEURISTIC:
+                        move = table.heuristic_move()
+                    else:
+                        st = table.state
+                        move = game.move_from_dict(bots[i].choose(game.make_view(st, st.current)))
+                    t1 = clock()
+                    acts = table.move_actions(move)
+                    for a in acts:
+                        table.step(a)
+                        if workers is not None:
+                            workers.stepped(i, a)
+                    timers["bots"] += t1 - t0
+                    timers["engine"] += clock() - t1
+                    stats.decisions += len(acts)
+                continue
+            seats = cur[sel]
+            gl = gi.tolist()
+            t0 = clock()
+            legal = [tables[i].legal_actions() for i in gl]
+            t1 = clock()
+            obs = np.empty((len(gl), obs_size), dtype=np.float32)
+            for j, (i, s) in enumerate(zip(gl, seats.tolist())):
+                tables[i].observation(s, obs[j])
+            mask = masks_from_legal(legal, num_actions)
+            t2 = clock()
+            prior = None
+            if use_prior:
+                prior = np.empty((len(gl), prior_size), dtype=np.float32)
+                if workers is None:
+                    for j, i in enumerate(gl):
+                        tables[i].prior(prior[j])
+                else:
+                    workers.fill(gl, tables, prior)
+            t2p = clock()
+            net = learner if code == LEARNER else snapshot_nets[code - 1]
+            actions, logp, values = sample_actions(net, obs, mask, gen, device, prior)
+            t3 = clock()
+            timers["engine"] += t1 - t0
+            timers["encoder"] += t2 - t1
+            timers["prior"] += t2p - t2
+            timers["inference"] += t3 - t2p
+            if code == LEARNER:
+                teams = np.fromiter((team_of[s] for s in seats.tolist()), dtype=np.int64, count=len(gl))
+                buf.add(obs, mask, actions, logp, values, gi * 2 + teams, prior)
+                stats.learner_decisions += len(gl)
+            stats.decisions += len(gl)
+            t0 = clock()
+            for i, a in zip(gl, actions.tolist()):
+                tables[i].step(a)
+                if workers is not None:
+                    workers.stepped(i, a)
+            timers["engine"] += clock() - t0
+        still = []
+        for i in active.tolist():
+            table = tables[i]
+            if not table.done:
+                still.append(i)
+                continue
+            ret = table.returns(reward)
+            for team in (0, 1):
+                buf.final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
+            side = int(learner_team[i]) if labels[i] != "self" else 0
+            diff = table.returns("points")[side]
+            stats.results.setdefault(labels[i], []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+        active = np.asarray(still, dtype=np.int64)
+    return buf, stats
