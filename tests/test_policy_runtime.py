@@ -67,8 +67,10 @@ def test_default_model_absent_is_a_clear_error(monkeypatch, tmp_path):
     import cavallo_env.bots.policy as policy
 
     monkeypatch.setattr(policy, "DEFAULT_MODEL", tmp_path / "default.onnx")
-    with pytest.raises(ModelError, match="shipped model .* is not installed.*cavallo export"):
-        make("policy:default")
+    monkeypatch.setattr(policy, "MODELS_DIR", tmp_path)
+    for spec in ("policy:default", "policy:cavalloicera", "policy:briscola", "policy:scopa"):
+        with pytest.raises(ModelError, match="shipped .*model .* is not installed.*cavallo export"):
+            make(spec)
 
 
 def test_always_a_legal_move_of_the_view(model):

@@ -1,21 +1,25 @@
-"""``policy:<path>``: the in-game AI, an exported policy played through onnxruntime.
+"""``policy:<path>``: the in-game AI, an exported policy played through onnxruntime, for every game.
 
 An exported model is two files written by ``cavallo export``: ``<name>.onnx``
-(one self-contained ONNX graph: inputs ``obs`` float32 [N, 702] and ``mask``
-float32 [N, 156], plus ``prior`` float32 [N, 312] for a model that reads the
-heuristic prior (``cavallo_env.prior``, computed here from the same game),
-outputs ``logits`` [N, 156] with illegal actions at -1e9 and
-``value`` [N]) and the sidecar ``<name>.json`` (format tag, observation layout
-and action contract versions, the training config, evaluation results and the
-sha256 of the ``.onnx``).  Loading checks the sidecar against this
-``cavallo_env`` (``OBS_VERSION``, ``ACTION_CONTRACT_VERSION``) and the file
-against its hash, and raises ``ModelError`` saying what does not match.
+(one self-contained ONNX graph: inputs ``obs`` float32 [N, obs_size] and
+``mask`` float32 [N, num_actions], plus ``prior`` float32 [N, prior_size] for
+a model that reads the game's heuristic prior (computed here from the same
+position), outputs ``logits`` [N, num_actions] with illegal actions at -1e9
+and ``value`` [N]; Cavalloìcera's sizes are 702, 156 and 312) and the sidecar
+``<name>.json`` (format tag, the game, observation layout and action contract
+versions, the training config, evaluation results and the sha256 of the
+``.onnx``).  Loading checks the sidecar against this ``cavallo_env`` (the
+game's ``Learning``: versions and sizes; a sidecar without ``"game"`` is
+Cavalloìcera's) and the file against its hash, and raises ``ModelError``
+saying what does not match.
 
 This module never imports torch: the runtime needs only numpy and onnxruntime.
 
 Specs (``cavallo_env.bots.make``):
 
-- ``policy:default``            the model shipped in ``cavallo_env/models/default.onnx``
+- ``policy:default``            the shipped model of the view's game (``cavallo_env/models/``:
+  ``default.onnx`` for Cavalloìcera, ``briscola.onnx``, ``scopa.onnx``)
+- ``policy:cavalloicera``, ``policy:briscola``, ``policy:scopa``: one game's shipped model
 - ``policy:path/to/model.onnx`` an exported model (the ``.json`` beside it is read too)
 - options follow the path, each after an ``@``:
   ``@t=0.5`` (or ``@temperature=0.5``) samples from ``softmax(logits / t)``
@@ -23,11 +27,12 @@ Specs (``cavallo_env.bots.make``):
   ``@threads=2`` sets onnxruntime's intra-op threads (default 1, the fastest
   for one decision at a time).  Example: ``policy:default@t=0.7``.
 
-A decision (``choose(view)``): the view is checked and rebuilt as a game
-(``state_from_view``; a malformed or inconsistent view raises ``ViewError``),
-its ``legal_moves`` must agree with the rules, then the seat's observation and
+A decision (``choose(view)``): the view is checked and rebuilt as a state of
+its game (``cavallo_env.games.checked_view``; a malformed or inconsistent view,
+or one of another game than the model's, raises ``ViewError``), its
+``legal_moves`` must agree with the rules, then the seat's observation and
 action mask are fed to the model and the chosen action is stepped through the
-capture-building action space until a move is complete.  Sub-decisions with a
+game's action space until a move is complete (``games.learning.decide_move``).  Sub-decisions with a
 single legal action skip the model.  With a temperature, the random draw of a
 decision is seeded from the bot's seed and the view, so the same view always
 gets the same move; the bot keeps no state between calls and is safe to call
@@ -45,17 +50,30 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import ACTION_CONTRACT_VERSION
-from ..cavalloicera.actions import NUM_ACTIONS, ActionGame
-from ..cavalloicera.cards import NAMES
-from ..cavalloicera.encoding import OBS_SIZE, OBS_VERSION, Features
-from ..cavalloicera.prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior
-from .base import Bot, BotSpecError
+from ..games.learning import decide_move
+from .base import Bot, BotSpecError, game_of
 
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "default.onnx"
+#: the shipped model of each game (``policy:<game>``; ``policy:default`` picks by the view)
+SHIPPED = {"cavalloicera": "default.onnx", "briscola": "briscola.onnx", "scopa": "scopa.onnx"}
+
+
+def shipped_model(game: str) -> Path:
+    """The path of ``game``'s shipped model (Cavalloìcera's is ``DEFAULT_MODEL``)."""
+    return DEFAULT_MODEL if game == "cavalloicera" else MODELS_DIR / SHIPPED[game]
+
+
+def _learning(meta: dict, where):
+    from .. import games
+
+    name = meta.get("game", "cavalloicera")
+    try:
+        return games.get(name).learning()
+    except ValueError as e:
+        raise ModelError(f"{where}: the model is of {e}") from None
 
 
 class ModelError(ValueError):
@@ -91,14 +109,17 @@ def read_sidecar(model_path) -> dict:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise ModelError(f"{meta_path}: not an exported cavallo policy (format {got!r}, expected {FORMAT!r})")
-    for key, want in (("obs_version", OBS_VERSION), ("action_version", ACTION_CONTRACT_VERSION)):
+    learning = _learning(meta, meta_path)
+    for key, want in (("obs_version", learning.obs_version), ("action_version", learning.action_version)):
         if meta.get(key) != want:
             raise ModelError(f"{model_path}: the model was exported for {key} {meta.get(key)!r}, but this "
                              f"cavallo-env uses {want!r}; re-export it from a matching checkpoint or install "
                              f"the cavallo-env version it was trained with")
-    if meta.get("obs_size", OBS_SIZE) != OBS_SIZE or meta.get("num_actions", NUM_ACTIONS) != NUM_ACTIONS:
+    if (meta.get("obs_size", learning.obs_size) != learning.obs_size
+            or meta.get("num_actions", learning.num_actions) != learning.num_actions):
         raise ModelError(f"{meta_path}: the model takes {meta.get('obs_size')} observations and "
-                         f"{meta.get('num_actions')} actions, this cavallo-env has {OBS_SIZE} and {NUM_ACTIONS}")
+                         f"{meta.get('num_actions')} actions, this cavallo-env's {learning.game} has "
+                         f"{learning.obs_size} and {learning.num_actions}")
     want_hash = meta.get("onnx_sha256")
     if want_hash is not None and file_sha256(model_path) != want_hash:
         raise ModelError(f"{model_path}: the file does not match its sidecar (sha256 differs); "
@@ -141,61 +162,20 @@ def load_model(path, threads: int = 1):
     if set(inputs) not in ({"obs", "mask"}, {"obs", "mask", "prior"}) or not {"logits", "value"} <= outputs:
         raise ModelError(f"{path}: expected inputs obs, mask (and optionally prior) and outputs logits, value; "
                          f"got inputs {sorted(inputs)} and outputs {sorted(outputs)}")
-    if inputs["obs"].shape[-1] != OBS_SIZE or inputs["mask"].shape[-1] != NUM_ACTIONS:
+    learning = _learning(meta, path)
+    if inputs["obs"].shape[-1] != learning.obs_size or inputs["mask"].shape[-1] != learning.num_actions:
         raise ModelError(f"{path}: input shapes {inputs['obs'].shape} and {inputs['mask'].shape} do not fit "
-                         f"observations of {OBS_SIZE} and masks of {NUM_ACTIONS}")
+                         f"observations of {learning.obs_size} and masks of {learning.num_actions}")
     if "prior" in inputs:
-        if inputs["prior"].shape[-1] != PRIOR_SIZE:
-            raise ModelError(f"{path}: the prior input has shape {inputs['prior'].shape}, expected [N, {PRIOR_SIZE}]")
-        if meta.get("prior_version") != PRIOR_VERSION:
+        if inputs["prior"].shape[-1] != learning.prior_size:
+            raise ModelError(f"{path}: the prior input has shape {inputs['prior'].shape}, "
+                             f"expected [N, {learning.prior_size}]")
+        if meta.get("prior_version") != learning.prior_version:
             raise ModelError(f"{path}: the model reads heuristic prior {meta.get('prior_version')!r}, but this "
-                             f"cavallo-env computes {PRIOR_VERSION!r}; re-export it or install the matching version")
+                             f"cavallo-env computes {learning.prior_version!r}; re-export it or install the "
+                             "matching version")
     _SESSIONS[key] = (sess, meta)
     return sess, meta
-
-
-def checked_view(view) -> tuple:
-    """Check a whole Cavalloìcera view: ``(state, legal moves, {move: the view's dict} or None)``
-    (``cavallo_env.games.checked_view`` for a view of this game)."""
-    from ..games import checked_view as check
-
-    _, state, legal, by_move = check(view, "cavalloicera")
-    return state, legal, by_move
-
-
-def decide_move(state, pick, uses_prior: bool) -> tuple:
-    """The move of the seat to play, chosen one action at a time through the
-    capture-building action space (``cavallo_env.actions``).
-
-    At every step with more than one legal action, ``pick(obs, mask, prior,
-    acts)`` returns the action: ``obs`` float32 [1, 702] is the seat's
-    observation, ``mask`` float32 [1, 156] its legal actions, ``prior`` float32
-    [1, 312] the heuristic prior (``None`` unless ``uses_prior``) and ``acts``
-    the legal action ids.  The arrays are reused between steps.  Shared by the
-    ONNX runtime (``PolicyBot``) and the training checkpoint bot, so both step
-    through a move the same way.
-    """
-    game = ActionGame(state)
-    seat = state.current
-    feats = Features()
-    feats.reset(state)
-    mask = np.zeros((1, NUM_ACTIONS), np.float32)
-    prior = np.zeros((1, PRIOR_SIZE), np.float32) if uses_prior else None
-    cache = PriorCache() if uses_prior else None
-    while True:
-        acts = game.legal_actions()
-        if len(acts) == 1:
-            action = acts[0]
-        else:
-            mask[0, :] = 0.0
-            mask[0, acts] = 1.0
-            if prior is not None:
-                action_prior(game, prior[0], cache)
-            action = pick(feats.observation(seat)[None], mask, prior, acts)
-        move = game.step(action)
-        if move is not None:
-            return move
-        feats.set_building(game.building)
 
 
 def _decision_seed(seed, view) -> int:
@@ -205,9 +185,7 @@ def _decision_seed(seed, view) -> int:
 
 
 class PolicyBot(Bot):
-    """An exported policy playing from views (see the module doc)."""
-
-    game = "cavalloicera"
+    """An exported policy playing from views of its game (see the module doc)."""
 
     #: ``choose`` checks the whole view (``checked_view``): a server need not check it again
     validates_views = True
@@ -222,6 +200,9 @@ class PolicyBot(Bot):
         self.seed = seed
         self.temperature = float(temperature)
         self.session, self.meta = load_model(self.path, threads)
+        self.learning = _learning(self.meta, self.path)
+        #: the game this model plays (its views only)
+        self.game = self.learning.game
         self.name = name or f"policy:{self.path}"
         self._outputs = ["logits"]
         #: whether the model reads the heuristic prior (an extra ``prior`` input)
@@ -232,13 +213,13 @@ class PolicyBot(Bot):
         feeds = {"obs": obs, "mask": mask}
         if self.uses_prior:
             if prior is None:
-                raise ValueError(f"{self.name} reads the heuristic prior: pass prior (cavallo_env.prior.action_prior)")
+                raise ValueError(f"{self.name} reads the heuristic prior: pass prior (Table.prior)")
             feeds["prior"] = prior
         return feeds
 
     def logits(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
-        """Masked logits for a batch: ``obs`` float32 [N, 702], ``mask`` float32 [N, 156]
-        (and ``prior`` float32 [N, 312] when the model reads it)."""
+        """Masked logits for a batch: ``obs`` float32 [N, obs_size], ``mask`` float32 [N, num_actions]
+        (and ``prior`` float32 [N, prior_size] when the model reads it)."""
         return self.session.run(self._outputs, self._feeds(obs, mask, prior))[0]
 
     def evaluate(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -254,6 +235,7 @@ class PolicyBot(Bot):
             "name": self.name,
             "path": str(self.path),
             "format": m.get("format"),
+            "game": self.game,
             "obs_version": m.get("obs_version"),
             "action_version": m.get("action_version"),
             "prior_version": m.get("prior_version"),
@@ -266,12 +248,14 @@ class PolicyBot(Bot):
 
     # -- playing ---------------------------------------------------------------
     def choose(self, view: dict) -> dict:
-        state, legal, by_move = checked_view(view)
+        from ..games import checked_view
+
+        game_of(view, self.game)  # a view of another game: ViewError naming both
+        game, state, legal, by_move = checked_view(view, self.game)
         move = legal[0] if len(legal) == 1 else self._decide(state, view)
         if by_move is not None:
             return by_move[move]
-        card, capture = move
-        return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
+        return game.move_to_dict(move, game.deck_of(view))
 
     def _decide(self, state, view) -> tuple:
         rng = random.Random(_decision_seed(self.seed, view)) if self.temperature > 0 else None
@@ -284,7 +268,7 @@ class PolicyBot(Bot):
             logits = run(outputs, feeds)[0][0]
             return int(logits.argmax()) if rng is None else self._sample(logits, acts, rng)
 
-        return decide_move(state, pick, self.uses_prior)
+        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning)
 
     def _sample(self, logits, acts, rng) -> int:
         vals = [float(logits[a]) / self.temperature for a in acts]
@@ -319,33 +303,73 @@ def _parse_options(parts: list[str], spec: str) -> dict:
     return kwargs
 
 
+class DefaultPolicy(Bot):
+    """``policy:default``: the shipped model of the view's game, each loaded on first use."""
+
+    validates_views = True
+
+    def __init__(self, seed=None, name: str = "policy:default", **options):
+        super().__init__(seed)
+        self.name = name
+        self.options = options
+        self.bots: dict = {}
+        if not any(shipped_model(g).is_file() for g in SHIPPED):
+            resolve("cavalloicera")  # no shipped model at all: say so now
+
+    def bot_for(self, game: str) -> PolicyBot:
+        """The shipped model of ``game`` (``ModelError`` if this copy has none)."""
+        bot = self.bots.get(game)
+        if bot is None:
+            path = resolve(game)
+            bot = self.bots[game] = PolicyBot(path, seed=self.seed, name=f"{self.name} ({game})", **self.options)
+        return bot
+
+    def choose(self, view: dict) -> dict:
+        return self.bot_for(game_of(view).name).choose(view)
+
+    @property
+    def info(self) -> dict:
+        return {"name": self.name, "games": {g: shipped_model(g).name for g in SHIPPED},
+                "loaded": {g: b.info for g, b in self.bots.items()}}
+
+
 def resolve(arg: str) -> Path:
-    """The model file a ``policy:`` argument names (``default`` = the shipped one)."""
-    if arg == "default":
-        if not DEFAULT_MODEL.is_file():
+    """The model file a ``policy:`` argument names (a game's name = its shipped model)."""
+    if arg in SHIPPED:
+        path = shipped_model(arg)
+        if not path.is_file():
+            ckpt = "default" if arg == "cavalloicera" else arg
             raise ModelError(
-                f"policy:default: the shipped model {DEFAULT_MODEL} is not installed in this copy of cavallo-env; "
-                "export one with `cavallo export checkpoints/default.safetensors --out "
-                "cavallo_env/models/default.onnx`, or name an exported model with policy:<path>")
-        return DEFAULT_MODEL
+                f"policy:{arg}: the shipped {arg} model {path} is not installed in this copy of cavallo-env; "
+                f"export one with `cavallo export checkpoints/{ckpt}.safetensors --out {path.relative_to(MODELS_DIR.parent.parent)}`, "
+                "or name an exported model with policy:<path>")
+        return path
     return Path(os.path.expanduser(arg))
 
 
-def from_spec(arg, seed=None) -> PolicyBot:
-    """Build from the text after ``policy:`` (see the module doc)."""
+def from_spec(arg, seed=None, game: str | None = None):
+    """Build from the text after ``policy:`` (see the module doc).  ``policy:default``
+    with a ``game`` is that game's shipped model; without one it picks by the view."""
     if arg is None or not str(arg).strip():
-        raise BotSpecError("policy needs a model: 'policy:default' or 'policy:<path to .onnx>'")
+        raise BotSpecError("policy needs a model: 'policy:default', 'policy:<game>' or 'policy:<path to .onnx>'")
     arg = str(arg).strip()
     spec = f"policy:{arg}"
     path_text, options = arg, []
     if "@" in arg and not Path(os.path.expanduser(arg)).exists():
         path_text, *options = arg.split("@")
     kwargs = _parse_options(options, spec)
-    path = resolve(path_text.strip())
-    name = "policy:default" if path_text.strip() == "default" else f"policy:{path_text.strip()}"
+    path_text = path_text.strip()
+    name = f"policy:{path_text}"
     if kwargs.get("temperature"):
         name += f"@t={kwargs['temperature']:g}"
-    return PolicyBot(path, seed=seed, name=name, **kwargs)
+    if path_text == "default":
+        if game is None:
+            return DefaultPolicy(seed=seed, name=name, **kwargs)
+        path_text = game
+    bot = PolicyBot(resolve(path_text), seed=seed, name=name, **kwargs)
+    if game is not None and bot.game != game:
+        raise BotSpecError(f"{name} plays {bot.game}, not {game}")
+    return bot
 
 
 def add_evaluation(model_path, results: dict) -> None:

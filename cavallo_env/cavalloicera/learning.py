@@ -13,7 +13,7 @@ import numpy as np
 
 from ..games.learning import Learning, Table
 from .actions import NUM_ACTIONS, ActionGame, move_to_actions
-from .encoding import OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
+from .encoding import OBS_BUILD, OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
 from .engine import GameState, random_deal
 from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
 
@@ -47,6 +47,8 @@ class CavalloiceraTable(Table):
 
     def observation(self, seat: int, out: np.ndarray) -> None:
         self.feats.s.take(OBS_INDEX[seat], out=out)
+        if self.feats._built and seat != self.state.current:  # the capture being built is the actor's
+            out[OBS_BUILD] = 0.0
 
     def prior(self, out: np.ndarray) -> None:
         action_prior(self.game, out, self.cache)

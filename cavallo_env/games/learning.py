@@ -106,12 +106,11 @@ def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
     acts)`` returns the action: ``obs`` float32 [1, obs_size] is the seat's
     observation, ``mask`` float32 [1, num_actions] its legal actions,
     ``prior`` float32 [1, prior_size] the heuristic prior (None unless
-    ``uses_prior``) and ``acts`` the legal action ids; the arrays are reused
-    between steps.  Shared by the ONNX runtime (``policy:``) and the trainer's
+    ``uses_prior``) and ``acts`` the legal action ids; ``obs`` is a new array
+    at every step, ``mask`` and ``prior`` are reused.  Shared by the ONNX runtime (``policy:``) and the trainer's
     ``checkpoint:`` bot, so both step through a move the same way.
     """
     seat = table.current
-    obs = np.zeros((1, learning.obs_size), np.float32)
     mask = np.zeros((1, learning.num_actions), np.float32)
     prior = np.zeros((1, learning.prior_size), np.float32) if uses_prior else None
     while True:
@@ -123,6 +122,7 @@ def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
             mask[0, acts] = 1.0
             if prior is not None:
                 table.prior(prior[0])
+            obs = np.empty((1, learning.obs_size), np.float32)
             table.observation(seat, obs[0])
             action = pick(obs, mask, prior, acts)
         move = table.step(action)

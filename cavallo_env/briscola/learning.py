@@ -1,0 +1,77 @@
+"""Briscola's learning interface (``cavallo_env.games.learning``): tables over ``BriscolaState``.
+
+An action is the card played (``briscola-actions/1``, 40 actions), so every
+action completes a move.  The observation is ``briscola-obs/1`` (376 floats),
+a gather from the full-information vector ``Features`` keeps up to date card
+by card (as the env does); the prior is ``briscola-prior/1``
+(``prior.action_prior``, 80 floats).  The heuristic's move and the prior share
+one cache per turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.learning import Learning, Table
+from .cards import NUM_CARDS
+from .encoding import OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
+from .engine import BriscolaState
+from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
+
+ACTION_VERSION = "briscola-actions/1"  # == cavallo_env.briscola.aec.ACTION_VERSION
+NUM_ACTIONS = NUM_CARDS
+
+
+class BriscolaTable(Table):
+    __slots__ = ("state", "feats", "cache")
+
+    def __init__(self, state: BriscolaState, buf: np.ndarray | None = None):
+        self.state = state
+        self.feats = Features(buf)
+        self.feats.reset(state)
+        self.cache = PriorCache()
+
+    def legal_actions(self) -> list[int]:
+        return self.state.legal_moves()
+
+    def step(self, action: int):
+        state = self.state
+        state.play(action)
+        self.feats.after_move(state)
+        return action
+
+    def move_actions(self, move) -> list[int]:
+        return [move]
+
+    def observation(self, seat: int, out: np.ndarray) -> None:
+        self.feats.s.take(OBS_INDEX[seat], out=out)
+
+    def prior(self, out: np.ndarray) -> None:
+        action_prior(self.state, out, self.cache)
+
+    def heuristic_move(self):
+        return heuristic_move(self.state, self.cache)
+
+    def returns(self, reward: str = "points") -> list[float]:
+        """The env's rewards at the end of the deal: the point difference (default) or +1/0/-1."""
+        return self.state.returns(reward)
+
+
+class BriscolaLearning(Learning):
+    game = "briscola"
+    obs_size = OBS_SIZE
+    num_actions = NUM_ACTIONS
+    prior_size = PRIOR_SIZE
+    obs_version = OBS_VERSION
+    action_version = ACTION_VERSION
+    prior_version = PRIOR_VERSION
+    num_seats = 2
+
+    def team_of(self, seat: int) -> int:
+        return seat
+
+    def table(self, state: BriscolaState) -> BriscolaTable:
+        return BriscolaTable(state)
+
+
+LEARNING = BriscolaLearning()

@@ -1,0 +1,90 @@
+"""Scopa's learning interface (``cavallo_env.games.learning``): tables over ``ScopaActions``.
+
+Actions are ``scopa-actions/1`` (``Discrete(120)``: place / capture with /
+take, a capture built over several actions).  The observation is
+``scopa-obs/1`` (388 floats) from the per-seat buffers ``Features`` keeps up
+to date move by move, exactly as the env keeps them (``scopa.aec``: the
+capture being built, every move, a new deal of the match, the last move);
+the prior is ``scopa-prior/1`` (``prior.action_prior``, 240 floats).  The
+heuristic's move and the prior share one cache per turn.
+
+``deal(seed, deck=..., match=...)`` is ``games.get("scopa").new_state``: a
+whole match to 11 by default (the later deals drawn from the state's own
+generator), or one deal with ``match=False``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.learning import Learning, Table
+from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, move_to_actions
+from .encoding import OBS_SIZE, OBS_VERSION, Features
+from .engine import ScopaState
+from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
+
+
+class ScopaTable(Table):
+    __slots__ = ("game", "state", "feats", "cache")
+
+    def __init__(self, state: ScopaState):
+        self.game = ScopaActions(state)
+        self.state = state
+        self.feats = Features()
+        self.feats.reset(state)
+        self.cache = PriorCache()
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions()
+
+    def step(self, action: int):
+        game = self.game
+        moved = game.step(action)
+        feats = self.feats
+        if moved is None:  # a capture being built: the same seat chooses again
+            feats.set_building(game.building, game.current)
+        elif game.last_points is None:
+            feats.after_move(self.state)
+        elif self.state.done:
+            feats.after_last_move(self.state)
+        else:
+            feats.reset(self.state)  # a new deal of the match
+        return moved
+
+    def move_actions(self, move) -> list[int]:
+        return move_to_actions(self.state, move)
+
+    def observation(self, seat: int, out: np.ndarray) -> None:
+        out[:] = self.feats.obs[seat]
+
+    def prior(self, out: np.ndarray) -> None:
+        action_prior(self.game, out, self.cache)
+
+    def heuristic_move(self):
+        return heuristic_move(self.game, self.cache)
+
+    def returns(self, reward: str = "win") -> list[float]:
+        """The env's rewards at the end, summed over the episode: ``"win"`` (the env's default)
+        +1/-1 to the match winner (+1/0/-1 for a single deal); ``"points"`` the point
+        difference (the match totals', i.e. the sum of the per-deal payments)."""
+        return self.state.returns(reward)
+
+
+class ScopaLearning(Learning):
+    game = "scopa"
+    obs_size = OBS_SIZE
+    num_actions = NUM_ACTIONS
+    prior_size = PRIOR_SIZE
+    obs_version = OBS_VERSION
+    action_version = ACTION_VERSION
+    prior_version = PRIOR_VERSION
+    num_seats = 2
+
+    def team_of(self, seat: int) -> int:
+        return seat
+
+    def table(self, state: ScopaState) -> ScopaTable:
+        return ScopaTable(state)
+
+
+LEARNING = ScopaLearning()
