@@ -158,7 +158,7 @@ def warm_start(run: Run, *, progress: bool = True, log=print) -> None:
     del data
     if p.sharpen != 1.0:
         run.model.sharpen(p.sharpen)
-        log(f"warm start: policy logits x {p.sharpen:g} (same argmax, sharper sampling)")
+        log(f"warm start: policy logits x {p.sharpen:g} (same argmax, {'sharper' if p.sharpen > 1 else 'softer'} sampling)")
     run.counters["pretrain"] = dict(bc, games=p.games, play_s=t1 - t0, wall_s=time.perf_counter() - t0)
     run.counters["wall_s"] += time.perf_counter() - t0
     run.league.add(run.model, 0)  # the imitation policy anchors the league

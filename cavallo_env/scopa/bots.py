@@ -182,11 +182,20 @@ def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -
     return best, best_set
 
 
+#: (value, table) -> its capture sets: the same few tables come up again and again within a turn
+_CAPTURES: dict = {}
+
+
 def _captures_of_value(v: int, table) -> list[tuple]:
-    singles = [(t,) for t in table if VALUE[t] == v]
-    if singles:
-        return singles
-    return capture_sets(v - 1, table)  # card v - 1 (suit 0) has value v
+    """The capture sets of a card of value ``v`` on ``table`` (shared lists: do not change them)."""
+    key = (v, *table)
+    sets = _CAPTURES.get(key)
+    if sets is None:
+        sets = [(t,) for t in table if VALUE[t] == v] or capture_sets(v - 1, table)  # card v - 1 (suit 0) has value v
+        if len(_CAPTURES) >= 100_000:
+            _CAPTURES.clear()
+        _CAPTURES[key] = sets
+    return sets
 
 
 def _my_follow(hand, table, w_mine, sweep: float) -> float:
