@@ -22,6 +22,11 @@ with no errors, every malformed view rejected with a 4xx.
 
     python benchmarks/ai_latency.py                      # both parts, policy:default
     python benchmarks/ai_latency.py --bot policy:m.onnx --workers 2 --json out.json
+    python benchmarks/ai_latency.py --game briscola --skip-serve   # the shipped Briscola model (policy:default)
+
+With ``--game briscola`` or ``scopa`` the views are that game's (Scopa: whole
+matches), the bot plays every seat, and the serve part sends only well-formed
+views (the malformed set is Cavalloìcera's).
 """
 
 from __future__ import annotations
@@ -46,17 +51,18 @@ def percentile(sorted_values, q):
     return sorted_values[i]
 
 
-def make_views(bot, deals: int, seed: int = 0) -> list[dict]:
-    from cavallo_env.cavalloicera.engine import GameState
-    from cavallo_env.cavalloicera.views import make_view, move_from_dict
+def make_views(bot, deals: int, seed: int = 0, game: str = "cavalloicera") -> list[dict]:
+    """Every view of ``deals`` games of ``game`` played by ``bot`` in every seat."""
+    from cavallo_env import games
 
+    g = games.get(game)
     views = []
     for d in range(deals):
-        state = GameState.new(seed * 100_003 + d)
+        state = g.new_state(seed * 100_003 + d)
         while not state.done:
-            view = make_view(state, state.current)
+            view = g.make_view(state, state.current)
             views.append(view)
-            state.play(*move_from_dict(bot.choose(view)))
+            g.play(state, g.move_from_dict(bot.choose(view), g.deck_of(view)))
     return views
 
 
@@ -218,7 +224,7 @@ async def send_each(port: int, bodies: dict[str, tuple[bytes, str]]) -> dict[str
     return out
 
 
-def serve_benchmark(bot_spec, views, workers, connections, seconds) -> dict:
+def serve_benchmark(bot_spec, views, workers, connections, seconds, malformed: bool = True) -> dict:
     port = free_port()
     proc = start_server(bot_spec, workers, port)
     try:
@@ -226,7 +232,7 @@ def serve_benchmark(bot_spec, views, workers, connections, seconds) -> dict:
         asyncio.run(load(port, requests[:200], connections, 1.0))  # warm-up
         result = asyncio.run(load(port, requests, connections, seconds))
         sample = random.Random(0).choice([v for v in views if len(v["history"]) >= 6])
-        rejected = asyncio.run(send_each(port, malformed_views(sample)))
+        rejected = asyncio.run(send_each(port, malformed_views(sample))) if malformed else {}
     finally:
         proc.terminate()
         try:
@@ -242,6 +248,8 @@ def serve_benchmark(bot_spec, views, workers, connections, seconds) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bot", default="policy:default", help="bot spec (default policy:default)")
+    p.add_argument("--game", default="cavalloicera", choices=["cavalloicera", "briscola", "scopa"],
+                   help="whose views (default cavalloicera)")
     p.add_argument("--deals", type=int, default=20, help="deals whose views are timed (default 20 = 960 views)")
     p.add_argument("--repeats", type=int, default=3, help="timed passes over the views (default 3)")
     p.add_argument("--workers", type=int, default=2, help="cavallo serve workers (default 2)")
@@ -258,16 +266,17 @@ def main(argv=None) -> int:
     except ValueError as e:  # no such model, bad spec
         print(f"ai_latency: error: {e}", file=sys.stderr)
         return 2
-    views = make_views(bot, args.deals)
+    views = make_views(bot, args.deals, game=args.game)
     lat = decision_latency(bot, views, args.repeats)
     print(f"decision time of {args.bot} from a view ({lat['decisions']} decisions, {os.cpu_count()} CPUs): "
           f"median {lat['median_ms']:.3f} ms, p90 {lat['p90_ms']:.3f} ms, p99 {lat['p99_ms']:.3f} ms, "
           f"max {lat['max_ms']:.3f} ms; CPU time per decision median {lat['cpu_median_ms']:.3f} ms, "
           f"p99 {lat['cpu_p99_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
-    out = {"bot": args.bot, "decision": lat}
+    out = {"bot": args.bot, "game": args.game, "decision": lat}
     ok = lat["median_ms"] <= 1.0 and lat["p99_ms"] <= 5.0
     if not args.skip_serve:
-        s = serve_benchmark(args.bot, views, args.workers, args.connections, args.seconds)
+        s = serve_benchmark(args.bot, views, args.workers, args.connections, args.seconds,
+                            malformed=args.game == "cavalloicera")
         print(f"cavallo serve --workers {s['workers']}: {s['requests_per_s']:.0f} requests/s over {s['seconds']:.1f} s "
               f"with {s['connections']} connections; {s['requests']} requests, {s['errors']} errors "
               f"{s['statuses'] or ''}, {s['illegal']} illegal answers; latency median {s['latency_median_ms']:.2f} ms, "

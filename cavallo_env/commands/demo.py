@@ -10,8 +10,10 @@
 4. prints one deal played by the exported AI in all four seats, move by move
    with the bonuses of every capture (after a short legend of the bonus and
    award names), and the final breakdown;
-5. plays one Briscola deal and one Scopa deal, the search (``--search``,
-   default ``ismcts:300``) against the ``heuristic``, move by move.
+5. plays one Briscola deal and one Scopa deal, the shipped AI of each game
+   (``--ai``, default ``policy:default``: ``cavallo_env/models/briscola.onnx``
+   and ``scopa.onnx``; ``ismcts:300`` for a game whose model is not
+   installed) against the ``heuristic``, move by move.
 
 ``--checkpoint PATH`` skips the training and starts from an existing
 checkpoint.  ``make demo`` runs ``cavallo demo``.
@@ -37,8 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-opponent", default="greedy", metavar="SPEC", help="opponent of the evaluation (default greedy)")
     p.add_argument("--jobs", type=int, default=None, help="evaluation worker processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal shown at the end (default 0)")
-    p.add_argument("--search", default="ismcts:300", metavar="SPEC",
-                   help="the bot shown against the heuristic in Briscola and Scopa (default ismcts:300)")
+    p.add_argument("--ai", "--search", dest="ai", default="policy:default", metavar="SPEC",
+                   help="the bot shown against the heuristic in Briscola and Scopa (default policy:default, "
+                        "each game's shipped model)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -65,6 +68,22 @@ TWO_PLAYER_LEGEND = {
     "scopa": "Scopa: a card must take a table card of its value, else a set summing to it; [scopa] = the table swept "
              "(+1); each deal +1 for most cards, most diamonds, the settebello (7 of diamonds) and the primiera.",
 }
+
+
+def _two_player_ai(spec: str, game: str) -> str:
+    """``spec`` if it plays ``game`` (checked now, before any training); ``policy:default`` without
+    the game's shipped model falls back to ``ismcts:300``, saying so."""
+    from ..bots import make
+    from ..bots.policy import ModelError
+
+    try:
+        make(spec, seed=0, game=game)
+    except ModelError as e:
+        if spec != "policy:default":
+            raise
+        print(f"note: {e}; the demo shows ismcts:300 in {game} instead", file=sys.stderr)
+        return "ismcts:300"
+    return spec if spec != "policy:default" else f"policy:{game}"
 
 
 def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
@@ -174,8 +193,7 @@ def run(args) -> int:
         check_deals(args.eval_deals)
     check_jobs(args.jobs)
     make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
-    for name in ("briscola", "scopa"):
-        make(args.search, seed=0, game=name)
+    ai = {name: _two_player_ai(args.ai, name) for name in ("briscola", "scopa")}
     started = time.perf_counter()
 
     if args.checkpoint:
@@ -229,8 +247,8 @@ def run(args) -> int:
 
     _step(4, "one deal, the exported AI in all four seats")
     show_deal(spec, args.seed)
-    _step(5, f"Briscola and Scopa: {args.search} (seat 0) against the heuristic (seat 1)")
+    _step(5, "Briscola and Scopa: the AI (seat 0) against the heuristic (seat 1)")
     for name in ("briscola", "scopa"):
-        show_two_player(name, [args.search, "heuristic"], args.seed)
+        show_two_player(name, [ai[name], "heuristic"], args.seed)
     print(f"\ndemo done in {(time.perf_counter() - started) / 60:.1f} min; model: {onnx_path}")
     return 0
