@@ -16,7 +16,7 @@ against you.  ``--partner`` and ``--opponents`` take any bot spec
 
 ``--game briscola`` or ``--game scopa`` (with ``--deck``; Scopa plays a match
 to 11 unless ``--single-deal``): you in seat 0 against the AI of
-``--opponents`` (default ``ismcts:1000``), see ``play_two``.  The record is
+``--opponents`` (default ``policy:default``, the game's shipped model), see ``play_two``.  The record is
 saved also when you quit or press Ctrl-C.
 """
 
@@ -65,7 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partner", default="policy:default", help="bot spec of your partner, seat 2 (default policy:default)")
     p.add_argument("--opponents", default=None,
                    help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default); "
-                        "Briscola and Scopa: the one opponent (default ismcts:1000)")
+                        "Briscola and Scopa: the one opponent (default policy:default, the game's shipped model; "
+                        "ismcts:1000 is a stronger, slower one)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots (default: a random one, printed)")
     p.add_argument("--record", metavar="PATH", default=None,
                    help="where to save the deal's record (default runs/play/deal-<seed>.json)")
@@ -266,8 +267,10 @@ def run(args) -> int:
     if game.name != "cavalloicera":
         from . import play_two
 
-        if args.opponents is None:
-            args.opponents = "ismcts:1000"
+        if args.opponents is None:  # the game's shipped model; without one, the search
+            from ..bots.policy import shipped_model
+
+            args.opponents = "policy:default" if shipped_model(game.name).is_file() else "ismcts:1000"
         return play_two.run(args, game, options, seed, path)
     if args.opponents is None:
         args.opponents = "policy:default"
