@@ -151,3 +151,33 @@ def test_export_plays_without_torch_and_is_served(trained, tmp_path):
             assert r.status_code == 422 and other in r.json()["detail"]
     finally:
         stop(server)
+
+
+SHIPPED = [("briscola", "briscola"), ("scopa", "scopa")]
+
+
+@pytest.mark.parametrize("game,name", SHIPPED)
+def test_shipped_model_matches_its_checkpoint_and_plays_without_torch(game, name):
+    """cavallo_env/models/<game>.onnx is the export of checkpoints/<game>: same outputs within 1e-5 on
+    random inputs and real positions; policy:default plays the game's views with it, without torch."""
+    from cavallo_env.bots.policy import file_sha256, shipped_model
+    from training.export import compare, game_inputs, load_policy_net, random_inputs
+
+    model, ck = shipped_model(game), ROOT / "checkpoints" / name
+    if not (model.is_file() and ck.with_suffix(".json").is_file()):
+        pytest.skip(f"the shipped {game} model or its checkpoint is not in this checkout")
+    net, meta = load_policy_net(ck)
+    side = json.loads(model.with_suffix(".json").read_text())
+    assert side["game"] == game == meta["game"]
+    assert side["source"]["checkpoint_sha256"] == file_sha256(ck.with_suffix(".safetensors")), (
+        f"checkpoints/{name} changed since {model.name} was exported: run `cavallo export "
+        f"checkpoints/{name}.safetensors --out cavallo_env/models/{model.name}`")
+    learning = games.get(game).learning()
+    for inputs in (random_inputs(100, seed=9, prior=net.uses_prior, learning=learning),
+                   game_inputs(2, seed=5, prior=net.uses_prior, learning=learning)):
+        c = compare(net, model, *inputs)
+        assert c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5, c
+    proc = subprocess.run([sys.executable, "-c", NO_TORCH, "policy:default", game], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["torch"] is False
