@@ -13,21 +13,9 @@ capture open to the seat to play (``lookahead`` times its worth).
 Determinizations deal the other hand and the stock at random, but a deal that
 gives the other seat a card of a value it has shown it lacks (it did not sweep
 a table of that value, or take the settebello, since its hand was dealt) is
-dealt again.
-
-Moves are scored "fairly" (``fair_score``, options ``rollout`` and ``quick``,
-both ``fair`` by default): what a move wins now less the other seat's expected
-best answer on the table it leaves, counted, as the ``heuristic`` bot does,
-over the cards the *mover* has not seen (the other hand and the rest of the
-stock, which in a determinization the search could read): for each value, the
-hypergeometric chance that the other hand holds one (a fresh hand of 3 when
-the mover plays the round's last card), the answers taken best first.
-Rollouts play ``fair_score``'s favourite move (a random one with probability
-``epsilon``) for ``depth`` plies, and the tree expands the untried move it
-likes best.  ``greedy`` for either option is the older clairvoyant
-``quick_score``, which sees the next seat's actual hand in the
-determinization: then the rollout's seats dodge every sweep, and the search
-was swept more than it swept.
+dealt again.  Rollouts play ``quick_score``'s favourite move (what a move wins
+less the next seat's best answer, known in a determinization), a random one
+with probability ``epsilon``.
 """
 
 from __future__ import annotations
@@ -38,11 +26,7 @@ from math import comb
 from ..games.base import SearchHooks
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, ScopaDeal, ScopaState
 
-__all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "fair_score", "reply_odds",
-           "fair_rollout"]
-
-#: the move scores a rollout or the greedy expansion can use
-SCORES = ("fair", "greedy")
+__all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout"]
 
 
 def _tail_table(n_max: int) -> list[list[float]]:
@@ -144,132 +128,6 @@ def quick_score(state: ScopaState, move) -> float:
         if r > best:
             best = r
     return g - best
-
-
-_PH: dict = {}
-
-
-def _p_holds(k: int, unseen: int, hand: int) -> float:
-    """P(a hand of ``hand`` cards drawn from ``unseen`` holds one of ``k`` given cards), memoized."""
-    key = (k, unseen, hand)
-    p = _PH.get(key)
-    if p is None:
-        if k <= 0 or hand <= 0 or unseen <= 0:
-            p = 0.0
-        elif hand >= unseen or unseen - k < hand:
-            p = 1.0
-        else:
-            p = 1.0 - comb(unseen - k, hand) / comb(unseen, hand)
-        _PH[key] = p
-    return p
-
-
-def reply_odds(deal: ScopaDeal, w) -> list:
-    """What the seat to play knows of the other seat's answer: for each value the
-    other seat may hold (counted over the cards the seat to play has not seen,
-    the other hand and the rest of the stock), ``(value, P(it holds one), the
-    best worth of such a card)``.  When the other hand is empty (the seat to play
-    plays the round's last card) the answer comes from a fresh hand of 3."""
-    other = deal.hands[1 - deal.current]
-    h = len(other)
-    stock = deal.initial_stock[deal.stock_pos:]
-    if not h:
-        if not stock:
-            return []
-        h = 3
-    cnt = [0] * 11
-    top = [0.0] * 11
-    for c in other:
-        v = VALUE[c]
-        cnt[v] += 1
-        if w[c] > top[v]:
-            top[v] = w[c]
-    for c in stock:
-        v = VALUE[c]
-        cnt[v] += 1
-        if w[c] > top[v]:
-            top[v] = w[c]
-    n = len(other) + len(stock)
-    return [(v, _p_holds(cnt[v], n, h), top[v]) for v in range(1, 11) if cnt[v]]
-
-
-def fair_score(state: ScopaState, move, odds) -> float:
-    """``quick_score`` as the seat to play can judge it: what the move wins now less
-    the other seat's expected best answer over the cards the mover has not seen
-    (``odds`` from ``reply_odds``: the best answers taken in decreasing order,
-    each weighted by the chance that the other seat holds that value and no
-    better one)."""
-    card, capture = move
-    deal = state.deal
-    w = _W[state.money]
-    table = deal.table
-    total = 0
-    for t in table:
-        total += VALUE[t]
-    if capture:
-        g = w[card]
-        for t in capture:
-            g += w[t]
-            total -= VALUE[t]
-        if len(capture) == len(table):
-            if deal.turn < NUM_PLAYS - 1:
-                g += 1.0
-            return g
-        left = [t for t in table if t not in capture]
-    else:
-        g = -0.01 * VALUE[card] - 0.3 * w[card]
-        total += VALUE[card]
-        left = table + [card]
-    sweep = 1.0 if deal.turn < NUM_PLAYS - 2 else 0.0
-    n = len(left)
-    replies = []
-    for v, p, wc in odds:
-        r = 0.0
-        for t in left:
-            if VALUE[t] == v:
-                x = wc + w[t] + (sweep if n == 1 else 0.0)
-                if x > r:
-                    r = x
-        if not r and total == v:
-            r = wc + sweep
-            for t in left:
-                r += w[t]
-        if r:
-            replies.append((r, p))
-    if not replies:
-        return g
-    replies.sort(reverse=True)
-    expected = 0.0
-    none = 1.0
-    for r, p in replies:
-        expected += r * p * none
-        none *= 1.0 - p
-    return g - expected
-
-
-def fair_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: float = 0.05) -> None:
-    """``greedy_rollout`` with ``fair_score``: each seat judges the other's answer
-    only by the cards it has not seen."""
-    rand = rng.random
-    choice = rng.choice
-    w = _W[state.money]
-    while plies > 0 and not state.done:
-        deal = state.deal
-        legal = deal.legal_moves()
-        if len(legal) == 1:
-            move = legal[0]
-        elif rand() < epsilon:
-            move = choice(legal)
-        else:
-            odds = reply_odds(deal, w)
-            best = -1e9
-            move = legal[0]
-            for m in legal:
-                q = fair_score(state, m, odds)
-                if q > best:
-                    best, move = q, m
-        state.play(move[0], move[1])
-        plies -= 1
 
 
 def greedy_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: float = 0.05) -> None:
@@ -447,35 +305,22 @@ def determinize(base: ScopaState, seat: int):
 class ScopaSearch(SearchHooks):
     """Scopa's ``SearchHooks`` (the current deal; rewards in deal points / ``scale``).
 
-    Own options (``ismcts:1000,epsilon=0.1,rollout=greedy``): ``epsilon``, the
-    rollout's chance of a random move; ``lookahead``, the weight of the best
-    capture open to the seat to play in ``evaluate``; ``rollout`` and ``quick``,
-    the move score of the rollouts and of the greedy expansion: ``fair``
-    (``fair_score``, the default) or ``greedy`` (the clairvoyant ``quick_score``).
+    Own option: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``).
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "rollout": ("rollout", str),
-               "quick": ("quick", str)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, rollout: str = "fair", quick: str = "fair"):
-        from ..bots.base import BotSpecError
-
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7):
         if not 0.0 <= epsilon <= 1.0:
+            from ..bots.base import BotSpecError
+
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
-        if rollout not in SCORES:
-            raise BotSpecError(f"unknown scopa search rollout {rollout!r}; known: {', '.join(SCORES)}")
-        if quick not in SCORES:
-            raise BotSpecError(f"unknown scopa search quick {quick!r}; known: {', '.join(SCORES)}")
         self.epsilon = epsilon
         self.lookahead = lookahead
-        self.rollout_name = rollout
-        self.quick_name = quick
-        self._fair_rollout = rollout == "fair"
-        self._fair_quick = quick == "fair"
 
     def determinizer(self, base, seat: int):
         return _Determinizer(base, seat)
@@ -484,15 +329,10 @@ class ScopaSearch(SearchHooks):
         return state.current
 
     def quick_score(self, state, move) -> float:
-        if self._fair_quick:
-            return fair_score(state, move, reply_odds(state.deal, _W[state.money]))
         return quick_score(state, move)
 
     def rollout(self, state, rng: random.Random, plies: int) -> None:
-        if self._fair_rollout:
-            fair_rollout(state, rng, plies, self.epsilon)
-        else:
-            greedy_rollout(state, rng, plies, self.epsilon)
+        greedy_rollout(state, rng, plies, self.epsilon)
 
     def evaluate(self, state) -> float:
         v = static_eval(state)
