@@ -67,19 +67,20 @@ class League:
 
     # ---- results
     def record(self, results: dict) -> None:
-        """Fold a rollout's ``{label: [(score, diff), ...]}`` into the EMAs."""
+        """Fold a rollout's ``{opponent: [(score, diff), ...]}`` into the EMAs (opponents as
+        ``draw_opponents`` gives them)."""
         decay = self.cfg.score_decay
-        for label, rs in results.items():
+        for opp, rs in results.items():
             if not rs:
                 continue
             mean = float(np.mean([r[0] for r in rs]))
-            if label.startswith("snapshot"):
-                snap = self.snapshots[int(label[len("snapshot"):])]
+            if isinstance(opp, tuple):  # ("snapshot", index)
+                snap = self.snapshots[opp[1]]
                 snap["score"] = decay * snap["score"] + (1 - decay) * mean
                 snap["games"] += len(rs)
-            elif label != "self":
-                old = self.scores.get(label)
-                self.scores[label] = mean if old is None else decay * old + (1 - decay) * mean
+            elif opp != "self":
+                old = self.scores.get(opp)
+                self.scores[opp] = mean if old is None else decay * old + (1 - decay) * mean
 
     # ---- checkpointing
     def state(self) -> tuple[dict, dict]:

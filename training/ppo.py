@@ -279,9 +279,10 @@ def _row(update, counters, stats, batch, us, lr, elapsed, league, spent) -> dict
            "samples_per_s": stats.learner_decisions / elapsed, "lr": lr, "batch": len(batch),
            "loss_policy": us.loss_policy, "loss_value": us.loss_value, "entropy": us.entropy,
            "approx_kl": us.approx_kl, "clipfrac": us.clipfrac, "explained_var": us.explained_var}
-    snap_res = [r for k, rs in stats.results.items() if k.startswith("snapshot") for r in rs]
-    for key, rs in list(stats.results.items()) + [("snapshots", snap_res)]:
-        if rs and (not key.startswith("snapshot") or key == "snapshots"):
+    snap_res = [r for k, rs in stats.results.items() if isinstance(k, tuple) for r in rs]
+    fixed = [(k, rs) for k, rs in stats.results.items() if not isinstance(k, tuple)]
+    for key, rs in fixed + [("snapshots", snap_res)]:
+        if rs:
             row[f"rollout_score_{key}"] = float(np.mean([r[0] for r in rs]))
             row[f"rollout_diff_{key}"] = float(np.mean([r[1] for r in rs]))
     ls = league.summary()

@@ -48,7 +48,8 @@ class Timers(dict):
 class RolloutStats:
     decisions: int = 0  # every decision (action) taken in the rollout, any seat
     learner_decisions: int = 0
-    # per opponent label: list of (learner score 1/0.5/0, learner point difference)
+    # per opponent, as drawn ("self", "greedy", "heuristic", ("snapshot", k)):
+    # list of (learner score 1/0.5/0, learner point difference)
     results: dict = field(default_factory=dict)
 
 
@@ -294,7 +295,6 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
     tables: list = []
     deals: list[int] = []
     ctl = np.zeros((n_games, n_seats), dtype=np.int64)
-    labels: list[str] = []
     learner_team = np.zeros(n_games, dtype=np.int64)
     bots: dict[int, object] = {}
     t0 = clock()
@@ -311,14 +311,11 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
         lt = int(learner_team[i - 1]) if twin else int(rng.integers(2))
         learner_team[i] = lt
         if opp == "self":
-            labels.append("self")
             continue
         if isinstance(opp, tuple):
             code = 1 + opp[1]
-            labels.append(f"snapshot{opp[1]}")
         else:
             code = BOT_CODES[opp]
-            labels.append(opp)
             if not twin:  # drawn for every bot game: the deals stay the same
                 bot_seed = int(rng.integers(1 << 62))
             if code != HEURISTIC:  # heuristic moves come from the state (Table.heuristic_move)
@@ -414,8 +411,9 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
             ret = table.returns(reward)
             for team in (0, 1):
                 buf.final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
-            side = int(learner_team[i]) if labels[i] != "self" else 0
+            opp = opponents[i]
+            side = int(learner_team[i]) if opp != "self" else 0
             diff = table.returns("points")[side]
-            stats.results.setdefault(labels[i], []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+            stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
         active = np.asarray(still, dtype=np.int64)
     return buf, stats
