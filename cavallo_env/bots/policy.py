@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games.learning import decide_move
-from .base import Bot, BotSpecError, game_of
+from .base import Bot, BotSpecError, game_of, view_seed
 
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
@@ -178,12 +178,6 @@ def load_model(path, threads: int = 1):
     return sess, meta
 
 
-def _decision_seed(seed, view) -> int:
-    key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
-                     separators=(",", ":"), default=str)
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-
-
 class PolicyBot(Bot):
     """An exported policy playing from views of its game (see the module doc)."""
 
@@ -258,7 +252,7 @@ class PolicyBot(Bot):
         return game.move_to_dict(move, game.deck_of(view))
 
     def _decide(self, state, view) -> tuple:
-        rng = random.Random(_decision_seed(self.seed, view)) if self.temperature > 0 else None
+        rng = random.Random(view_seed(self.seed, view)) if self.temperature > 0 else None
         run, outputs, feeds = self.session.run, self._outputs, {}
 
         def pick(obs, mask, prior, acts):
