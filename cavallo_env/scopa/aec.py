@@ -92,18 +92,12 @@ class ScopaEnv(CardEnv):
 
     def _act(self, action: int):
         core = self._core
-        if core.step(action) is None:  # a capture being built: the same agent chooses again
-            self._features.set_building(core.building, core.current)
-            return None
+        moved = core.step(action)
+        self._features.after_action(core, moved)
         pts = core.last_points
-        state = core.state
-        if pts is None:
-            self._features.after_move(state)
+        if moved is None or pts is None:  # a capture being built, or a move inside a deal
             return None
-        if state.done:
-            self._features.after_last_move(state)
-        else:
-            self._features.reset(state)  # a new deal
+        state = core.state
         if self.reward_type == "points":
             d = pts[0] - pts[1]
             return [d, -d]

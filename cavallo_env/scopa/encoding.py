@@ -176,7 +176,8 @@ class Features:
 
     ``reset(state)`` at the start of every deal (any point of a deal works),
     ``after_move(state)`` after every move that did not end a deal, and
-    ``set_building(building, seat)`` when the capture being built changes.
+    ``set_building(building, seat)`` when the capture being built changes;
+    ``after_action(game, moved)`` does the right one after a ``ScopaActions`` step.
     """
 
     __slots__ = ("obs", "_w", "_money", "_built", "_stock")
@@ -290,6 +291,19 @@ class Features:
             w[TABLE:TABLE + C] = _ZERO_CARDS
             w[HAND_SIZES] = 0.0
             w[HAND_SIZES + 1] = 0.0
+
+    def after_action(self, game, moved) -> None:
+        """Mirror one ``ScopaActions.step`` of ``game`` that returned ``moved``: a capture being
+        built (the same seat chooses again), a move, the match's last move, or a move that
+        ended a deal of the match (the next one is dealt)."""
+        if moved is None:
+            self.set_building(game.building, game.current)
+        elif game.last_points is None:
+            self.after_move(game.state)
+        elif game.state.done:
+            self.after_last_move(game.state)
+        else:
+            self.reset(game.state)
 
     def set_building(self, building, seat: int) -> None:
         """Mirror the capture being built by ``seat`` (``ScopaActions.building``) in its buffer."""

@@ -38,17 +38,8 @@ class ScopaTable(Table):
         return self.game.legal_actions()
 
     def step(self, action: int):
-        game = self.game
-        moved = game.step(action)
-        feats = self.feats
-        if moved is None:  # a capture being built: the same seat chooses again
-            feats.set_building(game.building, game.current)
-        elif game.last_points is None:
-            feats.after_move(self.state)
-        elif self.state.done:
-            feats.after_last_move(self.state)
-        else:
-            feats.reset(self.state)  # a new deal of the match
+        moved = self.game.step(action)
+        self.feats.after_action(self.game, moved)
         return moved
 
     def move_actions(self, move) -> list[int]:
@@ -78,11 +69,6 @@ class ScopaLearning(Learning):
     obs_version = OBS_VERSION
     action_version = ACTION_VERSION
     prior_version = PRIOR_VERSION
-    num_seats = 2
-
-    def team_of(self, seat: int) -> int:
-        return seat
-
     def table(self, state: ScopaState) -> ScopaTable:
         return ScopaTable(state)
 
