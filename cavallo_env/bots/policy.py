@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games.learning import decide_move
-from .base import Bot, BotSpecError, game_of, view_seed
+from .base import Bot, BotSpecError, PerGameBot, game_of, view_seed
 
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
@@ -297,34 +297,29 @@ def _parse_options(parts: list[str], spec: str) -> dict:
     return kwargs
 
 
-class DefaultPolicy(Bot):
+class DefaultPolicy(PerGameBot):
     """``policy:default``: the shipped model of the view's game, each loaded on first use."""
 
     validates_views = True
 
     def __init__(self, seed=None, name: str = "policy:default", **options):
-        super().__init__(seed)
-        self.name = name
+        super().__init__(name, seed)
         self.options = options
-        self.bots: dict = {}
         if not any(shipped_model(g).is_file() for g in SHIPPED):
             resolve("cavalloicera")  # no shipped model at all: say so now
 
-    def bot_for(self, game: str) -> PolicyBot:
-        """The shipped model of ``game`` (``ModelError`` if this copy has none)."""
-        bot = self.bots.get(game)
+    def for_game(self, game_name: str) -> PolicyBot:
+        """The shipped model of ``game_name`` (``ModelError`` if this copy has none)."""
+        bot = self._bots.get(game_name)
         if bot is None:
-            path = resolve(game)
-            bot = self.bots[game] = PolicyBot(path, seed=self.seed, name=f"{self.name} ({game})", **self.options)
+            bot = self._bots[game_name] = PolicyBot(resolve(game_name), seed=self.seed,
+                                                    name=f"{self.name} ({game_name})", **self.options)
         return bot
-
-    def choose(self, view: dict) -> dict:
-        return self.bot_for(game_of(view).name).choose(view)
 
     @property
     def info(self) -> dict:
         return {"name": self.name, "games": {g: shipped_model(g).name for g in SHIPPED},
-                "loaded": {g: b.info for g, b in self.bots.items()}}
+                "loaded": {g: b.info for g, b in self._bots.items()}}
 
 
 def resolve(arg: str) -> Path:
