@@ -65,11 +65,6 @@ class BriscolaLearning(Learning):
     obs_version = OBS_VERSION
     action_version = ACTION_VERSION
     prior_version = PRIOR_VERSION
-    num_seats = 2
-
-    def team_of(self, seat: int) -> int:
-        return seat
-
     def table(self, state: BriscolaState) -> BriscolaTable:
         return BriscolaTable(state)
 
