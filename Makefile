@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench clean browser
+
+# Debian's Chromium for the browser tests (Playwright's own download is not used);
+# installed with apt-get when missing and run as root, as on CI
+CHROMIUM ?= /usr/bin/chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -15,8 +19,13 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 tests
+browser:
+	@test -x $(CHROMIUM) || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium) >/dev/null
+	@test -x $(CHROMIUM) || { echo "no Chromium at $(CHROMIUM): run 'sudo apt-get install chromium' (the browser tests need it)"; exit 1; }
+
+test: $(STAMP) browser
+	CAVALLO_CHROMIUM=$(CHROMIUM) CAVALLO_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -n 2 tests
 
 demo: $(STAMP)
 	$(BIN)/python -m cavallo_env.cli demo

@@ -20,7 +20,8 @@ COMMANDS = {
     "train": "self-play PPO training of a team policy from a YAML config",
     "export": "export a training checkpoint to a single-file ONNX policy",
     "play": "play a deal in the terminal with an AI partner against two AIs",
-    "serve": "serve an AI policy over HTTP for a game to call",
+    "serve": "serve an AI policy over HTTP for a game to call, and the table in the browser",
+    "table": "play in the browser: serve the table and open it in the default browser",
     "demo": "the main job: quick training, evaluation, export and one AI deal",
 }
 

@@ -1,10 +1,13 @@
-"""``cavallo serve``: the in-game AI over HTTP (FastAPI), for a game to call.
+"""``cavallo serve``: the in-game AI over HTTP (FastAPI), for a game to call, and the table in the browser.
 
 - ``POST /v1/move``: the body is a view (docs/contract.md, "Bots and the in-game
   AI"); the answer is the chosen move, ``{"play": "7-coins", "capture":
   ["3-coins", "4-cups"]}``, one of the view's ``legal_moves`` (which may be
   left out: the server then plays from the rules' legal moves).
 - ``GET /v1/health``: status, the bot, the model's versions and provenance.
+- ``/``: the table, a web page where a person plays every game against the AI;
+  its JSON API is ``/v1/games`` and ``/v1/tables/...`` (``cavallo_env.tables``
+  holds the games; docs/table.md).
 - ``/docs`` (Swagger UI), ``/redoc`` and ``/openapi.json``.
 
 Every view is checked before the bot sees it: JSON that does not parse, a
@@ -16,20 +19,31 @@ The body is read as JSON whatever its Content-Type (game engines' HTTP
 clients often label a posted string text/plain or form-encoded).  The bot
 (``policy:default`` unless told otherwise) is built once, when the app is
 created, and shared by all requests of the process.
+
+The service stays responsive: every bot move is computed in a worker thread,
+off the event loop, under a time limit (``move_timeout``: past it ``/v1/move``
+answers 503, and a table's AI plays the game's ``heuristic`` move instead);
+request bodies are bounded (``max_body`` bytes, else 413 before the rest is
+read); a bad request gets a 4xx saying what is wrong, never a 500.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
 from typing import Annotated, Optional
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 try:  # the faster parser, when installed
@@ -41,11 +55,19 @@ except ImportError:
 from . import ACTION_CONTRACT_VERSION, __version__
 from .cavalloicera.encoding import OBS_VERSION
 from . import games
+from .tables import TableError, TableStore, catalog
 from .views import ViewError
 
 API_VERSION = "v1"
 ENV_BOT = "CAVALLO_SERVE_BOT"
 ENV_SEED = "CAVALLO_SERVE_SEED"
+ENV_OPTIONS = "CAVALLO_SERVE_OPTIONS"
+
+#: the table's AI choices when none are given: the shipped models first (the default)
+TABLE_AIS = ("policy:default", "heuristic", "greedy")
+#: the page's languages (cavallo_env/web/i18n/<code>.json)
+LANGUAGES = ("en", "nl", "fi", "ru")
+WEB = resources.files("cavallo_env") / "web"
 
 Seat = Annotated[StrictInt, Field(ge=0, le=3)]
 Card = Annotated[StrictStr, Field(max_length=16, examples=["7-coins"])]
@@ -182,8 +204,104 @@ class Health(BaseModel):
     action_version: str
     cavallo_env: str
     model: Optional[dict] = None
-    pid: int
     uptime_s: float
+    tables: int
+
+
+def _public(info):
+    """A bot's ``info`` without file paths (a health check need not tell where files live)."""
+    if isinstance(info, dict):
+        return {k: _public(v) for k, v in info.items() if k != "path"}
+    if isinstance(info, list):
+        return [_public(v) for v in info]
+    return info
+
+
+class BotTimeout(Exception):
+    """A bot took longer than the move time limit."""
+
+
+class BotRunner:
+    """A bot whose moves are computed in worker threads, one at a time, under a time limit.
+
+    Bots keep state (random streams, caches), so one runner lets one thread
+    use its bot at a time; the event loop only awaits.  A move past
+    ``timeout`` seconds raises ``BotTimeout`` (the thread finishes in the
+    background and its answer is dropped).
+    """
+
+    def __init__(self, bot, executor: ThreadPoolExecutor, timeout: float):
+        self.bot = bot
+        self.executor = executor
+        self.timeout = timeout
+        self._lock = threading.Lock()
+
+    def _choose(self, view: dict) -> dict:
+        if not self._lock.acquire(timeout=self.timeout):
+            raise BotTimeout()
+        try:
+            return self.bot.choose(view)
+        finally:
+            self._lock.release()
+
+    async def choose(self, view: dict) -> dict:
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(self.executor, self._choose, view), self.timeout)
+        except asyncio.TimeoutError:
+            raise BotTimeout() from None
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413, having read at most ``limit`` bytes of it.
+
+    The body (bounded) is read here and handed to the app in one piece.
+    """
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    if int(value) > self.limit:
+                        return await self._refuse(send)
+                except ValueError:
+                    pass
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return await self._refuse(send)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send):
+        body = json.dumps({"detail": f"the request body is over the limit of {self.limit} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
 
 
 def _error_text(err: dict) -> str:
@@ -229,15 +347,54 @@ def _openapi(app: FastAPI) -> dict:
     return app.openapi_schema
 
 
-def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
-    """The app with its bot built now (a bad spec or model fails here, not on a request)."""
+async def _json_object(request: Request, what: str) -> dict:
+    """The request body as a JSON object (an empty body is ``{}``); ``TableError`` 400 otherwise."""
+    body = await request.body()
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise TableError(f"{what}: the body is not valid JSON", 400) from None
+    if not isinstance(data, dict):
+        raise TableError(f"{what}: the body must be a JSON object", 400)
+    return data
+
+
+def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, max_tables: int = 200,
+               table_ttl: float = 1800.0, move_timeout: float = 10.0, max_body: int = 1_000_000,
+               bot_threads: int = 4) -> FastAPI:
+    """The app with its bots built now (a bad spec or model fails here, not on a request).
+
+    ``bot_spec`` answers ``/v1/move``; ``table_ais`` (default ``TABLE_AIS``,
+    ``bot_spec`` first when it is not among them) are the AIs a table may
+    choose, the first being the page's default.  ``max_tables`` tables at
+    once, each dropped after ``table_ttl`` idle seconds; a bot move may take
+    ``move_timeout`` seconds; a request body ``max_body`` bytes.
+    """
     from .bots import make
     from .games import checked_view
 
+    if not (isinstance(move_timeout, (int, float)) and 0 < move_timeout <= 3600):
+        raise ValueError(f"move_timeout must be in (0, 3600] seconds, got {move_timeout!r}")
+    if not (isinstance(max_body, int) and max_body >= 1024):
+        raise ValueError(f"max_body must be an int >= 1024 bytes, got {max_body!r}")
+    if not (isinstance(bot_threads, int) and 1 <= bot_threads <= 64):
+        raise ValueError(f"bot_threads must be an int in 1..64, got {bot_threads!r}")
+    executor = ThreadPoolExecutor(bot_threads, thread_name_prefix="cavallo-bot")
     bot = make(bot_spec, seed=seed)
+    runner = BotRunner(bot, executor, move_timeout)
+    if table_ais is None:
+        table_ais = ([bot_spec] if bot_spec not in TABLE_AIS else []) + list(TABLE_AIS)
+    table_ais = list(dict.fromkeys(table_ais))
+    table_bots = {spec: runner if spec == bot_spec else BotRunner(make(spec, seed=seed), executor, move_timeout)
+                  for spec in table_ais}
+    # a table's AI past the time limit plays the game's heuristic instead (quick), on its own thread
+    fallback = BotRunner(make("heuristic", seed=seed), ThreadPoolExecutor(1, thread_name_prefix="cavallo-fallback"),
+                         move_timeout)
+    store = TableStore(table_ais, max_tables=max_tables, ttl=table_ttl)
     known_games = games.names()
     validates = getattr(bot, "validates_views", False)
-    info = bot.info if hasattr(bot, "info") else None
     started = time.time()
 
     app = FastAPI(
@@ -246,10 +403,13 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         description=(
             "Ask the AI for a move: POST the view of the seat to play (docs/contract.md) to `/v1/move`. "
             f"Bot: `{bot_spec}`. Observation layout `{OBS_VERSION}`, action contract `{ACTION_CONTRACT_VERSION}`. "
-            "A malformed or inconsistent view gets 422 with a `detail` saying what is wrong."
+            "A malformed or inconsistent view gets 422 with a `detail` saying what is wrong. "
+            "The table (a person against the AI, in the browser) is at `/`; its API is `/v1/games` and `/v1/tables`."
         ),
     )
     app.state.bot = bot
+    app.state.tables = store
+    app.add_middleware(BodyLimit, limit=max_body)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -259,16 +419,28 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
     async def _inconsistent(request: Request, exc: ViewError):
         return JSONResponse({"detail": f"invalid view: {exc}"}, status_code=422)
 
+    @app.exception_handler(TableError)
+    async def _refused(request: Request, exc: TableError):
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(BotTimeout)
+    async def _slow(request: Request, exc: BotTimeout):
+        return JSONResponse({"detail": f"the bot took longer than the move time limit of {move_timeout:g} s"},
+                            status_code=503)
+
     @app.get("/", include_in_schema=False)
     async def _root():
-        return RedirectResponse("/docs")
+        return FileResponse(str(WEB / "index.html"), media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=str(WEB)), name="static")
 
     @app.get(f"/{API_VERSION}/health", response_model=Health, summary="Is the service up, and with which model")
     async def health():
+        info = bot.info if hasattr(bot, "info") else None
         return {
             "status": "ok", "bot": getattr(bot, "name", bot_spec), "obs_version": OBS_VERSION,
-            "action_version": ACTION_CONTRACT_VERSION, "cavallo_env": __version__, "model": info,
-            "pid": os.getpid(), "uptime_s": round(time.time() - started, 3),
+            "action_version": ACTION_CONTRACT_VERSION, "cavallo_env": __version__, "model": _public(info),
+            "uptime_s": round(time.time() - started, 3), "tables": len(store),
         }
 
     @app.post(
@@ -276,7 +448,8 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/View"}}}}},
         responses={422: {"description": "the view is malformed or contradicts itself; `detail` says how",
-                         "content": {"application/json": {"example": {"detail": "invalid view: hand: card 7-coins appears twice"}}}}},
+                         "content": {"application/json": {"example": {"detail": "invalid view: hand: card 7-coins appears twice"}}}},
+                   503: {"description": "the bot took longer than the move time limit"}},
     )
     async def move(request: Request):
         """The bot's move for the view in the body: one of the view's legal moves.
@@ -303,17 +476,93 @@ def create_app(bot_spec: str = "policy:default", seed=None) -> FastAPI:
         if data.get("legal_moves") is None:
             data.pop("legal_moves", None)
         if validates:
-            answer = bot.choose(data)
+            answer = await runner.choose(data)
         else:
             # other bots trust their input: check the view here, and give them the legal moves
             game, state, legal, by_move = checked_view(data)
             deck = game.deck_of(data)
             if by_move is None:
                 data["legal_moves"] = [game.move_to_dict(m, deck) for m in legal]
-            answer = bot.choose(data)
+            answer = await runner.choose(data)
             if by_move is not None:  # answer in the view's own spelling of the move
                 answer = by_move.get(game.move_from_dict(answer, deck), answer)
         return Response(json.dumps(answer, separators=(",", ":")), media_type="application/json")
+
+    # -- the table ------------------------------------------------------------------
+    @app.get(f"/{API_VERSION}/games", summary="The decks, their games and the AIs a table may choose")
+    async def table_games():
+        return {"decks": catalog(), "ais": table_ais, "languages": list(LANGUAGES)}
+
+    @app.post(f"/{API_VERSION}/tables", status_code=201, summary="Start a game: {game, deck, ai?, seed?}")
+    async def new_table(request: Request):
+        data = await _json_object(request, "a new table")
+        unknown = sorted(set(data) - {"game", "deck", "ai", "seed"})
+        if unknown:
+            raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
+                             "known: game, deck, ai, seed")
+        table = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"))
+        with table.lock:
+            return table.snapshot()
+
+    @app.get(f"/{API_VERSION}/tables/{{table_id}}", summary="The table as seat 0 sees it")
+    async def get_table(table_id: str):
+        table = store.get(table_id)
+        with table.lock:
+            return table.snapshot()
+
+    @app.delete(f"/{API_VERSION}/tables/{{table_id}}", status_code=204, summary="Leave the table")
+    async def close_table(table_id: str):
+        store.close(table_id)
+        return Response(status_code=204)
+
+    @app.post(f"/{API_VERSION}/tables/{{table_id}}/move", summary="Your move: {play, capture?, expect?}")
+    async def table_move(table_id: str, request: Request):
+        table = store.get(table_id)
+        data = await _json_object(request, "a move")
+        expect = data.pop("expect", None)
+        if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
+            raise TableError(f"'expect' must be the move count the page saw (an int), got {str(expect)[:40]}")
+        if "capture" not in data:
+            data["capture"] = []
+        with table.lock:
+            table.play_human(data, expect)
+            return table.snapshot()
+
+    @app.post(f"/{API_VERSION}/tables/{{table_id}}/ai", summary="The AI plays one move")
+    async def table_ai(table_id: str):
+        table = store.get(table_id)
+        with table.lock:
+            if table.thinking:
+                raise TableError("the AI is already thinking at this table", 409)
+            moves, view = table.ai_view()
+            table.thinking = True
+        by = table.ai
+        try:
+            try:
+                answer = await table_bots[table.ai].choose(view)
+            except BotTimeout:
+                by = f"heuristic (the {table.ai} AI passed the {move_timeout:g} s limit)"
+                answer = await fallback.choose(view)
+            with table.lock:
+                table.play_ai(moves, answer, by)
+                return table.snapshot()
+        finally:
+            table.thinking = False
+
+    @app.get(f"/{API_VERSION}/tables/{{table_id}}/hint", summary="What the table's AI would play in your place")
+    async def table_hint(table_id: str):
+        table = store.get(table_id)
+        with table.lock:
+            view = table.hint_view()
+            moves = table.moves
+        answer = await table_bots[table.ai].choose(view)
+        return {"move": answer, "ai": table.ai, "moves": moves}
+
+    @app.get(f"/{API_VERSION}/tables/{{table_id}}/record", summary="The game record, once the game is over")
+    async def table_record(table_id: str):
+        table = store.get(table_id)
+        with table.lock:
+            return table.record()
 
     app.openapi = lambda: _openapi(app)
     return app
@@ -339,6 +588,7 @@ class NoDelayHTTPProtocol(_BaseHTTP):
 
 
 def app_from_env() -> FastAPI:
-    """App factory for ``uvicorn --factory`` (several workers): bot and seed from the environment."""
+    """App factory for ``uvicorn --factory`` (several workers): bot, seed and options from the environment."""
     seed = os.environ.get(ENV_SEED)
-    return create_app(os.environ.get(ENV_BOT, "policy:default"), seed=int(seed) if seed else None)
+    options = json.loads(os.environ.get(ENV_OPTIONS) or "{}")
+    return create_app(os.environ.get(ENV_BOT, "policy:default"), seed=int(seed) if seed else None, **options)

@@ -66,6 +66,9 @@ class Briscola(Game):
     def returns(self, state, reward: str = "points") -> list[float]:
         return state.returns(reward)
 
+    def running_score(self, state) -> dict:
+        return {"points": list(state.points), "tricks": list(state.tricks)}
+
     # -- interchange ---------------------------------------------------------------
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         """``{"play": name}``, the card named in ``deck`` (default: milanesi)."""

@@ -70,6 +70,19 @@ class Cavalloicera(Game):
     def returns(self, state, reward: str = "points") -> list[float]:
         return state.returns(reward)
 
+    def running_score(self, state) -> dict:
+        b = state.bonuses
+        return {key: [b[0][i], b[1][i]] for i, key in enumerate(self.breakdown_keys[:4])}
+
+    def move_bonuses(self, state, move) -> list[str]:
+        from .engine import capture_points
+
+        card, capture = move
+        if not capture:
+            return []
+        points = capture_points(card, capture, len(capture) == len(state.table), state.prev_placed)
+        return [key for key, p in zip(self.breakdown_keys[:4], points) if p]
+
     # -- interchange
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         from .views import move_to_dict

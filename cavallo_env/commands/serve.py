@@ -1,14 +1,17 @@
-"""Serve an AI over HTTP for a game to call (FastAPI + uvicorn).
+"""Serve the AI over HTTP (FastAPI + uvicorn): the in-game AI for a game to call, and the table in the browser.
 
 POST /v1/move with a view (docs/contract.md) returns the bot's move; GET
-/v1/health reports the bot and its model; the OpenAPI docs are at /docs.  A
-malformed or inconsistent view gets 422 with a message saying what is wrong.
-The bot is built once per worker process, before the server accepts requests.
+/v1/health reports the bot and its model; the OpenAPI docs are at /docs; the
+page at / is the table where a person plays every game against the AI
+(docs/table.md).  A malformed or inconsistent view gets 422 with a message
+saying what is wrong.  The bots are built once per worker process, and the
+port is taken, before the server says it is serving.
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,33 +20,85 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; each loads the model once)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws (sampling bots)")
+    p.add_argument("--ai", action="append", default=None, metavar="SPEC",
+                   help="an AI the table's players may choose (repeat; the first is the default; "
+                        "default: --bot, policy:default, heuristic, greedy)")
+    p.add_argument("--max-tables", type=int, default=200, help="tables at once per worker (default 200)")
+    p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
+    p.add_argument("--move-timeout", type=float, default=10.0,
+                   help="seconds a bot may think per move (default 10; past it /v1/move answers 503 and a "
+                        "table's AI plays the heuristic's move)")
+    p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default warning)")
     p.add_argument("--access-log", action="store_true", help="log every request (off by default: it costs throughput)")
 
 
+def app_options(args) -> dict:
+    """``create_app``'s keyword options from the command line."""
+    return {"table_ais": args.ai, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
+            "move_timeout": args.move_timeout, "max_body": args.max_body}
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound now: a port in use or a bad address is an error before anything is served."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, got {port}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return sock
+
+
+def serve(app, sock: socket.socket, args, on_ready=None) -> None:
+    """Run uvicorn on ``sock`` (one worker); ``on_ready()`` once it accepts connections."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
+                            backlog=4096, http="cavallo_env.serve:NoDelayHTTPProtocol")
+    server = uvicorn.Server(config)
+    if on_ready is not None:
+        startup = server.startup
+
+        async def started(sockets=None):
+            await startup(sockets=sockets)
+            if server.started:
+                on_ready()
+
+        server.startup = started
+    server.run(sockets=[sock])
+
+
 def run(args) -> int:
+    import json
     import os
 
     import uvicorn
 
-    from ..serve import ENV_BOT, ENV_SEED, create_app
+    from ..serve import ENV_BOT, ENV_OPTIONS, ENV_SEED, create_app
 
     if not 1 <= args.workers <= 64:
         raise ValueError(f"--workers must be in 1..64, got {args.workers}")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be in 0..65535, got {args.port}")
-    app = create_app(args.bot, seed=args.seed)  # fails now, with a clear message, on a bad bot or model
-    print(f"serving {app.state.bot.name} on http://{args.host}:{args.port} "
-          f"(POST /v1/move, GET /v1/health, docs at /docs), {args.workers} worker(s)", flush=True)
-    options = dict(host=args.host, port=args.port, log_level=args.log_level, access_log=args.access_log,
-                   timeout_keep_alive=30, backlog=4096,
-                   http="cavallo_env.serve:NoDelayHTTPProtocol")
+    sock = bind(args.host, args.port)
+    options = app_options(args)
+    app = create_app(args.bot, seed=args.seed, **options)  # fails now, with a clear message, on a bad bot or model
+    port = sock.getsockname()[1]
+    print(f"serving {app.state.bot.name} on http://{args.host}:{port} "
+          f"(the table at /, POST /v1/move, GET /v1/health, docs at /docs), {args.workers} worker(s)", flush=True)
     if args.workers == 1:
-        uvicorn.run(app, **options)
+        serve(app, sock, args)
     else:
+        sock.close()  # uvicorn binds it again for its workers
         os.environ[ENV_BOT] = args.bot
+        os.environ[ENV_OPTIONS] = json.dumps(options)
         if args.seed is not None:
             os.environ[ENV_SEED] = str(args.seed)
-        uvicorn.run("cavallo_env.serve:app_from_env", factory=True, workers=args.workers, **options)
+        uvicorn.run("cavallo_env.serve:app_from_env", factory=True, workers=args.workers, host=args.host,
+                    port=port, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
+                    backlog=4096, http="cavallo_env.serve:NoDelayHTTPProtocol")
     return 0

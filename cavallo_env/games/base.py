@@ -159,6 +159,21 @@ class Game:
         skip = ("legal_moves", "history", "game")
         return "\n".join(f"{k}: {v}" for k, v in view.items() if k not in skip) + "\n"
 
+    # -- the table (a person playing in the browser, ``cavallo_env.tables``) -------
+    def running_score(self, state) -> dict:
+        """What each team has scored so far that every player at the table can
+        see, ``{item: [team 0, team 1]}`` in display order."""
+        raise NotImplementedError
+
+    def move_bonuses(self, state, move) -> list[str]:
+        """The bonuses ``move`` scores when played now, by name (none by default)."""
+        return []
+
+    def deal_results(self, state) -> list[dict]:
+        """The completed deals' results (``outcome``'s ``points`` and ``breakdown``),
+        in order: the one deal once it is over, for a game of one deal."""
+        return [self.outcome(state)] if state.done else []
+
     # -- environments ------------------------------------------------------------
     def learning(self):
         """The game's learning interface (``cavallo_env.games.learning.Learning``):

@@ -86,6 +86,25 @@ class Scopa(Game):
     def returns(self, state, reward: str = "points") -> list[float]:
         return state.returns(reward)
 
+    def running_score(self, state) -> dict:
+        """This deal's scopas (the last deal's once over) and, in a match, the totals."""
+        out = {"scope": state.deal.scope[:]}
+        if state.match:
+            out["totals"] = state.totals[:]
+        return out
+
+    def move_bonuses(self, state, move) -> list[str]:
+        from .engine import NUM_PLAYS
+
+        deal = state.deal
+        card, capture = move
+        if capture and len(capture) == len(deal.table) and deal.turn + 1 < NUM_PLAYS:
+            return ["scope"]
+        return []
+
+    def deal_results(self, state) -> list[dict]:
+        return [{"points": r["points"][:], "breakdown": r["breakdown"], "cards": r["cards"]} for r in state.results]
+
     # -- interchange ---------------------------------------------------------------
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         """``{"play", "capture"}`` named in ``deck`` (default milanesi; a view's: ``deck_of(view)``)."""

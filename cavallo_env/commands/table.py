@@ -1,0 +1,54 @@
+"""Play in the browser: start the server (as ``cavallo serve``) and open its table page.
+
+Pick the deck and the game, read the rules and start a game: Cavalloìcera
+with an AI partner against two AIs, Briscola or Scopa (a match to 11) against
+one AI.  The AI is the shipped model of each game unless ``--ai`` names other
+bot specs (the page then offers them).  ``--no-browser`` only prints the
+address (e.g. on a machine without a screen).  Ctrl-C stops the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .serve import app_options, bind, serve
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
+    p.add_argument("--ai", action="append", default=None, metavar="SPEC",
+                   help="an AI the page offers (repeat; the first is the default; "
+                        "default: policy:default, heuristic, greedy)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the AIs' random draws (sampling bots)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
+    p.add_argument("--max-tables", type=int, default=200, help="tables at once (default 200)")
+    p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
+    p.add_argument("--move-timeout", type=float, default=10.0, help="seconds an AI may think per move (default 10)")
+    p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                   help="uvicorn log level (default warning)")
+    p.add_argument("--access-log", action="store_true", help="log every request")
+
+
+def run(args) -> int:
+    import webbrowser
+
+    from ..serve import TABLE_AIS, create_app
+
+    sock = bind(args.host, args.port)
+    ais = args.ai or list(TABLE_AIS)
+    app = create_app(ais[0], seed=args.seed, **{**app_options(args), "table_ais": ais})
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    url = f"http://{host}:{sock.getsockname()[1]}/"
+
+    def ready():
+        print(f"the table is at {url} (Ctrl-C stops the server)", flush=True)
+        if not args.no_browser:
+            try:
+                webbrowser.open(url)
+            except webbrowser.Error as e:  # no browser here: the address is printed
+                print(f"could not open a browser ({e}): open {url} yourself", flush=True)
+
+    serve(app, sock, args, on_ready=ready)
+    return 0

@@ -1,0 +1,253 @@
+"""Tables: games a person plays in the browser against the AI, held by the server.
+
+The server owns every game.  A ``Table`` holds the engine state of one game;
+the person sits in seat 0, the AI in every other seat (in Cavalloìcera the AI
+partner in seat 2 too).  The page sees only ``Table.snapshot()``: seat 0's
+view (docs/contract.md) plus what every player at a real table sees -- the
+score so far, the last move with its bonuses, the completed deals' results --
+and never another seat's hand or the stock.  Every move the page sends is
+read and checked by the engine (``Game.check_move``) before it is played.
+
+``TableStore`` bounds the number of tables of a process and lets idle ones
+expire.  Nothing here knows about HTTP (``cavallo_env.serve`` adds the
+routes) or about threads beyond each table's lock: the caller computes the
+AI's move off its event loop with ``Table.ai_view`` and plays it with
+``Table.play_ai``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+
+from . import games
+from .views import ViewError
+
+HUMAN = 0
+
+#: the card site's decks and the games each offers (the page's menu)
+CATALOG = (
+    {"deck": "bresciane", "games": ["cavalloicera", "briscola"]},
+    {"deck": "milanesi", "games": ["briscola", "scopa"]},
+)
+
+
+class TableError(ValueError):
+    """A request the table refuses: the text says why (an HTTP 4xx)."""
+
+    def __init__(self, message: str, status: int = 422):
+        super().__init__(message)
+        self.status = status
+
+
+def catalog() -> list[dict]:
+    """The decks, their games, and each game's seats and options (``GET /v1/games``)."""
+    out = []
+    for entry in CATALOG:
+        items = []
+        for name in entry["games"]:
+            game = games.get(name)
+            items.append({"game": name, "title": game.title, "seats": game.num_seats,
+                          "match": "match" in game.options})
+        out.append({"deck": entry["deck"], "games": items})
+    return out
+
+
+def _offered(game_name, deck) -> bool:
+    return any(e["deck"] == deck and game_name in e["games"] for e in CATALOG)
+
+
+class Table:
+    """One game at one table: seat 0 is the person, the other seats ``ai`` (a bot spec)."""
+
+    def __init__(self, table_id: str, game_name: str, deck: str, ai: str, seed: int):
+        self.id = table_id
+        self.game = games.get(game_name)
+        self.options = {"deck": deck}
+        if "match" in self.game.options:
+            self.options["match"] = True  # Scopa: a match to 11, as on the site
+        self.ai = ai
+        self.seed = seed
+        self.state = self.game.new_state(seed, **self.options)
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+        self.moves = 0  # moves played so far, all deals: the page's clock
+        self.last = None  # the last move, as the page shows it
+        self.thinking = False  # an AI move is being computed
+
+    # -- what the page sees ----------------------------------------------------
+    def _seats(self) -> list[dict]:
+        out = []
+        for seat in range(self.game.num_seats):
+            team = self.game.team_of(seat)
+            who = "you" if seat == HUMAN else ("partner" if team == self.game.team_of(HUMAN) else "opponent")
+            out.append({"seat": seat, "who": who, "team": team})
+        return out
+
+    def snapshot(self) -> dict:
+        """What seat 0 may see, as JSON for the page (nothing hidden from seat 0)."""
+        game, state = self.game, self.state
+        view = game.make_view(state, HUMAN)
+        deck = self.options["deck"]
+        your_turn = not state.done and state.current == HUMAN
+        legal = []
+        if your_turn:
+            for move in state.legal_moves():
+                d = game.move_to_dict(move, deck)
+                d["bonuses"] = game.move_bonuses(state, move)
+                legal.append(d)
+        view.pop("legal_moves", None)
+        out = {
+            "id": self.id,
+            "game": game.name,
+            "title": game.title,
+            "deck": deck,
+            "options": dict(self.options),
+            "ai": self.ai,
+            "seed": self.seed,
+            "seats": self._seats(),
+            "view": view,
+            "to_play": None if state.done else state.current,
+            "your_turn": your_turn,
+            "legal": legal,
+            "score": game.running_score(state),
+            "deals": game.deal_results(state),
+            "breakdown_keys": list(game.breakdown_keys),
+            "moves": self.moves,
+            "last": self.last,
+            "done": state.done,
+            "thinking": self.thinking,
+        }
+        if state.done:
+            res = game.outcome(state)
+            out["result"] = {"points": res["points"], "winner": res["winner"]}
+        return out
+
+    # -- moves -------------------------------------------------------------------
+    def _apply(self, seat: int, move, by: str) -> None:
+        game = self.game
+        bonuses = game.move_bonuses(self.state, move)
+        deals_before = len(game.deal_results(self.state))
+        d = game.move_to_dict(move, self.options["deck"])
+        game.play(self.state, move)
+        self.moves += 1
+        self.last = {"n": self.moves, "seat": seat, "by": by, "bonuses": bonuses,
+                     "deal_ended": len(game.deal_results(self.state)) > deals_before, **d}
+
+    def play_human(self, move_dict, expect: int | None = None) -> None:
+        """Play the person's move (a move dict, as in a view); ``TableError`` saying why not."""
+        game, state = self.game, self.state
+        if state.done:
+            raise TableError("the game is over: start a new one", 409)
+        if state.current != HUMAN:
+            raise TableError(f"it is seat {state.current}'s turn, not yours", 409)
+        if expect is not None and expect != self.moves:
+            raise TableError(f"the table has moved on (move {self.moves}, the page saw {expect}): reload it", 409)
+        try:
+            move = game.move_from_dict(move_dict, self.options["deck"])
+        except ViewError as e:
+            raise TableError(f"invalid move: {e}") from None
+        why = game.check_move(state, move)
+        if why is not None:
+            raise TableError(f"illegal move: {why}")
+        self._apply(HUMAN, move, "you")
+
+    def ai_view(self) -> tuple[int, dict]:
+        """``(moves, view)`` of the AI seat to play, for the bot; ``TableError`` when it is not the AI's turn."""
+        state = self.state
+        if state.done:
+            raise TableError("the game is over: start a new one", 409)
+        if state.current == HUMAN:
+            raise TableError("it is your turn, not the AI's", 409)
+        return self.moves, self.game.make_view(state, state.current)
+
+    def hint_view(self) -> dict:
+        """Seat 0's view, for "what would the AI play here"; ``TableError`` when it is not seat 0's turn."""
+        if self.state.done or self.state.current != HUMAN:
+            raise TableError("a hint is for your turn", 409)
+        return self.game.make_view(self.state, HUMAN)
+
+    def play_ai(self, moves: int, move_dict, by: str) -> None:
+        """Play the AI's answer to the view of ``ai_view`` (checked: a bot is not trusted either)."""
+        if moves != self.moves:
+            raise TableError("the table moved on while the AI was thinking", 409)
+        seat = self.state.current
+        move = self.game.move_from_dict(move_dict, self.options["deck"])
+        why = self.game.check_move(self.state, move)
+        if why is not None:
+            raise RuntimeError(f"the AI ({by}) answered an illegal move: {why}")
+        self._apply(seat, move, by)
+
+    def record(self) -> dict:
+        """The game record so far (docs/contract.md); only once the game is over, so it shows no hidden card."""
+        if not self.state.done:
+            raise TableError("the record is available once the game is over", 409)
+        return self.game.to_record(self.state)
+
+
+class TableStore:
+    """The tables of one process: at most ``max_tables``, each dropped after ``ttl`` idle seconds."""
+
+    def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0):
+        if not ai_specs:
+            raise ValueError("a table store needs at least one AI bot spec")
+        if not (isinstance(max_tables, int) and max_tables >= 1):
+            raise ValueError(f"max_tables must be an int >= 1, got {max_tables!r}")
+        if not ttl > 0:
+            raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
+        self.ai_specs = list(ai_specs)
+        self.max_tables = max_tables
+        self.ttl = float(ttl)
+        self._tables: dict[str, Table] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def expire(self, now: float | None = None) -> int:
+        """Drop the tables idle for more than ``ttl``; how many were dropped."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            old = [k for k, t in self._tables.items() if now - t.touched > self.ttl and not t.thinking]
+            for k in old:
+                del self._tables[k]
+        return len(old)
+
+    def create(self, game_name, deck=None, ai=None, seed=None) -> Table:
+        """A new table; ``TableError`` for a game, deck or AI the site does not offer, or when full."""
+        if not isinstance(game_name, str) or game_name not in games.names():
+            raise TableError(f"unknown game {str(game_name)[:40]!r}; known games: {', '.join(games.names())}")
+        game = games.get(game_name)
+        deck = game.decks[0] if deck is None else deck
+        if not isinstance(deck, str) or not _offered(game_name, deck):
+            offered = [e["deck"] for e in CATALOG if game_name in e["games"]]
+            raise TableError(f"{game.title} is not offered with the deck {str(deck)[:40]!r}; "
+                             f"decks: {', '.join(offered)}")
+        ai = self.ai_specs[0] if ai is None else ai
+        if ai not in self.ai_specs:
+            raise TableError(f"the AI {str(ai)[:60]!r} is not offered here; choose one of: {', '.join(self.ai_specs)}")
+        if seed is None:
+            seed = secrets.randbits(31)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
+            raise TableError(f"seed must be an int in 0..2**63-1, got {str(seed)[:40]}")
+        self.expire()
+        with self._lock:
+            if len(self._tables) >= self.max_tables:
+                raise TableError(f"all {self.max_tables} tables are taken: try again later", 503)
+            table = Table(secrets.token_urlsafe(12), game_name, deck, ai, seed)
+            self._tables[table.id] = table
+        return table
+
+    def get(self, table_id) -> Table:
+        """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""
+        table = self._tables.get(table_id) if isinstance(table_id, str) else None
+        if table is None or time.monotonic() - table.touched > self.ttl and not table.thinking:
+            raise TableError("no such table (it may have expired): start a new game", 404)
+        table.touched = time.monotonic()
+        return table
+
+    def close(self, table_id) -> None:
+        with self._lock:
+            if self._tables.pop(table_id, None) is None:
+                raise TableError("no such table (it may have expired)", 404)
