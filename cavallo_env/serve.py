@@ -363,14 +363,16 @@ async def _json_object(request: Request, what: str) -> dict:
 
 def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, max_tables: int = 200,
                table_ttl: float = 1800.0, move_timeout: float = 10.0, max_body: int = 1_000_000,
-               bot_threads: int = 4) -> FastAPI:
+               bot_threads: int = 4, tables: bool = True) -> FastAPI:
     """The app with its bots built now (a bad spec or model fails here, not on a request).
 
     ``bot_spec`` answers ``/v1/move``; ``table_ais`` (default ``TABLE_AIS``,
     ``bot_spec`` first when it is not among them) are the AIs a table may
     choose, the first being the page's default.  ``max_tables`` tables at
     once, each dropped after ``table_ttl`` idle seconds; a bot move may take
-    ``move_timeout`` seconds; a request body ``max_body`` bytes.
+    ``move_timeout`` seconds; a request body ``max_body`` bytes.  A table
+    lives in one process: ``tables=False`` (several workers) refuses new
+    tables with 503 saying so.
     """
     from .bots import make
     from .games import checked_view
@@ -495,6 +497,9 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
 
     @app.post(f"/{API_VERSION}/tables", status_code=201, summary="Start a game: {game, deck, ai?, seed?}")
     async def new_table(request: Request):
+        if not tables:
+            raise TableError("tables need a single server process: start cavallo serve with --workers 1 "
+                             "(the default) to play at the table", 503)
         data = await _json_object(request, "a new table")
         unknown = sorted(set(data) - {"game", "deck", "ai", "seed"})
         if unknown:

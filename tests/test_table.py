@@ -337,3 +337,25 @@ def test_every_language_has_every_word_and_rule():
     js = (WEB / "table.js").read_text("utf-8") + (WEB / "index.html").read_text("utf-8")
     used = set(re.findall(r'\bt\("([a-z_.]+)"\s*[,)]', js)) | set(re.findall(r'data-i18n="([a-z_]+)"', js))
     assert used <= set(en), used - set(en)
+
+
+def test_several_workers_refuse_tables_saying_why():
+    app = create_app("greedy", tables=False)
+    with TestClient(app) as c:
+        r = c.post("/v1/tables", json={"game": "briscola"})
+    assert r.status_code == 503 and "--workers 1" in r.json()["detail"]
+
+
+def test_cavallo_table_serves_the_page_and_prints_its_address():
+    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "table", "--no-browser", "--port", "0",
+                             "--ai", "greedy"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("the table is at http://127.0.0.1:"), line
+        url = line.split()[4]
+        r = httpx.get(url, timeout=10)
+        assert r.status_code == 200 and "table.js" in r.text
+        assert httpx.get(url + "v1/games", timeout=10).json()["ais"] == ["greedy"]
+    finally:
+        proc.terminate()
+        proc.wait(10)

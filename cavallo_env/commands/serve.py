@@ -95,7 +95,10 @@ def run(args) -> int:
     else:
         sock.close()  # uvicorn binds it again for its workers
         os.environ[ENV_BOT] = args.bot
-        os.environ[ENV_OPTIONS] = json.dumps(options)
+        # a table lives in one process, and a worker is picked per connection: no tables here
+        os.environ[ENV_OPTIONS] = json.dumps(dict(options, tables=False))
+        print("the table is off with several workers (a table lives in one process): use --workers 1 for it",
+              flush=True)
         if args.seed is not None:
             os.environ[ENV_SEED] = str(args.seed)
         uvicorn.run("cavallo_env.serve:app_from_env", factory=True, workers=args.workers, host=args.host,

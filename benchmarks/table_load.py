@@ -1,0 +1,146 @@
+"""Load on the table: many tables played at once by scripted clients, with the AI's moves.
+
+Starts ``cavallo serve`` (one worker, the table AI ``--ai``, default the
+shipped models) on a free local port; then ``--tables`` clients in this
+process, each on its own HTTP/1.1 keep-alive connection, play whole games one
+after another for ``--seconds`` seconds: the client creates a table (the four
+deck/game pairs of the page in turn), plays a random legal move of seat 0
+when it is its turn and asks ``POST /v1/tables/{id}/ai`` for every AI move,
+exactly as the page does (without its pauses).  Every answer other than 2xx
+is an error.  Reports moves/s over the whole process (yours and the AI's),
+AI moves/s, request latency (median, p99), games finished and errors.
+
+Target (ISSUE): 50 tables at once, >= 200 moves/s, no error.
+
+    python benchmarks/table_load.py                          # 50 tables, 30 s, policy:default
+    python benchmarks/table_load.py --tables 50 --seconds 60 --json benchmarks/results/table_load.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ai_latency import free_port, percentile, read_response  # noqa: E402
+
+PAIRS = [("cavalloicera", "bresciane"), ("briscola", "bresciane"), ("briscola", "milanesi"), ("scopa", "milanesi")]
+
+
+def start(ai: str, port: int) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", ai, "--ai", ai, "--port", str(port),
+           "--max-tables", "1000"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"cavallo serve exited with {proc.returncode}: {proc.stdout.read()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("cavallo serve did not answer /v1/health within 60 s")
+
+
+def request(port: int, method: str, path: str, body=None) -> bytes:
+    data = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(data)}\r\n"
+    if body is not None:
+        head += "Content-Type: application/json\r\n"
+    return (head + "\r\n").encode() + data
+
+
+async def load(port: int, tables: int, seconds: float, seed: int) -> dict:
+    stats = {"moves": 0, "ai_moves": 0, "games": 0, "errors": 0, "statuses": {}, "by_game": {}}
+    latencies = []
+    stop = time.perf_counter() + seconds
+
+    async def client(i: int):
+        rng = random.Random(seed * 1000 + i)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+        async def call(method, path, body=None):
+            t0 = time.perf_counter()
+            writer.write(request(port, method, path, body))
+            status, raw = await read_response(reader)
+            latencies.append(time.perf_counter() - t0)
+            if not 200 <= status < 300:
+                stats["errors"] += 1
+                stats["statuses"][status] = stats["statuses"].get(status, 0) + 1
+                raise RuntimeError(f"{method} {path}: {status} {raw[:200]!r}")
+            return json.loads(raw) if raw else None
+
+        try:
+            k = i
+            while time.perf_counter() < stop:
+                game, deck = PAIRS[k % len(PAIRS)]
+                k += 1
+                snap = await call("POST", "/v1/tables", {"game": game, "deck": deck, "seed": rng.randrange(2 ** 31)})
+                tid = snap["id"]
+                while not snap["done"] and time.perf_counter() < stop:
+                    if snap["your_turn"]:
+                        m = rng.choice(snap["legal"])
+                        snap = await call("POST", f"/v1/tables/{tid}/move",
+                                          {"play": m["play"], "capture": m.get("capture", []), "expect": snap["moves"]})
+                    else:
+                        snap = await call("POST", f"/v1/tables/{tid}/ai")
+                        stats["ai_moves"] += 1
+                    stats["moves"] += 1
+                    key = f"{game}/{deck}"
+                    stats["by_game"][key] = stats["by_game"].get(key, 0) + 1
+                if snap["done"]:
+                    stats["games"] += 1
+                await call("DELETE", f"/v1/tables/{tid}")
+        except RuntimeError as e:
+            stats.setdefault("first_error", str(e))
+        finally:
+            writer.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(i) for i in range(tables)))
+    wall = time.perf_counter() - t0
+    lat = sorted(latencies)
+    return dict(stats, tables=tables, seconds=round(wall, 2), requests=len(lat),
+                moves_per_s=round(stats["moves"] / wall, 1), ai_moves_per_s=round(stats["ai_moves"] / wall, 1),
+                latency_median_ms=round(1000 * percentile(lat, 0.5), 2),
+                latency_p99_ms=round(1000 * percentile(lat, 0.99), 2))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=50, help="tables played at once (default 50)")
+    p.add_argument("--seconds", type=float, default=30.0, help="how long (default 30)")
+    p.add_argument("--ai", default="policy:default", help="the tables' AI (default policy:default)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", type=Path, default=None, help="write the result here")
+    args = p.parse_args(argv)
+    port = free_port()
+    proc = start(args.ai, port)
+    try:
+        res = asyncio.run(load(port, args.tables, args.seconds, args.seed))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    res.update(ai=args.ai, command="python benchmarks/table_load.py " + " ".join(argv if argv is not None else sys.argv[1:]))
+    print(json.dumps(res, indent=2))
+    ok = res["errors"] == 0 and res["moves_per_s"] >= 200
+    print(f"{res['tables']} tables, {res['moves_per_s']} moves/s ({res['ai_moves_per_s']} by the AI), "
+          f"{res['errors']} errors: target (>= 200 moves/s, no error) {'met' if ok else 'MISSED'}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
