@@ -105,7 +105,6 @@ class Table:
             "deck": deck,
             "options": dict(self.options),
             "ai": self.ai,
-            "seed": self.seed,
             "seats": self._seats(),
             "view": view,
             "to_play": None if state.done else state.current,
@@ -119,9 +118,10 @@ class Table:
             "done": state.done,
             "thinking": self.thinking,
         }
-        if state.done:
+        if state.done:  # the seed deals every card: told only once the game is over
             res = game.outcome(state)
             out["result"] = {"points": res["points"], "winner": res["winner"]}
+            out["seed"] = self.seed
         return out
 
     # -- moves -------------------------------------------------------------------

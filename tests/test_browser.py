@@ -132,7 +132,9 @@ def hidden_by_move(url, answers):
     game = games.get(first["game"])
     record = httpx.get(f"{url}/v1/tables/{first['id']}/record").json()
     final = game.replay(record)
-    state = game.new_state(first["seed"], **first["options"])
+    seed = [a["seed"] for a in answers if a["done"]]  # told only once the game is over
+    assert len(seed) >= 1 and all("seed" not in a for a in answers if not a["done"])
+    state = game.new_state(seed[0], **first["options"])
     deck = first["deck"]
     names = game.module("cards").NAMES if game.name == "cavalloicera" else None
     if names is None:
