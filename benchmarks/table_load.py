@@ -36,7 +36,7 @@ PAIRS = [("cavalloicera", "bresciane"), ("briscola", "bresciane"), ("briscola", 
 
 def start(ai: str, port: int) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", ai, "--ai", ai, "--port", str(port),
-           "--max-tables", "1000"]
+           "--max-tables", "1000", "--table-seeds"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 60
     while time.time() < deadline:

@@ -33,7 +33,6 @@ import asyncio
 import json
 import os
 import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -214,42 +213,56 @@ def _public(info):
         return {k: _public(v) for k, v in info.items() if k != "path"}
     if isinstance(info, list):
         return [_public(v) for v in info]
+    if isinstance(info, str) and info.startswith("policy:"):
+        return public_spec(info)
     return info
 
 
 class BotTimeout(Exception):
-    """A bot took longer than the move time limit."""
+    """A bot took longer than the move time limit (or too many moves wait for it)."""
 
 
 class BotRunner:
-    """A bot whose moves are computed in worker threads, one at a time, under a time limit.
+    """A bot whose moves are computed on its own worker thread, off the event loop, under a time limit.
 
-    Bots keep state (random streams, caches), so one runner lets one thread
-    use its bot at a time; the event loop only awaits.  A move past
-    ``timeout`` seconds raises ``BotTimeout`` (the thread finishes in the
-    background and its answer is dropped).
+    Bots keep state (random streams, caches), so each bot has one thread and
+    computes one move at a time; a slow bot delays only its own moves.  A
+    move not started before its deadline is skipped, one past ``timeout``
+    seconds raises ``BotTimeout`` (its answer, when it comes, is dropped), and
+    more than ``max_waiting`` moves waiting raise ``BotTimeout`` at once.
     """
 
-    def __init__(self, bot, executor: ThreadPoolExecutor, timeout: float):
+    def __init__(self, bot, timeout: float, name: str = "bot", max_waiting: int = 256):
         self.bot = bot
-        self.executor = executor
         self.timeout = timeout
-        self._lock = threading.Lock()
+        self.max_waiting = max_waiting
+        self.waiting = 0
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"cavallo-{name}")
 
-    def _choose(self, view: dict) -> dict:
-        if not self._lock.acquire(timeout=self.timeout):
+    def _choose(self, view: dict, deadline: float) -> dict:
+        if time.monotonic() > deadline:  # its caller has given up: skip the work
             raise BotTimeout()
-        try:
-            return self.bot.choose(view)
-        finally:
-            self._lock.release()
+        return self.bot.choose(view)
 
     async def choose(self, view: dict) -> dict:
+        if self.waiting >= self.max_waiting:
+            raise BotTimeout()
         loop = asyncio.get_running_loop()
+        self.waiting += 1
         try:
-            return await asyncio.wait_for(loop.run_in_executor(self.executor, self._choose, view), self.timeout)
+            job = loop.run_in_executor(self.executor, self._choose, view, time.monotonic() + self.timeout)
+            return await asyncio.wait_for(job, self.timeout)
         except asyncio.TimeoutError:
             raise BotTimeout() from None
+        finally:
+            self.waiting -= 1
+
+
+def public_spec(spec: str) -> str:
+    """A bot spec as the world may see it: ``policy:<path>`` shows the file's name only."""
+    if spec.startswith("policy:") and ("/" in spec or "\\" in spec):
+        return "policy:" + spec.replace("\\", "/").rsplit("/", 1)[1]
+    return spec
 
 
 class BodyLimit:
@@ -355,15 +368,15 @@ async def _json_object(request: Request, what: str) -> dict:
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
-        raise TableError(f"{what}: the body is not valid JSON", 400) from None
+        raise TableError(f"{what}: the body is not valid JSON", 400, "bad_request") from None
     if not isinstance(data, dict):
-        raise TableError(f"{what}: the body must be a JSON object", 400)
+        raise TableError(f"{what}: the body must be a JSON object", 400, "bad_request")
     return data
 
 
 def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, max_tables: int = 200,
                table_ttl: float = 1800.0, move_timeout: float = 10.0, max_body: int = 1_000_000,
-               bot_threads: int = 4, tables: bool = True) -> FastAPI:
+               tables: bool = True, table_seeds: bool = False) -> FastAPI:
     """The app with its bots built now (a bad spec or model fails here, not on a request).
 
     ``bot_spec`` answers ``/v1/move``; ``table_ais`` (default ``TABLE_AIS``,
@@ -372,7 +385,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     once, each dropped after ``table_ttl`` idle seconds; a bot move may take
     ``move_timeout`` seconds; a request body ``max_body`` bytes.  A table
     lives in one process: ``tables=False`` (several workers) refuses new
-    tables with 503 saying so.
+    tables with 503 saying so.  ``table_seeds`` lets a new table be asked
+    for a seed (tests, benchmarks; off by default: a seed deals every card).
     """
     from .bots import make
     from .games import checked_view
@@ -381,20 +395,20 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         raise ValueError(f"move_timeout must be in (0, 3600] seconds, got {move_timeout!r}")
     if not (isinstance(max_body, int) and max_body >= 1024):
         raise ValueError(f"max_body must be an int >= 1024 bytes, got {max_body!r}")
-    if not (isinstance(bot_threads, int) and 1 <= bot_threads <= 64):
-        raise ValueError(f"bot_threads must be an int in 1..64, got {bot_threads!r}")
-    executor = ThreadPoolExecutor(bot_threads, thread_name_prefix="cavallo-bot")
     bot = make(bot_spec, seed=seed)
-    runner = BotRunner(bot, executor, move_timeout)
+    runner = BotRunner(bot, move_timeout)
     if table_ais is None:
         table_ais = ([bot_spec] if bot_spec not in TABLE_AIS else []) + list(TABLE_AIS)
     table_ais = list(dict.fromkeys(table_ais))
-    table_bots = {spec: runner if spec == bot_spec else BotRunner(make(spec, seed=seed), executor, move_timeout)
+    table_bots = {spec: runner if spec == bot_spec else BotRunner(make(spec, seed=seed), move_timeout)
                   for spec in table_ais}
-    # a table's AI past the time limit plays the game's heuristic instead (quick), on its own thread
-    fallback = BotRunner(make("heuristic", seed=seed), ThreadPoolExecutor(1, thread_name_prefix="cavallo-fallback"),
-                         move_timeout)
-    store = TableStore(table_ais, max_tables=max_tables, ttl=table_ttl)
+    # the page knows the AIs by their public names (no file paths)
+    by_public = {public_spec(spec): spec for spec in table_ais}
+    if len(by_public) != len(table_ais):
+        raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
+    # a table's AI past the time limit (or failing) plays the game's heuristic instead, on its own thread
+    fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
+    store = TableStore(list(by_public), max_tables=max_tables, ttl=table_ttl, seeds=table_seeds)
     known_games = games.names()
     validates = getattr(bot, "validates_views", False)
     started = time.time()
@@ -404,7 +418,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         version=__version__,
         description=(
             "Ask the AI for a move: POST the view of the seat to play (docs/contract.md) to `/v1/move`. "
-            f"Bot: `{bot_spec}`. Observation layout `{OBS_VERSION}`, action contract `{ACTION_CONTRACT_VERSION}`. "
+            f"Bot: `{public_spec(bot_spec)}`. Observation layout `{OBS_VERSION}`, action contract `{ACTION_CONTRACT_VERSION}`. "
             "A malformed or inconsistent view gets 422 with a `detail` saying what is wrong. "
             "The table (a person against the AI, in the browser) is at `/`; its API is `/v1/games` and `/v1/tables`."
         ),
@@ -423,7 +437,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
 
     @app.exception_handler(TableError)
     async def _refused(request: Request, exc: TableError):
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(BotTimeout)
     async def _slow(request: Request, exc: BotTimeout):
@@ -440,7 +454,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     async def health():
         info = bot.info if hasattr(bot, "info") else None
         return {
-            "status": "ok", "bot": getattr(bot, "name", bot_spec), "obs_version": OBS_VERSION,
+            "status": "ok", "bot": public_spec(getattr(bot, "name", bot_spec)), "obs_version": OBS_VERSION,
             "action_version": ACTION_CONTRACT_VERSION, "cavallo_env": __version__, "model": _public(info),
             "uptime_s": round(time.time() - started, 3), "tables": len(store),
         }
@@ -493,13 +507,13 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     # -- the table ------------------------------------------------------------------
     @app.get(f"/{API_VERSION}/games", summary="The decks, their games and the AIs a table may choose")
     async def table_games():
-        return {"decks": catalog(), "ais": table_ais, "languages": list(LANGUAGES)}
+        return {"decks": catalog(), "ais": list(by_public), "languages": list(LANGUAGES)}
 
     @app.post(f"/{API_VERSION}/tables", status_code=201, summary="Start a game: {game, deck, ai?, seed?}")
     async def new_table(request: Request):
         if not tables:
             raise TableError("tables need a single server process: start cavallo serve with --workers 1 "
-                             "(the default) to play at the table", 503)
+                             "(the default) to play at the table", 503, "single_process")
         data = await _json_object(request, "a new table")
         unknown = sorted(set(data) - {"game", "deck", "ai", "seed"})
         if unknown:
@@ -533,23 +547,40 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
             table.play_human(data, expect)
             return table.snapshot()
 
+    async def ai_answer(table, moves: int, view: dict):
+        """The table's AI's move (checked), or the heuristic's when the AI is too slow or fails."""
+        by = table.ai
+        try:
+            move = table.ai_move(moves, await table_bots[by_public[table.ai]].choose(view))
+            why = "answered an illegal move"
+        except BotTimeout:
+            move, why = None, f"passed the {move_timeout:g} s limit"
+        except TableError:
+            raise
+        except Exception as e:  # a bot's fault is not the player's: the game goes on
+            move, why = None, f"failed ({type(e).__name__})"
+        if move is None:
+            by = f"heuristic (the {table.ai} AI {why})"
+            try:
+                move = table.ai_move(moves, await fallback.choose(view))
+            except BotTimeout:
+                move = None
+            if move is None:
+                raise TableError("the AI could not move in time: try again", 503, "ai_failed")
+        return move, by
+
     @app.post(f"/{API_VERSION}/tables/{{table_id}}/ai", summary="The AI plays one move")
     async def table_ai(table_id: str):
         table = store.get(table_id)
         with table.lock:
             if table.thinking:
-                raise TableError("the AI is already thinking at this table", 409)
+                raise TableError("the AI is already thinking at this table", 409, "busy")
             moves, view = table.ai_view()
             table.thinking = True
-        by = table.ai
         try:
-            try:
-                answer = await table_bots[table.ai].choose(view)
-            except BotTimeout:
-                by = f"heuristic (the {table.ai} AI passed the {move_timeout:g} s limit)"
-                answer = await fallback.choose(view)
-            with table.lock:
-                table.play_ai(moves, answer, by)
+            move, by = await ai_answer(table, moves, view)
+            with table.lock:  # the position is still the one the move was checked in: only the AI moves now
+                table.play_ai(move, by)
                 return table.snapshot()
         finally:
             table.thinking = False
@@ -558,9 +589,18 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     async def table_hint(table_id: str):
         table = store.get(table_id)
         with table.lock:
+            if table.thinking:
+                raise TableError("the AI is already thinking at this table", 409, "busy")
             view = table.hint_view()
             moves = table.moves
-        answer = await table_bots[table.ai].choose(view)
+            table.thinking = True  # one question at a time per table
+        try:
+            try:
+                answer = await table_bots[by_public[table.ai]].choose(view)
+            except BotTimeout:
+                raise TableError("the AI could not answer in time: try again", 503, "ai_failed") from None
+        finally:
+            table.thinking = False
         return {"move": answer, "ai": table.ai, "moves": moves}
 
     @app.get(f"/{API_VERSION}/tables/{{table_id}}/record", summary="The game record, once the game is over")

@@ -34,11 +34,20 @@ CATALOG = (
 
 
 class TableError(ValueError):
-    """A request the table refuses: the text says why (an HTTP 4xx)."""
+    """A request the table refuses: the text says why (an HTTP 4xx, or 503).
 
-    def __init__(self, message: str, status: int = 422):
+    ``code`` names the reason for the page, which says it in the player's
+    language (``errors.<code>`` in its strings); the text is English.
+    """
+
+    def __init__(self, message: str, status: int = 422, code: str = "refused"):
         super().__init__(message)
         self.status = status
+        self.code = code
+
+
+#: the fields of a move the page sends
+MOVE_FIELDS = ("play", "capture", "expect")
 
 
 def catalog() -> list[dict]:
@@ -136,60 +145,85 @@ class Table:
                      "deal_ended": len(game.deal_results(self.state)) > deals_before, **d}
 
     def play_human(self, move_dict, expect: int | None = None) -> None:
-        """Play the person's move (a move dict, as in a view); ``TableError`` saying why not."""
+        """Play the person's move (a move dict, as in a view); ``TableError`` saying why not.
+
+        The reasons never tell where a card is that seat 0 cannot see: a card
+        not in its hand is "not in your hand", whoever holds it.
+        """
         game, state = self.game, self.state
         if state.done:
-            raise TableError("the game is over: start a new one", 409)
+            raise TableError("the game is over: start a new one", 409, "over")
         if state.current != HUMAN:
-            raise TableError(f"it is seat {state.current}'s turn, not yours", 409)
+            raise TableError(f"it is seat {state.current}'s turn, not yours", 409, "not_your_turn")
         if expect is not None and expect != self.moves:
-            raise TableError(f"the table has moved on (move {self.moves}, the page saw {expect}): reload it", 409)
+            raise TableError(f"the table has moved on (move {self.moves}, the page saw {expect}): reload it",
+                             409, "stale")
+        unknown = [k for k in move_dict if k not in MOVE_FIELDS]
+        if unknown:
+            raise TableError(f"invalid move: unknown field(s) {', '.join(map(repr, unknown))[:80]}; "
+                             f"known: {', '.join(MOVE_FIELDS)}", code="invalid_move")
+        if game.name == "briscola":  # a Briscola move is a card: a capture is no part of it
+            if move_dict.get("capture"):
+                raise TableError("invalid move: a Briscola move plays a card and takes nothing ('capture' must "
+                                 "be empty)", code="invalid_move")
+            move_dict = {"play": move_dict.get("play")}
+        deck = self.options["deck"]
         try:
-            move = game.move_from_dict(move_dict, self.options["deck"])
+            move = game.move_from_dict(move_dict, deck)
         except ViewError as e:
-            raise TableError(f"invalid move: {e}") from None
-        why = game.check_move(state, move)
+            raise TableError(f"invalid move: {e}", code="invalid_move") from None
+        played = move_dict.get("play")
+        if played not in game.make_view(state, HUMAN)["hand"]:
+            raise TableError(f"illegal move: {str(played)[:20]} is not in your hand", code="illegal_move")
+        why = game.check_move(state, move)  # about seat 0's own card and the table only
         if why is not None:
-            raise TableError(f"illegal move: {why}")
+            raise TableError(f"illegal move: {why}", code="illegal_move")
         self._apply(HUMAN, move, "you")
 
     def ai_view(self) -> tuple[int, dict]:
         """``(moves, view)`` of the AI seat to play, for the bot; ``TableError`` when it is not the AI's turn."""
         state = self.state
         if state.done:
-            raise TableError("the game is over: start a new one", 409)
+            raise TableError("the game is over: start a new one", 409, "over")
         if state.current == HUMAN:
-            raise TableError("it is your turn, not the AI's", 409)
+            raise TableError("it is your turn, not the AI's", 409, "your_turn")
         return self.moves, self.game.make_view(state, state.current)
 
     def hint_view(self) -> dict:
         """Seat 0's view, for "what would the AI play here"; ``TableError`` when it is not seat 0's turn."""
         if self.state.done or self.state.current != HUMAN:
-            raise TableError("a hint is for your turn", 409)
+            raise TableError("a hint is for your turn", 409, "not_your_turn")
         return self.game.make_view(self.state, HUMAN)
 
-    def play_ai(self, moves: int, move_dict, by: str) -> None:
-        """Play the AI's answer to the view of ``ai_view`` (checked: a bot is not trusted either)."""
+    def ai_move(self, moves: int, move_dict):
+        """The AI's answer to the view of ``ai_view`` as a move, or None if it is not a legal one
+        (a bot is not trusted either); ``TableError`` 409 if the table moved on meanwhile."""
         if moves != self.moves:
-            raise TableError("the table moved on while the AI was thinking", 409)
-        seat = self.state.current
-        move = self.game.move_from_dict(move_dict, self.options["deck"])
-        why = self.game.check_move(self.state, move)
-        if why is not None:
-            raise RuntimeError(f"the AI ({by}) answered an illegal move: {why}")
-        self._apply(seat, move, by)
+            raise TableError("the table moved on while the AI was thinking", 409, "stale")
+        try:
+            move = self.game.move_from_dict(move_dict, self.options["deck"])
+        except (ViewError, TypeError, ValueError):
+            return None
+        return move if self.game.check_move(self.state, move) is None else None
+
+    def play_ai(self, move, by: str) -> None:
+        """Play a move ``ai_move`` accepted."""
+        self._apply(self.state.current, move, by)
 
     def record(self) -> dict:
         """The game record so far (docs/contract.md); only once the game is over, so it shows no hidden card."""
         if not self.state.done:
-            raise TableError("the record is available once the game is over", 409)
+            raise TableError("the record is available once the game is over", 409, "not_over")
         return self.game.to_record(self.state)
 
 
 class TableStore:
     """The tables of one process: at most ``max_tables``, each dropped after ``ttl`` idle seconds."""
 
-    def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0):
+    #: a finished table is kept this long after its last request when the store is full
+    FINISHED_GRACE = 60.0
+
+    def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0, seeds: bool = False):
         if not ai_specs:
             raise ValueError("a table store needs at least one AI bot spec")
         if not (isinstance(max_tables, int) and max_tables >= 1):
@@ -197,6 +231,8 @@ class TableStore:
         if not ttl > 0:
             raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
         self.ai_specs = list(ai_specs)
+        #: whether a new table may be asked for a seed (tests, benchmarks): the seed deals every card
+        self.seeds = seeds
         self.max_tables = max_tables
         self.ttl = float(ttl)
         self._tables: dict[str, Table] = {}
@@ -228,26 +264,36 @@ class TableStore:
         if ai not in self.ai_specs:
             raise TableError(f"the AI {str(ai)[:60]!r} is not offered here; choose one of: {', '.join(self.ai_specs)}")
         if seed is None:
-            seed = secrets.randbits(31)
+            seed = secrets.randbits(128)  # the seed deals every card: too many to try them all
+        elif not self.seeds:
+            raise TableError("this server does not take seeds (they would deal every card): leave 'seed' out")
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
             raise TableError(f"seed must be an int in 0..2**63-1, got {str(seed)[:40]}")
         self.expire()
         with self._lock:
             if len(self._tables) >= self.max_tables:
-                raise TableError(f"all {self.max_tables} tables are taken: try again later", 503)
+                self._drop_finished()
+            if len(self._tables) >= self.max_tables:
+                raise TableError(f"all {self.max_tables} tables are taken: try again later", 503, "full")
             table = Table(secrets.token_urlsafe(12), game_name, deck, ai, seed)
             self._tables[table.id] = table
         return table
+
+    def _drop_finished(self) -> None:
+        """Make room: drop the finished tables idle for ``FINISHED_GRACE`` seconds (under the lock)."""
+        now = time.monotonic()
+        for k in [k for k, t in self._tables.items() if t.state.done and now - t.touched > self.FINISHED_GRACE]:
+            del self._tables[k]
 
     def get(self, table_id) -> Table:
         """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""
         table = self._tables.get(table_id) if isinstance(table_id, str) else None
         if table is None or time.monotonic() - table.touched > self.ttl and not table.thinking:
-            raise TableError("no such table (it may have expired): start a new game", 404)
+            raise TableError("no such table (it may have expired): start a new game", 404, "expired")
         table.touched = time.monotonic()
         return table
 
     def close(self, table_id) -> None:
         with self._lock:
             if self._tables.pop(table_id, None) is None:
-                raise TableError("no such table (it may have expired)", 404)
+                raise TableError("no such table (it may have expired)", 404, "expired")

@@ -321,8 +321,8 @@ def test_keyboard_only(server, browser):
         wait_turn_or_end(page)
         moves = int(page.evaluate("document.body.dataset.moves"))
         tab_to("#hand .card")
-        page.keyboard.press("Enter")
-        tab_to("#choice-list .choice")
+        page.keyboard.press("Enter")  # the card's moves come next: focus is on the first
+        assert page.evaluate("document.activeElement.matches('#choice-list .choice')")
         page.keyboard.press("Space")
         page.wait_for_function(f"Number(document.body.dataset.moves) > {moves}")
     tab_to("#settings-button")

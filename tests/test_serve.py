@@ -73,7 +73,7 @@ def test_health(server, model):
     assert r.status_code == 200
     h = r.json()
     assert h["status"] == "ok"
-    assert h["bot"] == f"policy:{model}"
+    assert h["bot"] == f"policy:{model.name}"  # no file paths
     assert h["obs_version"] == OBS_VERSION and h["action_version"] == ACTION_CONTRACT_VERSION
     meta = json.loads(model.with_suffix(".json").read_text())
     assert h["model"]["onnx_sha256"] == meta["onnx_sha256"]

@@ -23,7 +23,7 @@ GAMES = [(g, e["deck"]) for e in CATALOG for g in e["games"]]
 
 @pytest.fixture(scope="module")
 def client():
-    app = create_app("greedy", table_ais=["greedy", "heuristic", "random"], max_tables=40)
+    app = create_app("greedy", table_ais=["greedy", "heuristic", "random"], max_tables=40, table_seeds=True)
     with TestClient(app) as c:
         yield c
 
@@ -218,7 +218,7 @@ def test_body_limit(client):
 def test_health_tells_no_paths_or_pid(client):
     h = client.get("/v1/health").json()
     assert "pid" not in h and "tables" in h
-    app = create_app("policy:default", table_ais=["policy:default"])
+    app = create_app("policy:default", table_ais=["policy:default"], table_seeds=True)
     with TestClient(app) as c:
         snap = c.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 1}).json()
         while not snap["your_turn"]:
@@ -230,7 +230,7 @@ def test_health_tells_no_paths_or_pid(client):
 
 
 def test_a_slow_bot_is_cut_off_and_the_table_goes_on():
-    app = create_app("ismcts:200000", table_ais=["ismcts:200000"], move_timeout=0.3)
+    app = create_app("ismcts:200000", table_ais=["ismcts:200000"], move_timeout=0.3, table_seeds=True)
     with TestClient(app) as c:
         snap = c.post("/v1/tables", json={"game": "scopa", "deck": "milanesi", "seed": 2}).json()
         while snap["your_turn"]:
@@ -277,7 +277,7 @@ def test_health_answers_while_the_bot_thinks():
         t0 = time.monotonic()
         r = httpx.get(f"{url}/v1/health", timeout=10)
         took = time.monotonic() - t0
-        assert r.status_code == 200 and took < 0.5, took
+        assert r.status_code == 200 and took < 1.0, took  # the search itself runs for many seconds
         slow.join(60)
     finally:
         proc.terminate()
@@ -334,6 +334,13 @@ def test_every_language_has_every_word_and_rule():
         for g in rules:
             assert [(len(s["paragraphs"]), len(s["items"])) for s in rules[g]["sections"]] == \
                    [(len(s["paragraphs"]), len(s["items"])) for s in rules_en[g]["sections"]], (lang, g)
+    # every reason the server gives has its words in every language
+    import inspect
+    from cavallo_env import serve, tables
+    src = inspect.getsource(tables) + inspect.getsource(serve)
+    codes = set(re.findall(r'TableError\([^()]*(?:\([^()]*\)[^()]*)*, \d{3}, "(\w+)"\)', src)) | set(re.findall(r'code="(\w+)"', src))
+    assert {"expired", "full", "ai_failed", "illegal_move", "single_process"} <= codes
+    assert codes <= {k.split(".", 1)[1] for k in en if k.startswith("errors.")}, codes
     # every key the page uses is in the strings
     js = (WEB / "table.js").read_text("utf-8") + (WEB / "index.html").read_text("utf-8")
     used = set(re.findall(r'\bt\("([a-z_.]+)"\s*[,)]', js)) | set(re.findall(r'data-i18n="([a-z_]+)"', js))
@@ -360,3 +367,93 @@ def test_cavallo_table_serves_the_page_and_prints_its_address():
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.parametrize("game,deck", GAMES)
+def test_refused_moves_tell_nothing_hidden(client, game, deck):
+    """Playing a card seat 0 does not hold says only that: never where the card is."""
+    snap = client.post("/v1/tables", json={"game": game, "deck": deck, "seed": 21}).json()
+    tid = snap["id"]
+    while not snap["your_turn"]:
+        snap = client.post(f"/v1/tables/{tid}/ai").json()
+    table = client.app.state.tables.get(tid)
+    hidden = hidden_cards(table)
+    assert hidden
+    for card in sorted(hidden):
+        for body in ({"play": card}, {"play": card, "capture": snap["view"].get("table", [])[:1]}):
+            r = client.post(f"/v1/tables/{tid}/move", json=body)
+            assert r.status_code == 422 and "not in your hand" in r.json()["detail"], r.text
+            assert not hidden & strings_in(r.json()) - {card}, r.text
+            assert "seat" not in r.json()["detail"] and "stock" not in r.json()["detail"]
+    assert client.get(f"/v1/tables/{tid}").json()["moves"] == snap["moves"]
+
+
+def test_seeds_only_when_the_server_takes_them():
+    app = create_app("greedy", table_ais=["greedy"])
+    with TestClient(app) as c:
+        r = c.post("/v1/tables", json={"game": "briscola", "seed": 3})
+        assert r.status_code == 422 and "seed" in r.json()["detail"]
+        snap = c.post("/v1/tables", json={"game": "briscola"}).json()
+        assert "seed" not in snap
+        assert c.app.state.tables.get(snap["id"]).seed >= 0  # 128 random bits
+
+
+def test_move_fields_are_checked(client):
+    snap = client.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 4}).json()
+    tid = snap["id"]
+    while not snap["your_turn"]:
+        snap = client.post(f"/v1/tables/{tid}/ai").json()
+    card = snap["legal"][0]["play"]
+    r = client.post(f"/v1/tables/{tid}/move", json={"play": card, "capture": [card]})
+    assert r.status_code == 422 and "takes nothing" in r.json()["detail"]
+    r = client.post(f"/v1/tables/{tid}/move", json={"play": card, "colour": "red"})
+    assert r.status_code == 422 and "unknown field" in r.json()["detail"] and r.json()["code"] == "invalid_move"
+
+
+class _Broken:
+    name = "broken"
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def choose(self, view):
+        if self.kind == "raise":
+            raise RuntimeError("a bot fault")
+        return {"play": "nonsense", "capture": []}
+
+
+def test_a_failing_or_cheating_ai_is_replaced_by_the_heuristic():
+    from cavallo_env.bots import register
+
+    register("broken", lambda arg, seed: _Broken(arg or "raise"))
+    app = create_app("greedy", table_ais=["broken:raise", "broken:illegal"], table_seeds=True)
+    with TestClient(app) as c:
+        for ai, why in (("broken:raise", "failed (RuntimeError)"), ("broken:illegal", "answered an illegal move")):
+            snap = c.post("/v1/tables", json={"game": "scopa", "deck": "milanesi", "ai": ai, "seed": 1}).json()
+            while snap["your_turn"]:
+                snap = c.post(f"/v1/tables/{snap['id']}/move", json=snap["legal"][0]).json()
+            r = c.post(f"/v1/tables/{snap['id']}/ai")
+            assert r.status_code == 200, r.text
+            assert r.json()["last"]["by"] == f"heuristic (the {ai} AI {why})"
+
+
+def test_policy_paths_are_not_shown():
+    from cavallo_env.bots.policy import shipped_model
+
+    path = shipped_model("briscola")
+    app = create_app(f"policy:{path}", table_ais=[f"policy:{path}"])
+    with TestClient(app) as c:
+        shown = json.dumps([c.get("/v1/health").json(), c.get("/v1/games").json(), c.get("/openapi.json").json()])
+        assert str(path.parent) not in shown and f"policy:{path.name}" in shown
+        snap = c.post("/v1/tables", json={"game": "briscola", "ai": f"policy:{path.name}"}).json()
+        assert snap["ai"] == f"policy:{path.name}"
+
+
+def test_a_full_store_makes_room_from_finished_tables():
+    store = TableStore(["greedy"], max_tables=1, ttl=600)
+    t = store.create("briscola", "milanesi")
+    t.state.done = True  # finished, and idle past the grace
+    t.touched -= TableStore.FINISHED_GRACE + 1
+    store.create("scopa", "milanesi")
+    with pytest.raises(TableError):
+        store.get(t.id)

@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a bot may think per move (default 10; past it /v1/move answers 503 and a "
                         "table's AI plays the heuristic's move)")
     p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
+    p.add_argument("--table-seeds", action="store_true",
+                   help="let a new table be asked for a seed (tests, benchmarks; a seed deals every card)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default warning)")
     p.add_argument("--access-log", action="store_true", help="log every request (off by default: it costs throughput)")
@@ -37,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def app_options(args) -> dict:
     """``create_app``'s keyword options from the command line."""
     return {"table_ais": args.ai, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
-            "move_timeout": args.move_timeout, "max_body": args.max_body}
+            "move_timeout": args.move_timeout, "max_body": args.max_body,
+            "table_seeds": getattr(args, "table_seeds", False)}
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -94,12 +94,17 @@ async function api(method, path, body) {
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
   if (!r.ok) {
-    const err = new Error(r.status === 404 ? t("expired") : t("error", { detail: (data && data.detail) || r.status }));
+    const code = data && data.code;
+    const said = code && app.T.errors && app.T.errors[code];
+    const err = new Error(r.status === 404 ? t("expired") : said ? t("errors." + code)
+      : t("error", { detail: (data && data.detail) || r.status }));
     err.status = r.status;
     throw err;
   }
   return data;
 }
+// an answer about a table the page has left (Menu, a new game) is dropped
+const current = (id) => app.snap && app.snap.id === id && !$("table").hidden;
 
 async function loadLanguage(lang) {
   const [T, rules] = await Promise.all([
@@ -179,6 +184,10 @@ function renderLobby() {
   $("decks").replaceChildren(...decks);
 }
 
+function leaveTable() {
+  if (app.snap) api("DELETE", `/v1/tables/${app.snap.id}`).catch(() => {});
+}
+
 function showLobby() {
   clearTimeout(app.timer);
   app.snap = null;
@@ -191,16 +200,19 @@ function showLobby() {
 
 // ---------------------------------------------------------------- a game
 async function startGame(game, deck) {
+  if (app.starting) return;  // one table per click
+  app.starting = true;
   say(t("loading"));
   try {
     const snap = await api("POST", "/v1/tables", { game, deck, ai: $("ai").value || undefined });
+    clearTimeout(app.timer);
     app.log = []; app.shownDeals = 0; app.lastN = 0; app.selected = null; app.picked.clear();
     $("lobby").hidden = true;
     $("table").hidden = false;
     say("");
     show(snap);
     $("main").focus();
-  } catch (e) { say(e.message); }
+  } catch (e) { say(e.message); } finally { app.starting = false; }
 }
 
 function show(snap) {
@@ -214,16 +226,19 @@ function show(snap) {
   if (snap.last && snap.last.n > app.lastN) {
     app.log.push(snap.last);
     app.lastN = snap.last.n;
+    if (snap.last.seat !== 0) say(t("moved", { who: seatName(snap.last.seat), move: moveText(snap.last) }));
   }
   if (!snap.your_turn) { app.selected = null; app.picked.clear(); }
   render();
   schedule();
 }
 
+function dialogOpen() { return [...document.querySelectorAll("dialog")].some((d) => d.open); }
+
 function schedule() {
   clearTimeout(app.timer);
   const snap = app.snap;
-  if (!snap || $("end-dialog").open) return;
+  if (!snap || dialogOpen()) return;  // the AI waits while a dialog is up
   if (snap.deals.length > app.shownDeals) {
     app.timer = setTimeout(showDealEnd, snap.last && snap.last.seat !== 0 ? pace() : 300);
     return;
@@ -233,26 +248,39 @@ function schedule() {
 
 async function aiStep() {
   if (!app.snap || app.busy) return;
+  const id = app.snap.id;
   app.busy = true;
-  try { show(await api("POST", `/v1/tables/${app.snap.id}/ai`)); } catch (e) { failed(e); } finally { app.busy = false; }
+  try {
+    const snap = await api("POST", `/v1/tables/${id}/ai`);
+    if (current(id)) show(snap);
+  } catch (e) { if (current(id)) failed(e); } finally { app.busy = false; }
 }
 
 function failed(e) {
   say(e.message);
-  if (e.status === 404) setTimeout(showLobby, 1500);
-  else if (e.status === 409 && app.snap) api("GET", `/v1/tables/${app.snap.id}`).then(show).catch(() => {});
+  const id = app.snap && app.snap.id;
+  if (e.status === 404) setTimeout(() => { if (current(id)) showLobby(); }, 1500);
+  else if (e.status === 409) api("GET", `/v1/tables/${id}`).then((s) => current(id) && show(s)).catch(() => {});
+  else if (!app.snap.your_turn) {  // the AI failed or the network did: try again shortly
+    clearTimeout(app.timer);
+    app.timer = setTimeout(aiStep, 2000);
+  }
 }
 
 async function send(move) {
   if (app.busy) return;
+  const id = app.snap.id;
   app.busy = true;
   try {
-    const snap = await api("POST", `/v1/tables/${app.snap.id}/move`,
-      { play: move.play, capture: move.capture || [], expect: app.snap.moves });
+    const body = { play: move.play, expect: app.snap.moves };
+    if (app.snap.game !== "briscola") body.capture = move.capture || [];
+    const snap = await api("POST", `/v1/tables/${id}/move`, body);
+    if (!current(id)) return;
     app.selected = null; app.picked.clear();
     say("");
     show(snap);
-  } catch (e) { failed(e); } finally { app.busy = false; }
+    $("turn").focus();
+  } catch (e) { if (current(id)) failed(e); } finally { app.busy = false; }
 }
 
 // ---------------------------------------------------------------- choosing a move
@@ -269,6 +297,8 @@ function clickHand(card) {
   app.picked.clear();
   say(app.selected ? t("pick_capture", { card: cardName(card) }) : "");
   render();
+  const first = document.querySelector("#choice-list .choice");
+  if (first) first.focus();  // the moves of that card, next in reach of the keyboard
 }
 
 function clickTable(card) {
@@ -300,8 +330,10 @@ function playSelected() {
 
 async function hint() {
   if (!app.snap || !app.snap.your_turn) { say(t("not_your_turn")); return; }
+  const id = app.snap.id;
   try {
-    const h = await api("GET", `/v1/tables/${app.snap.id}/hint`);
+    const h = await api("GET", `/v1/tables/${id}/hint`);
+    if (!current(id) || h.moves !== app.snap.moves) return;  // asked about a position that is gone
     const m = app.snap.legal.find((x) => x.play === h.move.play && sameSet(x.capture || [], h.move.capture || [])) || h.move;
     say(t("hint_says", { move: moveText(m) }));
     if (app.snap.game !== "briscola") {
@@ -310,11 +342,29 @@ async function hint() {
     } else {
       for (const c of document.querySelectorAll("#hand .card")) c.classList.toggle("in-set", c.dataset.card === m.play);
     }
-  } catch (e) { failed(e); }
+  } catch (e) { if (current(id)) say(e.message); }
 }
 
 // ---------------------------------------------------------------- drawing
+function focusKey() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  if (a.dataset.card && a.closest("#hand")) return `#hand [data-card="${a.dataset.card}"]`;
+  if (a.dataset.card && a.closest("#felt")) return `#felt [data-card="${a.dataset.card}"]`;
+  if (a.classList.contains("choice")) return `#choice-list [data-capture="${a.dataset.capture}"]`;
+  return null;
+}
+
 function render() {
+  const key = focusKey();
+  drawTable();
+  if (key) {  // the same control, redrawn, keeps the keyboard's place
+    const again = document.querySelector(key);
+    if (again) again.focus(); else $("turn").focus();
+  }
+}
+
+function drawTable() {
   const snap = app.snap;
   if (!snap) return;
   const v = snap.view;
@@ -487,6 +537,7 @@ async function init() {
   }));
   sel.addEventListener("change", async () => {
     await loadLanguage(sel.value);
+    say("");
     if (app.snap) render(); else renderLobby();
   });
   $("settings-button").addEventListener("click", () => $("settings-dialog").showModal());
@@ -499,15 +550,25 @@ async function init() {
   $("rules-here").addEventListener("click", () => showRules(app.snap.game));
   $("to-menu").addEventListener("click", () => {
     if (app.snap && !app.snap.done && !confirm(t("leave_confirm"))) return;
-    if (app.snap) api("DELETE", `/v1/tables/${app.snap.id}`).catch(() => {});
+    leaveTable();
     showLobby();
   });
   $("play-selected").addEventListener("click", playSelected);
   $("cancel-selected").addEventListener("click", () => { app.selected = null; app.picked.clear(); say(""); render(); });
   $("end-continue").addEventListener("click", () => closeEnd(() => { render(); schedule(); }));
-  $("end-again").addEventListener("click", () => closeEnd(() => startGame(app.snap.game, app.snap.deck)));
-  $("end-menu").addEventListener("click", () => closeEnd(showLobby));
+  $("end-again").addEventListener("click", () => closeEnd(() => {
+    const { game, deck } = app.snap;
+    leaveTable();
+    startGame(game, deck);
+  }));
+  $("end-menu").addEventListener("click", () => closeEnd(() => { leaveTable(); showLobby(); }));
   $("end-dialog").addEventListener("cancel", (e) => e.preventDefault());
+  for (const d of document.querySelectorAll("dialog")) {
+    d.addEventListener("close", () => { if (app.snap && !dialogOpen()) { render(); schedule(); } });
+  }
+  window.addEventListener("pagehide", () => {  // free the table for others
+    if (app.snap) fetch(`/v1/tables/${app.snap.id}`, { method: "DELETE", keepalive: true }).catch(() => {});
+  });
   document.body.dataset.ready = "1";
   renderLobby();
 }
