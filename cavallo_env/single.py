@@ -81,6 +81,26 @@ def env_id(game: str) -> str:
     return f"{prefix}-single-v{version}"
 
 
+def engine_state(raw):
+    """The engine state behind a game's raw AEC env (Briscola: ``core``; the capture games:
+    ``core.state``/``game.state``)."""
+    core = raw.core if hasattr(raw, "core") else raw.game
+    return getattr(core, "state", core)
+
+
+def bot_actions(game, learning, state, seat: int, bot) -> list[int]:
+    """The env actions that play ``bot``'s move for ``seat`` in ``state`` (a capture: several,
+    ``learning.table(state).move_actions``); ``ValueError`` for a malformed or illegal answer."""
+    answer = bot.choose(game.make_view(state, seat))
+    try:
+        move = game.move_from_dict(answer, game.deck_of(state))
+    except ValueError as e:
+        raise ValueError(f"bot {bot!r} in seat {seat} answered a malformed move: {e}") from None
+    if move not in state.legal_moves():
+        raise ValueError(f"bot {bot!r} in seat {seat} answered an illegal move {answer!r}")
+    return list(learning.table(state).move_actions(move))
+
+
 def make_env(game: str = "briscola", **kwargs) -> "SingleAgentEnv":
     """``SingleAgentEnv(game, **kwargs)`` (for ``make_vec_env`` and friends)."""
     return SingleAgentEnv(game, **kwargs)
@@ -211,24 +231,9 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ValueError(f"opponent {who!r} in seat {seat} answered {answer!r}, not one of the legal "
                                  f"actions {legal}")
             return a
-        g = self.game
-        state = self._engine_state()
-        answer = who.choose(g.make_view(state, seat))
-        try:
-            move = g.move_from_dict(answer, g.deck_of(state))
-        except ValueError as e:
-            raise ValueError(f"bot {who!r} in seat {seat} answered a malformed move: {e}") from None
-        if move not in state.legal_moves():
-            raise ValueError(f"bot {who!r} in seat {seat} answered an illegal move {answer!r}")
-        first, *rest = self._learning.table(state).move_actions(move)
+        first, *rest = bot_actions(self.game, self._learning, engine_state(self._raw), seat, who)
         self._queue[:] = rest
         return first
-
-    def _engine_state(self):
-        """The engine state of the raw env (Briscola: ``core``; the capture games: ``core.state``/``game.state``)."""
-        raw = self._raw
-        core = raw.core if hasattr(raw, "core") else raw.game
-        return getattr(core, "state", core)
 
     # -- observations ------------------------------------------------------------
     def _obs(self) -> np.ndarray:

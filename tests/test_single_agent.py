@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 from cavallo_env import games
 from cavallo_env.bots import make as make_bot
-from cavallo_env.single import SingleAgentEnv, env_id, make_env
+from cavallo_env.single import SingleAgentEnv, engine_state, env_id, make_env
 
 HERE = os.path.dirname(__file__)
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "sb3_maskable_ppo.py")
@@ -132,7 +132,7 @@ def test_reward_is_the_learners_team_return(game, kwargs):
     reward = env.aec.reward_type
     for seed in range(3):
         steps, info = play(env, seed)
-        state = env._engine_state()
+        state = engine_state(env._raw)
         assert state.done and "result" in info
         assert sum(r for _, r in steps) == state.returns(reward)[env.seats[0]]
         if not (game == "scopa" and reward == "points"):  # Scopa's "points" pays each deal of a match as it ends
@@ -340,7 +340,7 @@ def test_maskable_ppo_trains_and_its_export_plays_as_the_model_predicts(tmp_path
                     checked += 1
                 core = env.aec.core if hasattr(env.aec, "core") else env.aec.game
                 if core.building is None:  # a move starts: the bot's whole move begins with this action
-                    state = env._engine_state()
+                    state = engine_state(env._raw)
                     move = g.move_from_dict(bot.choose(g.make_view(state, info["seat"])), g.deck_of(state))
                     assert learning.table(state).move_actions(move)[0] == int(action)
                     moves += 1

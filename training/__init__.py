@@ -16,6 +16,7 @@ Read ``training.ppo`` top to bottom; the seams it stands on:
 - ``training.export``      the ONNX export of the in-game AI, checked against torch
 - ``training.policy_bot``  the ``checkpoint:<path>`` bot (torch), for evaluation without an export
 - ``training.ship``        copy an evaluated checkpoint to ``checkpoints/`` and evaluate it
+- ``training.rllib``       the same training on Ray RLlib (``cavallo train --backend rllib``, docs/rllib.md)
 
 What is game-specific (observation, actions, heuristic prior, deals) comes
 from the game's ``Learning`` (``cavallo_env.games.learning``).

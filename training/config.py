@@ -341,18 +341,22 @@ def from_dict(data, where="config") -> TrainConfig:
     return cfg
 
 
-def load(path) -> TrainConfig:
-    """Read and validate a YAML config; ``ConfigError`` says what is wrong."""
+def read_yaml(path):
+    """The data of a YAML config file; ``ConfigError`` if it is missing or not YAML."""
     import yaml
 
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    return from_dict(data, where=path.name)
+
+
+def load(path) -> TrainConfig:
+    """Read and validate a YAML config; ``ConfigError`` says what is wrong."""
+    return from_dict(read_yaml(path), where=Path(path).name)
 
 
 def dump(cfg: TrainConfig) -> str:

@@ -2,6 +2,7 @@
 
     cavallo train --config configs/quick.yaml
     cavallo train --resume runs/default-20261130-204500
+    cavallo train --backend rllib --config configs/rllib/briscola.yaml [--address auto]
 
 A run writes runs/<name>-<timestamp>/: config.yaml, metrics.csv, TensorBoard
 events (tb/), checkpoints/ (last.* to resume, update-NNNNN.* evaluated
@@ -9,6 +10,11 @@ models) and learning_curve.png.  --resume continues a stopped run from its
 last checkpoint (weights, optimizer, league, RNG); --config may then be given
 to change the run's length: it must match the run's config except `updates`
 (the learning-rate schedule follows the new length from then on).
+
+--backend rllib trains on Ray RLlib instead (training.rllib, the `rllib`
+extra: pip install -e '.[rllib]'), from a configs/rllib/*.yaml, on this
+machine or a Ray cluster (--address); it writes the same run directory and
+checkpoints (docs/rllib.md).  It has no --resume.
 """
 
 from __future__ import annotations
@@ -25,6 +31,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stop-at", type=int, default=None, metavar="UPDATE",
                    help="stop after this update, 0 = after the warm start (checkpointed; --resume continues)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log lines only)")
+    p.add_argument("--backend", choices=("project", "rllib"), default="project",
+                   help="project: the project's own trainer (default); rllib: Ray RLlib, from a "
+                        "configs/rllib/*.yaml (pip install -e '.[rllib]'; docs/rllib.md)")
+    p.add_argument("--address", default=None, metavar="RAY_ADDRESS",
+                   help="--backend rllib: the Ray cluster to run on, e.g. auto (the cluster of `ray start "
+                        "--head` on this machine) or ray://host:10001 (default: the config's rllib.address, "
+                        "else $RAY_ADDRESS, else a Ray started for the run)")
+    p.add_argument("--init-from", default=None, metavar="CHECKPOINT",
+                   help="--backend rllib: start from this project checkpoint of the same network, e.g. a "
+                        "run's warm start checkpoints/update-00000.json (default: the config's init_from)")
 
 
 #: config keys a ``--resume --config`` may change: the run's length, and how many processes
@@ -33,6 +49,11 @@ RESUME_MAY_CHANGE = ("updates", "prior_workers")
 
 
 def run(args) -> int:
+    if getattr(args, "backend", "project") == "rllib":
+        return run_rllib(args)
+    for opt in ("address", "init_from"):
+        if getattr(args, opt, None) is not None:
+            raise ValueError(f"--{opt.replace('_', '-')} is for --backend rllib")
     if not args.config and not args.resume:
         raise ValueError("give --config YAML to start a run or --resume RUN_DIR to continue one")
     if args.stop_at is not None and args.stop_at < 0:
@@ -65,12 +86,23 @@ def run(args) -> int:
         summary = train(cfg, run_dir, resume=True, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
     else:
-        cfg = load(args.config)
+        try:
+            cfg = load(args.config)
+        except ConfigError as e:
+            if "unknown key 'rllib'" in str(e) or "unknown key 'iterations'" in str(e):
+                raise ConfigError(f"{e}\n(an RLlib config: add --backend rllib)") from None
+            raise
         run_dir = new_run_dir(cfg, args.runs)
         summary = train(cfg, run_dir, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
+    print_summary(summary, "updates", "update")
+    return 0
+
+
+def print_summary(summary: dict, steps: str, step: str) -> None:
+    """The run's directory, its size and its last evaluation against each opponent."""
     print(f"run directory: {summary['run_dir']}")
-    print(f"updates {summary['update']}, decisions {summary['decisions']} "
+    print(f"{steps} {summary['update']}, decisions {summary['decisions']} "
           f"({summary['learner_decisions']} by the learner), {summary['wall_s'] / 60:.1f} min training wall time")
     last = {}
     for e in summary["evals"]:
@@ -78,5 +110,34 @@ def run(args) -> int:
     for opp, e in last.items():
         lo, hi = e["score_ci"]
         print(f"  vs {opp:<10} score {100 * e['score']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]  "
-              f"points/game {e['mean_diff']:+.2f}  (update {e['update']}, {e['deals']} duplicate deals)")
+              f"points/game {e['mean_diff']:+.2f}  ({step} {e['update']}, {e['deals']} duplicate deals)")
+
+
+def run_rllib(args) -> int:
+    """``cavallo train --backend rllib``: ``training.rllib.train`` (imported only here)."""
+    if args.resume:
+        raise ValueError("--resume is not supported with --backend rllib (RLlib's own checkpoint of a run is in "
+                         "<run dir>/rllib; docs/rllib.md)")
+    if not args.config:
+        raise ValueError("give --config configs/rllib/<game>.yaml with --backend rllib")
+    if args.stop_at is not None or args.device is not None:
+        raise ValueError("--stop-at and --device are options of the project's trainer; with --backend rllib "
+                         "set iterations/time_limit_s and rllib.gpus_per_learner in the config")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise SystemExit("cavallo train --backend rllib needs Ray RLlib, which is not installed: "
+                         "pip install -e '.[rllib]'") from None
+    from training.rllib.config import load
+    from training.rllib.train import train
+    from training.run import new_run_dir
+
+    cfg = load(args.config)
+    if args.init_from is not None:
+        cfg.init_from = args.init_from
+    run_dir = new_run_dir(cfg, args.runs)
+    summary = train(cfg, run_dir, address=args.address, progress=not args.no_progress,
+                    log=lambda m: print(m, file=sys.stderr))
+    print_summary(summary, "iterations", "iteration")
+    print(f"checkpoint: {summary['run_dir']}/checkpoints/last.json (cavallo export / eval checkpoint:...)")
     return 0
