@@ -5,7 +5,7 @@
     python examples/sb3_maskable_ppo.py --game scopa --opponent heuristic --steps 20000
 
 1. ``cavallo_env.single.SingleAgentEnv(game, opponents=OPPONENT)``: the learner
-   holds seat 0 (``--team``: both seats of team 0 in Cavalloìcera), the bot
+   holds seat 0 (in Cavalloìcera both seats of team 0, as ``cavallo eval`` plays it; ``--seat-only``: seat 0), the bot
    OPPONENT the other seats; ``action_masks()`` gives MaskablePPO the legal actions.
 2. ``MaskablePPO("MlpPolicy", env).learn(STEPS)`` with a progress bar; the
    model is saved as ``OUT/model.zip`` (SB3's own format; it holds pickles, so
@@ -39,7 +39,9 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="briscola", help="cavalloicera, briscola or scopa (default briscola)")
     p.add_argument("--opponent", default="greedy", help="bot spec of the other seats (default greedy)")
-    p.add_argument("--team", action="store_true", help="Cavalloìcera: the learner holds seats 0 and 2")
+    p.add_argument("--seat-only", action="store_true",
+                   help="Cavalloìcera: the learner holds seat 0 only, a bot its partner (by default it holds "
+                        "seats 0 and 2: cavallo eval plays a policy in both seats of its team)")
     p.add_argument("--steps", type=int, default=8192, help="environment steps to train (default 8192)")
     p.add_argument("--n-steps", type=int, default=512, help="PPO rollout length per update (default 512)")
     p.add_argument("--eval-deals", type=int, default=1000, help="duplicate deals of the evaluation (default 1000)")
@@ -111,8 +113,9 @@ def main(argv=None) -> int:
     game_flags = ["--single-deal"] if args.game == "scopa" else []
     torch.set_num_threads(args.threads)
 
-    env = SingleAgentEnv(args.game, opponents=args.opponent, team=args.team, **options)
-    config = {"game": args.game, "opponent": args.opponent, "team": args.team, "options": options,
+    team = args.game == "cavalloicera" and not args.seat_only
+    env = SingleAgentEnv(args.game, opponents=args.opponent, team=team, **options)
+    config = {"game": args.game, "opponent": args.opponent, "team": team, "options": options,
               "steps": args.steps, "n_steps": args.n_steps, "batch_size": 128, "gamma": 1.0,
               "learning_rate": 3e-4, "seed": args.seed}
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=128, gamma=1.0,

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("yaml")
+torch = pytest.importorskip("torch", reason="the RLlib backend needs torch (pip install -e '.[rllib]')")
+pytest.importorskip("yaml", reason="the RLlib backend needs pyyaml (pip install -e '.[rllib]')")
 pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install -e '.[rllib]')")
 
 from gymnasium import spaces  # noqa: E402
@@ -147,23 +147,23 @@ def test_team_mapping_four_seats():
 # ---------------------------------------------------------------- weights -> checkpoint -> ONNX
 
 
-def _module(game="cavalloicera", hidden=(48, 32), mask_input=True):
+def _module(game="cavalloicera", hidden=(48, 32), mask_input=True, activation="tanh"):
     learning = games.get(game).learning()
     space = spaces.Dict({"observations": spaces.Box(0.0, 1.0, (learning.obs_size,), np.float32),
                          "action_mask": spaces.Box(0.0, 1.0, (learning.num_actions,), np.float32)})
     torch.manual_seed(0)
     module = MaskedPolicyModule(observation_space=space, action_space=spaces.Discrete(learning.num_actions),
-                                model_config={"hidden": list(hidden), "activation": "tanh", "mask_input": mask_input})
+                                model_config={"hidden": list(hidden), "activation": activation, "mask_input": mask_input})
     with torch.no_grad():  # a trained-looking policy head (PolicyNet starts it near zero)
         module.net.policy.weight.normal_(0, 1.0)
     return module, learning
 
 
-def _cfg(game, hidden=(48, 32), mask_input=True):
+def _cfg(game, hidden=(48, 32), mask_input=True, activation="tanh"):
     d = load(TINY).to_dict()
     d["game"] = game
     d["game_options"] = {}
-    d["model"].update(hidden=list(hidden), activation="tanh", mask_input=mask_input)
+    d["model"].update(hidden=list(hidden), activation=activation, mask_input=mask_input)
     return from_dict(d)
 
 
@@ -243,8 +243,9 @@ def test_remote_env_runner_init_from_and_snapshots(tmp_path, ray_local):
     from training.rllib.train import ppo_config, start_from_checkpoint
 
     cfg = load(TINY)
-    module, _ = _module("briscola", hidden=(32, 32), mask_input=False)
-    save_checkpoint(module.get_state(), tmp_path / "init", _cfg("briscola", hidden=(32, 32), mask_input=False))
+    module, _ = _module("briscola", hidden=(32, 32), mask_input=False, activation="relu")
+    save_checkpoint(module.get_state(), tmp_path / "init",
+                    _cfg("briscola", hidden=(32, 32), mask_input=False, activation="relu"))
     cfg.init_from = str(tmp_path / "init.json")
     algo = ppo_config(cfg, env_runners=1, envs_per_env_runner=2).build_algo()
     try:
@@ -292,3 +293,16 @@ def test_cavallo_env_imports_neither_training_nor_ray():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('training', 'ray')))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_init_from_refuses_another_network(tmp_path):
+    """Same shapes, another activation: refused before anything is built."""
+    from training.rllib.convert import ConversionError
+    from training.rllib.train import start_from_checkpoint
+
+    module, _ = _module("briscola", hidden=(32, 32), mask_input=False, activation="tanh")
+    save_checkpoint(module.get_state(), tmp_path / "init", _cfg("briscola", hidden=(32, 32), mask_input=False))
+    cfg = load(TINY)
+    cfg.init_from = str(tmp_path / "init.json")
+    with pytest.raises(ConversionError, match="activation"):
+        start_from_checkpoint(None, cfg)

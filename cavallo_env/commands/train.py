@@ -70,7 +70,13 @@ def run(args) -> int:
         TrainConfig(device=args.device).check("--device")
     if args.resume:
         run_dir = Path(args.resume)
-        cfg = config_of_run(run_dir)
+        try:
+            cfg = config_of_run(run_dir)
+        except ConfigError as e:
+            if "unknown key 'rllib'" in str(e) or "unknown key 'iterations'" in str(e):
+                raise ConfigError(f"{run_dir} is a run of the RLlib backend, which cannot be resumed "
+                                  "(docs/rllib.md); start a new run with --init-from its checkpoint") from None
+            raise
         if args.config:
             new = load(args.config)
             a, b = new.to_dict(), cfg.to_dict()
@@ -125,6 +131,8 @@ def run_rllib(args) -> int:
                          "set iterations/time_limit_s and rllib.gpus_per_learner in the config")
     try:
         import ray  # noqa: F401
+        import safetensors  # noqa: F401
+        import torch  # noqa: F401
     except ImportError:
         raise SystemExit("cavallo train --backend rllib needs Ray RLlib, which is not installed: "
                          "pip install -e '.[rllib]'") from None

@@ -113,9 +113,14 @@ class RLlibTrainConfig:
             raise ConfigError(f"{where}.ppo.target_kl: must be null with the RLlib backend (RLlib's PPO has no "
                               "early stop on the KL)")
         self.rllib.check(f"{where}.rllib")
-        if self.ppo.minibatch_size > self.rllib.train_batch_size:
+        learners = max(1, self.rllib.learners)
+        if self.rllib.train_batch_size % learners:
+            raise ConfigError(f"{where}.rllib.train_batch_size: {self.rllib.train_batch_size} does not divide among "
+                              f"{learners} learners")
+        if self.ppo.minibatch_size > self.rllib.train_batch_size // learners:
             raise ConfigError(f"{where}.ppo.minibatch_size: {self.ppo.minibatch_size} is more than "
-                              f"rllib.train_batch_size {self.rllib.train_batch_size}")
+                              f"rllib.train_batch_size {self.rllib.train_batch_size}"
+                              + (f" / {learners} learners" if learners > 1 else ""))
         for kind in ("greedy", "heuristic"):
             if self.league.mix.get(kind, 0) > 0:
                 _check_bot_game(kind, self.game)

@@ -207,8 +207,10 @@ def make_env(env_config: dict):
     """RLlib's ``PettingZooEnv`` over ``LeagueAEC`` (registered as ``ENV_NAME``).
 
     ``env_config``: ``game``, ``game_options``, ``reward``, ``reward_scale``,
-    ``seed`` (the bots' seeds derive from it, the env runner and the vector
-    index); other keys (``league``) are the callback's."""
+    ``seed`` (the bots' seeds derive from it and the env runner's index; RLlib
+    2.60 builds every sub-env of a runner from one context, so its sub-envs
+    share them: harmless while the fixed bots draw nothing at random); other
+    keys (``league``) are the callback's."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     worker = getattr(env_config, "worker_index", 0)

@@ -101,14 +101,16 @@ class SelfPlayLeague(RLlibCallback):
                        **kwargs) -> None:
         plan = _plan(episode)
         team = plan["learner_team"]
-        ret = None
-        for sa in episode.agent_episodes.values():
-            if seat_of(sa.agent_id) % 2 == team:
-                ret = sa.get_return()
-                break
         adapter = adapter_of(env, env_index)
         if metrics_logger is None:
             return
+        ret = None
+        if adapter is not None and adapter.engine_state().done:
+            # the whole game's point difference for the learner's team, as the project's trainer logs it
+            # (the episode's chunks would give only the last fragment's rewards, scaled)
+            g = adapter.game
+            seat = next(s for s in range(g.num_seats) if g.team_of(s) == team)
+            ret = g.returns(adapter.engine_state(), "points")[seat]
         if ret is not None and plan["kind"] != "self":
             metrics_logger.log_value(f"score_vs_{plan['kind']}", score_of(ret), reduce="mean", window=400)
             metrics_logger.log_value(f"diff_vs_{plan['kind']}", float(ret), reduce="mean", window=400)

@@ -159,6 +159,12 @@ def start_from_checkpoint(algo, cfg: RLlibTrainConfig) -> None:
     if meta.get("game", "cavalloicera") != cfg.game:
         raise CheckpointError(f"{cfg.init_from}: a checkpoint of {meta.get('game', 'cavalloicera')}, "
                               f"but the config trains {cfg.game}")
+    theirs = (meta.get("config") or {}).get("model") or {}
+    for key in ("hidden", "activation", "mask_input", "prior"):  # shapes alone miss e.g. the activation
+        mine = getattr(cfg.model, key)
+        if key in theirs and theirs[key] != (list(mine) if isinstance(mine, tuple) else mine):
+            raise ConversionError(f"init_from {cfg.init_from}: its model.{key} is {theirs[key]!r}, the config's "
+                                  f"{mine!r}: the network must be the same")
     try:
         policy_state(state, cfg.model.__dict__, cfg.game)  # the same network, or a clear error
     except ConversionError as e:
