@@ -233,8 +233,6 @@ def compare(net, onnx_path, obs, mask, prior=None) -> dict:
 def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolerance: float = TOLERANCE,
                       check_deals: int = 256) -> tuple[Path, Path]:
     """Write ``out`` (.onnx) and its sidecar; returns both paths.  See the module doc."""
-    import onnx
-
     from training.checkpoint import learning_of, paths
 
     out = Path(out)
@@ -242,6 +240,37 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
         raise ExportError(f"--out must name a .onnx file, got {str(out)!r}")
     net, meta = load_policy_net(checkpoint)
     st_path, ckpt_json = paths(checkpoint)
+    about = {
+        "model": net.cfg.to_dict(),
+        "training_config": meta.get("config"),
+        "evaluation": _evaluation(meta, evaluation),
+        "source": {
+            "checkpoint": str(st_path),
+            "checkpoint_sha256": file_sha256(st_path),
+            "step": meta.get("step", meta.get("global_step")),
+            "updates": meta.get("update", meta.get("updates")),
+            "seed": meta.get("seed"),
+        },
+        "exported_by": f"cavallo-env {__version__}",
+    }
+    return write_verified(net, out, learning_of(meta), about, use_prior=net.uses_prior, tolerance=tolerance,
+                          check_deals=check_deals)
+
+
+def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, tolerance: float, check_deals: int,
+                   game_deals: int = 8) -> tuple[Path, Path]:
+    """Export ``net`` (``forward(obs, mask[, prior]) -> (logits, value)``) to ``out`` and its sidecar.
+
+    The file is written in a temporary folder beside ``out`` and checked
+    first: one self-contained file, ``onnx.checker``, and onnxruntime against
+    torch on ``check_deals`` random inputs and the positions of ``game_deals``
+    deals within ``tolerance``.  The sidecar holds the game's contract
+    (versions, sizes, inputs and outputs), the file's hash, the checks and
+    ``about`` (model, training, evaluation, source, exporter).  Only then are
+    both moved into place; ``ExportError`` says what failed.
+    """
+    import onnx
+
     out.parent.mkdir(parents=True, exist_ok=True)
     tmpdir = Path(tempfile.mkdtemp(dir=out.parent, prefix=".export-"))
     try:
@@ -259,19 +288,15 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
         except onnx.checker.ValidationError as e:
             raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
         checks = {}
-        use_prior = net.uses_prior
-        learning = learning_of(meta)
         for label, inputs in (("random_inputs", random_inputs(check_deals, prior=use_prior, learning=learning)),
-                              ("game_positions", game_inputs(prior=use_prior, learning=learning))):
-            obs = inputs[0]
+                              ("game_positions", game_inputs(game_deals, prior=use_prior, learning=learning))):
             c = compare(net, tmp, *inputs)
-            c["n"] = len(obs)
+            c["n"] = len(inputs[0])
             checks[label] = c
             if not (c["max_scaled"] <= tolerance and c["max_prob"] <= tolerance):
                 raise ExportError(f"onnxruntime and torch differ on {label.replace('_', ' ')}: logits/values by "
                                   f"{c['max_abs']:g} ({c['max_scaled']:g} relative to their size), probabilities "
                                   f"by {c['max_prob']:g}; the tolerance is {tolerance:g}")
-        sha = file_sha256(tmp)
         sidecar = {
             "format": FORMAT,
             "game": learning.game,
@@ -288,19 +313,9 @@ def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolera
                         "value": ["batch", "float32"]},
             "opset": OPSET,
             "onnx_file": out.name,
-            "onnx_sha256": sha,
-            "model": net.cfg.to_dict(),
-            "training_config": meta.get("config"),
-            "evaluation": _evaluation(meta, evaluation),
-            "source": {
-                "checkpoint": str(st_path),
-                "checkpoint_sha256": file_sha256(st_path),
-                "step": meta.get("step", meta.get("global_step")),
-                "updates": meta.get("update", meta.get("updates")),
-                "seed": meta.get("seed"),
-            },
+            "onnx_sha256": file_sha256(tmp),
+            **about,
             "check": dict(checks, tolerance=tolerance),
-            "exported_by": f"cavallo-env {__version__}",
             "exported_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         }
         meta_path = sidecar_path(out)

@@ -28,17 +28,11 @@ the model itself (the ``sb3`` extra).
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from cavallo_env import __version__, games
-from cavallo_env.bots.policy import FORMAT, file_sha256, sidecar_path
 
-from .export import OPSET, TOLERANCE, ExportError, _export_onnx, compare, game_inputs, random_inputs
+from .export import TOLERANCE, ExportError, write_verified
 
 _MASKED = -1e9
 
@@ -74,8 +68,6 @@ def export_maskable_ppo(model, out, *, game: str, evaluation: dict | None = None
                         tolerance: float = TOLERANCE, check_deals: int = 64) -> tuple[Path, Path]:
     """Write ``out`` (.onnx) and its sidecar from ``model`` (a ``MaskablePPO``, or its ``policy``)
     playing ``game``; returns both paths.  ``ExportError`` saying what does not fit."""
-    import onnx
-
     out = Path(out)
     if out.suffix != ".onnx":
         raise ExportError(f"out must name a .onnx file, got {str(out)!r}")
@@ -93,64 +85,21 @@ def export_maskable_ppo(model, out, *, game: str, evaluation: dict | None = None
     device = next(policy.parameters()).device
     policy.set_training_mode(False)
     policy.to("cpu")
-    net = _module(policy, learning)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmpdir = Path(tempfile.mkdtemp(dir=out.parent, prefix=".export-"))
+    about = {
+        "model": {"kind": f"{type(model).__name__} {type(policy).__name__}",
+                  "net_arch": getattr(policy, "net_arch", None),
+                  "activation": getattr(getattr(policy, "activation_fn", None), "__name__", None),
+                  "parameters": sum(p.numel() for p in policy.parameters())},
+        "training_config": training,
+        "evaluation": evaluation,
+        "source": {"library": _versions(), "step": getattr(model, "num_timesteps", None)},
+        "exported_by": f"cavallo-env {__version__} (training.sb3_export)",
+    }
     try:
-        tmp = tmpdir / "model.onnx"
-        _export_onnx(net, tmp)
-        produced = sorted(p.name for p in tmpdir.iterdir())
-        if produced != ["model.onnx"]:
-            raise ExportError(f"the ONNX export wrote {produced}, expected a single self-contained file")
-        try:
-            onnx.checker.check_model(onnx.load(str(tmp), load_external_data=False), full_check=True)
-        except onnx.checker.ValidationError as e:
-            raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
-        checks = {}
-        for label, inputs in (("random_inputs", random_inputs(check_deals, learning=learning)),
-                              ("game_positions", game_inputs(deals=4, learning=learning))):
-            c = compare(net, tmp, *inputs)
-            c["n"] = len(inputs[0])
-            checks[label] = c
-            if not (c["max_scaled"] <= tolerance and c["max_prob"] <= tolerance):
-                raise ExportError(f"onnxruntime and torch differ on {label.replace('_', ' ')}: logits/values by "
-                                  f"{c['max_abs']:g} ({c['max_scaled']:g} relative), probabilities by "
-                                  f"{c['max_prob']:g}; the tolerance is {tolerance:g}")
-        sidecar = {
-            "format": FORMAT,
-            "game": learning.game,
-            "obs_version": learning.obs_version,
-            "action_version": learning.action_version,
-            "obs_size": learning.obs_size,
-            "num_actions": learning.num_actions,
-            "inputs": {"obs": ["batch", learning.obs_size, "float32"],
-                       "mask": ["batch", learning.num_actions, "float32, nonzero = legal"]},
-            "prior_version": None,
-            "outputs": {"logits": ["batch", learning.num_actions, "float32, illegal = -1e9"],
-                        "value": ["batch", "float32"]},
-            "opset": OPSET,
-            "onnx_file": out.name,
-            "onnx_sha256": file_sha256(tmp),
-            "model": {"kind": f"{type(model).__name__} {type(policy).__name__}",
-                      "net_arch": getattr(policy, "net_arch", None),
-                      "activation": getattr(getattr(policy, "activation_fn", None), "__name__", None),
-                      "parameters": sum(p.numel() for p in policy.parameters())},
-            "training_config": training,
-            "evaluation": evaluation,
-            "source": {"library": _versions(), "step": getattr(model, "num_timesteps", None)},
-            "check": dict(checks, tolerance=tolerance),
-            "exported_by": f"cavallo-env {__version__} (training.sb3_export)",
-            "exported_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        }
-        tmp_json = tmpdir / "model.json"
-        tmp_json.write_text(json.dumps(sidecar, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
-        meta_path = sidecar_path(out)
-        os.replace(tmp, out)
-        os.replace(tmp_json, meta_path)
+        return write_verified(_module(policy, learning), out, learning, about, use_prior=False,
+                              tolerance=tolerance, check_deals=check_deals, game_deals=4)
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
         policy.to(device)
-    return out, meta_path
 
 
 def _versions() -> dict:
