@@ -572,35 +572,20 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     @app.post(f"/{API_VERSION}/tables/{{table_id}}/ai", summary="The AI plays one move")
     async def table_ai(table_id: str):
         table = store.get(table_id)
-        with table.lock:
-            if table.thinking:
-                raise TableError("the AI is already thinking at this table", 409, "busy")
-            moves, view = table.ai_view()
-            table.thinking = True
-        try:
+        with table.asking(table.ai_view) as (moves, view):
             move, by = await ai_answer(table, moves, view)
             with table.lock:  # the position is still the one the move was checked in: only the AI moves now
                 table.play_ai(move, by)
                 return table.snapshot()
-        finally:
-            table.thinking = False
 
     @app.get(f"/{API_VERSION}/tables/{{table_id}}/hint", summary="What the table's AI would play in your place")
     async def table_hint(table_id: str):
         table = store.get(table_id)
-        with table.lock:
-            if table.thinking:
-                raise TableError("the AI is already thinking at this table", 409, "busy")
-            view = table.hint_view()
-            moves = table.moves
-            table.thinking = True  # one question at a time per table
-        try:
+        with table.asking(lambda: (table.moves, table.hint_view())) as (moves, view):
             try:
                 answer = await table_bots[by_public[table.ai]].choose(view)
             except BotTimeout:
                 raise TableError("the AI could not answer in time: try again", 503, "ai_failed") from None
-        finally:
-            table.thinking = False
         return {"move": answer, "ai": table.ai, "moves": moves}
 
     @app.get(f"/{API_VERSION}/tables/{{table_id}}/record", summary="The game record, once the game is over")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from contextlib import contextmanager
 
 from . import games
 from .views import ViewError
@@ -209,6 +210,21 @@ class Table:
     def play_ai(self, move, by: str) -> None:
         """Play a move ``ai_move`` accepted."""
         self._apply(self.state.current, move, by)
+
+    @contextmanager
+    def asking(self, question):
+        """One question to the AI at a time per table: ``question()`` is asked under the lock
+        (``TableError`` 409 if the AI is already busy here), its answer yielded while the table
+        is marked ``thinking``."""
+        with self.lock:
+            if self.thinking:
+                raise TableError("the AI is already thinking at this table", 409, "busy")
+            answer = question()
+            self.thinking = True
+        try:
+            yield answer
+        finally:
+            self.thinking = False
 
     def record(self) -> dict:
         """The game record so far (docs/contract.md); only once the game is over, so it shows no hidden card."""

@@ -23,14 +23,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ai", action="append", default=None, metavar="SPEC",
                    help="an AI the table's players may choose (repeat; the first is the default; "
                         "default: --bot, policy:default, heuristic, greedy)")
+    add_service_arguments(p)
+    p.add_argument("--table-seeds", action="store_true",
+                   help="let a new table be asked for a seed (tests, benchmarks; a seed deals every card)")
+
+
+def add_service_arguments(p: argparse.ArgumentParser) -> None:
+    """The server's limits and logging, shared by ``cavallo serve`` and ``cavallo table``."""
     p.add_argument("--max-tables", type=int, default=200, help="tables at once per worker (default 200)")
     p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
     p.add_argument("--move-timeout", type=float, default=10.0,
                    help="seconds a bot may think per move (default 10; past it /v1/move answers 503 and a "
                         "table's AI plays the heuristic's move)")
     p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
-    p.add_argument("--table-seeds", action="store_true",
-                   help="let a new table be asked for a seed (tests, benchmarks; a seed deals every card)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default warning)")
     p.add_argument("--access-log", action="store_true", help="log every request (off by default: it costs throughput)")

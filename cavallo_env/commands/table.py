@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from .serve import app_options, bind, serve
+from .serve import add_service_arguments, app_options, bind, serve
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,13 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "default: policy:default, heuristic, greedy)")
     p.add_argument("--seed", type=int, default=None, help="seed of the AIs' random draws (sampling bots)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
-    p.add_argument("--max-tables", type=int, default=200, help="tables at once (default 200)")
-    p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
-    p.add_argument("--move-timeout", type=float, default=10.0, help="seconds an AI may think per move (default 10)")
-    p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
-    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
-                   help="uvicorn log level (default warning)")
-    p.add_argument("--access-log", action="store_true", help="log every request")
+    add_service_arguments(p)
 
 
 def run(args) -> int:
