@@ -103,9 +103,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(bot: str, workers: int, port: int) -> subprocess.Popen:
+def start_server(bot: str, workers: int, port: int, extra=()) -> subprocess.Popen:
+    """``cavallo serve`` (with ``extra`` arguments) on ``port``, once ``/v1/health`` answers."""
     cmd = [sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", bot, "--port", str(port),
-           "--workers", str(workers)]
+           "--workers", str(workers), *extra]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 60
     while time.time() < deadline:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -26,11 +25,8 @@ from pathlib import Path
 
 from cavallo_env import games
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ai_latency import free_port  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

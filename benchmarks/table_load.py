@@ -22,34 +22,14 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ai_latency import free_port, percentile, read_response  # noqa: E402
+from ai_latency import free_port, percentile, read_response, start_server  # noqa: E402
 
 PAIRS = [("cavalloicera", "bresciane"), ("briscola", "bresciane"), ("briscola", "milanesi"), ("scopa", "milanesi")]
-
-
-def start(ai: str, port: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", ai, "--ai", ai, "--port", str(port),
-           "--max-tables", "1000", "--table-seeds"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"cavallo serve exited with {proc.returncode}: {proc.stdout.read()}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=1) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("cavallo serve did not answer /v1/health within 60 s")
 
 
 def request(port: int, method: str, path: str, body=None) -> bytes:
@@ -125,7 +105,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", type=Path, default=None, help="write the result here")
     args = p.parse_args(argv)
     port = free_port()
-    proc = start(args.ai, port)
+    proc = start_server(args.ai, 1, port, extra=("--ai", args.ai, "--max-tables", "1000", "--table-seeds"))
     try:
         res = asyncio.run(load(port, args.tables, args.seconds, args.seed))
     finally:

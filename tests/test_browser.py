@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from cavallo_env import games
+from test_table import hidden_in, strings_in
 
 CHROMIUM = os.environ.get("CAVALLO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -135,37 +136,13 @@ def hidden_by_move(url, answers):
     seed = [a["seed"] for a in answers if a["done"]]  # told only once the game is over
     assert len(seed) >= 1 and all("seed" not in a for a in answers if not a["done"])
     state = game.new_state(seed[0], **first["options"])
-    deck = first["deck"]
-    names = game.module("cards").NAMES if game.name == "cavalloicera" else None
-    if names is None:
-        from cavallo_env.briscola.cards import NAMES
-        names = NAMES[deck]
     out = {}
-
-    def hidden(s):
-        if game.name == "cavalloicera":
-            return {names[c] for seat in (1, 2, 3) for c in s.hands[seat]}
-        if game.name == "briscola":
-            return ({names[c] for c in s.hands[1]} | {names[c] for c in s.stock}) - {names[s.trump]}
-        d = s.deal
-        return {names[c] for c in d.hands[1]} | {names[c] for c in d.initial_stock[d.stock_pos:]}
-
     moves = final.moves
     for n, m in enumerate(moves):
-        out[n] = hidden(state)
+        out[n] = hidden_in(game, state, first["deck"])
         game.play(state, m[1] if game.name == "briscola" else (m[1], tuple(m[2])))
-    out[len(moves)] = hidden(state)
+    out[len(moves)] = hidden_in(game, state, first["deck"])
     return out
-
-
-def strings_in(obj) -> set:
-    if isinstance(obj, str):
-        return {obj}
-    if isinstance(obj, dict):
-        return set().union(*(strings_in(k) | strings_in(v) for k, v in obj.items())) if obj else set()
-    if isinstance(obj, list):
-        return set().union(*(strings_in(v) for v in obj)) if obj else set()
-    return set()
 
 
 def check_nothing_hidden(url, answers):

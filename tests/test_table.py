@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from cavallo_env import games
 from cavallo_env.serve import create_app
 from cavallo_env.tables import CATALOG, TableError, TableStore
+from test_serve import free_port
 
 GAMES = [(g, e["deck"]) for e in CATALOG for g in e["games"]]
 
@@ -29,25 +30,22 @@ def client():
 
 
 def hidden_cards(table, seat: int = 0) -> set[str]:
-    """Names of the cards seat 0 must not see: the other seats' hands and the stock."""
-    game, state = table.game, table.state
-    deck = table.options["deck"]
-    names = set()
+    """Names of the cards seat 0 must not see at ``table``: the other seats' hands and the stock."""
+    return hidden_in(table.game, table.state, table.options["deck"], seat)
+
+
+def hidden_in(game, state, deck: str, seat: int = 0) -> set[str]:
+    """Names of the cards ``seat`` must not see in ``state`` of ``game``."""
     if game.name == "cavalloicera":
         from cavallo_env.cavalloicera.cards import NAMES
-        for s in range(4):
-            if s != seat:
-                names |= {NAMES[c] for c in state.hands[s]}
-        return names
+        return {NAMES[c] for s in range(4) if s != seat for c in state.hands[s]}
     from cavallo_env.briscola.cards import NAMES
     n = NAMES[deck]
     if game.name == "briscola":
-        names |= {n[c] for c in state.hands[1 - seat]} | {n[c] for c in state.stock}
+        names = {n[c] for c in state.hands[1 - seat]} | {n[c] for c in state.stock}
         return names - {n[state.trump]}  # the trump card is face up: everyone knows who draws it
     deal = state.deal
-    names |= {n[c] for c in deal.hands[1 - seat]}
-    names |= {n[c] for c in deal.initial_stock[deal.stock_pos:]}
-    return names
+    return {n[c] for c in deal.hands[1 - seat]} | {n[c] for c in deal.initial_stock[deal.stock_pos:]}
 
 
 def strings_in(obj) -> set[str]:
@@ -244,12 +242,6 @@ def test_a_slow_bot_is_cut_off_and_the_table_goes_on():
         view = games.get("scopa").make_view(s, s.current)
         r = c.post("/v1/move", json=view)
         assert r.status_code == 503 and "time limit" in r.json()["detail"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_health_answers_while_the_bot_thinks():
