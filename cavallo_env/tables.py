@@ -261,7 +261,7 @@ class TableStore:
         """Drop the tables idle for more than ``ttl``; how many were dropped."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            old = [k for k, t in self._tables.items() if now - t.touched > self.ttl and not t.thinking]
+            old = [k for k, t in self._tables.items() if self._idle(t, now)]
             for k in old:
                 del self._tables[k]
         return len(old)
@@ -295,6 +295,10 @@ class TableStore:
             self._tables[table.id] = table
         return table
 
+    def _idle(self, table, now: float) -> bool:
+        """Whether ``table`` has been idle past ``ttl`` (a table whose AI is thinking is not)."""
+        return now - table.touched > self.ttl and not table.thinking
+
     def _drop_finished(self) -> None:
         """Make room: drop the finished tables idle for ``FINISHED_GRACE`` seconds (under the lock)."""
         now = time.monotonic()
@@ -304,7 +308,7 @@ class TableStore:
     def get(self, table_id) -> Table:
         """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""
         table = self._tables.get(table_id) if isinstance(table_id, str) else None
-        if table is None or time.monotonic() - table.touched > self.ttl and not table.thinking:
+        if table is None or self._idle(table, time.monotonic()):
             raise TableError("no such table (it may have expired): start a new game", 404, "expired")
         table.touched = time.monotonic()
         return table

@@ -5,9 +5,9 @@
 
 const PACE_MS = { slow: 1600, normal: 900, fast: 350 };
 // ?pace=<ms> sets the AI's pace for a demo or a test (0..5000 ms)
-const PACE_PARAM = Number(new URLSearchParams(location.search).get("pace"));
-const pace = () => (PACE_PARAM >= 0 && PACE_PARAM <= 5000 && new URLSearchParams(location.search).has("pace")
-  ? PACE_PARAM : PACE_MS[app.settings.pace]);
+const PACE_PARAM = new URLSearchParams(location.search).get("pace");
+const pace = () => (PACE_PARAM !== null && Number(PACE_PARAM) >= 0 && Number(PACE_PARAM) <= 5000
+  ? Number(PACE_PARAM) : PACE_MS[app.settings.pace]);
 const PIPS = {
   coins: "●", cups: "▽", swords: "⚔", clubs: "♣", hearts: "♥", diamonds: "♦", spades: "♠",
 };
