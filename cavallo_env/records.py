@@ -42,7 +42,7 @@ def replay(record, *, line: int | None = None):
     The record's ``format`` picks the game (``cavalloicera-record/1``,
     ``briscola-record/1``, ``scopa-record/1``); returns the game's final state.
     Raises ``RecordError`` at the first problem.  A record without ``result``
-    may be a game in progress.
+    is a game in progress; a finished game without one is an error.
     """
     from . import games
 

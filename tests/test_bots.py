@@ -351,3 +351,107 @@ def test_random_bot_is_stateless_and_seeded():
     assert [b.choose(v) for v in reversed(views)] == list(reversed(first))
     c = make("random", seed=8)
     assert [c.choose(v) for v in views] != first
+
+
+# ---------------------------------------------------------------- every game: answers, foreign views, bad views
+
+GAMES = ("cavalloicera", "briscola", "scopa")
+EVERY_SPEC = ("random", "greedy", "heuristic", "ismcts:20")
+
+
+def _game_views(name: str, n: int, seed: int = 0) -> list[dict]:
+    """Views of ``name`` to play; for the capture games each offers a capture of two cards or more."""
+    from cavallo_env import games
+
+    game = games.get(name)
+    rng = random.Random(seed)
+    out = []
+    s = seed
+    while len(out) < n:
+        state = game.new_state(s)
+        s += 1
+        while not state.done and len(out) < n:
+            view = game.make_view(state, state.current)
+            legal = view["legal_moves"]
+            if len(legal) > 1 and (name == "briscola" or any(len(m["capture"]) > 1 for m in legal)):
+                out.append(view)
+                for _ in range(rng.randrange(1, 8)):  # skip ahead: different positions
+                    if state.done:
+                        break
+                    game.play(state, rng.choice(state.legal_moves()))
+                continue
+            game.play(state, rng.choice(state.legal_moves()))
+    return out
+
+
+def _reordered(view: dict) -> dict:
+    """The same view with its legal moves listed backwards and every capture's cards in reverse id order."""
+    out = dict(view)
+    out["legal_moves"] = [dict(m, capture=m["capture"][::-1]) if "capture" in m else dict(m)
+                          for m in reversed(view["legal_moves"])]
+    return out
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("spec", EVERY_SPEC)
+@pytest.mark.parametrize("for_game", [False, True], ids=["any-game", "game="])
+def test_bots_answer_with_the_views_own_move_dict(name, spec, for_game):
+    """Whatever order a view lists its moves and their captured cards in, a bot returns one of its dicts."""
+    bot = make(spec, seed=5, game=name if for_game else None)
+    for view in _game_views(name, 12, seed=31):
+        view = _reordered(view)
+        answer = bot.choose(view)
+        assert any(answer is m for m in view["legal_moves"]), (spec, answer)
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("spec", EVERY_SPEC)
+def test_bots_made_for_a_game_refuse_other_games_views(name, spec):
+    from cavallo_env.views import ViewError
+
+    bot = make(spec, seed=1, game=name)
+    for other in GAMES:
+        view = _game_views(other, 1, seed=4)[0]
+        if other == name:
+            assert bot.choose(view) in view["legal_moves"]
+        else:
+            with pytest.raises(ViewError, match=f"this bot plays {name}, but the view is of {other}"):
+                bot.choose(view)
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("spec", EVERY_SPEC)
+def test_bots_on_a_view_missing_a_field_raise_view_error(name, spec):
+    """No bare KeyError: a bot either plays without the field or raises ``ViewError``."""
+    from cavallo_env.views import ViewError
+
+    view = _game_views(name, 1, seed=9)[0]
+    bot = make(spec, seed=2)
+    for field in view:
+        if field == "game":
+            continue
+        partial = {k: v for k, v in view.items() if k != field}
+        try:
+            answer = bot.choose(partial)
+        except ViewError as e:
+            assert field in str(e) or field == "deck", (field, str(e))
+        else:
+            assert answer in view["legal_moves"]
+
+
+@pytest.mark.parametrize("name,spec,field", [
+    ("cavalloicera", "heuristic", "piles"), ("cavalloicera", "heuristic", "hand_sizes"),
+    ("cavalloicera", "ismcts:20", "piles"), ("cavalloicera", "ismcts:20", "hand_sizes"),
+    ("cavalloicera", "greedy", "table"), ("cavalloicera", "greedy", "history"),
+    ("cavalloicera", "random", "legal_moves"),
+    ("scopa", "greedy", "seat"), ("scopa", "greedy", "table"), ("scopa", "greedy", "piles"),
+    ("scopa", "heuristic", "seat"), ("scopa", "heuristic", "table"), ("scopa", "heuristic", "piles"),
+    ("scopa", "ismcts:20", "piles"), ("scopa", "ismcts:20", "hand_sizes"),
+])
+def test_bots_name_the_missing_view_field(name, spec, field):
+    from cavallo_env.views import ViewError
+
+    view = _game_views(name, 1, seed=9)[0]
+    del view[field]
+    with pytest.raises(ViewError, match=f"'{field}'"):
+        make(spec, seed=2, game=name).choose(view)

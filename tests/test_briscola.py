@@ -262,6 +262,7 @@ def _bad(mutate):
     (lambda r: r["result"].pop("winner"), "wrong result: no 'winner'"),
     (lambda r: r.update(result="1-0"), "'result' must be an object"),
     (lambda r: r["moves"].pop(), "states a result but has only 39 of 40 moves"),
+    (lambda r: r.pop("result"), r"the deal is complete \(40 moves\) but has no 'result'"),
 ])
 def test_corrupted_records_raise_record_error(mutate, match):
     with pytest.raises(RecordError, match=match):

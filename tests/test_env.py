@@ -565,3 +565,22 @@ def test_bonus_counts_stay_inside_the_observation_space():
     assert np.allclose(high[lo:lo + n], 2.4)
     lo_t, _ = OBS_LAYOUT["table"]
     assert high[lo_t] == 1
+
+
+def test_a_whole_record_or_record_deal_is_a_valid_deal_option():
+    # The contract says a record's hands/table/dealer (Scopa: an entry of its deals) are
+    # such a deal: passing the record (or the entry) itself, moves and result included, works.
+    from cavallo_env import scopa
+
+    here = Path(__file__).parent
+    rec = json.loads((here / "vectors" / "04_random.json").read_text())
+    env = cavallo_env.raw_env()
+    env.reset(options={"deal": rec})
+    got = env.record()
+    assert (got["hands"], got["table"], got["dealer"]) == (rec["hands"], rec["table"], rec["dealer"])
+    srec = json.loads(next((here / "vectors-scopa").glob("00_*.json")).read_text())
+    senv = scopa.raw_env(deck=srec["deck"], match=srec["match"])
+    senv.reset(options={"deal": srec["deals"][0]})
+    d = senv.record()["deals"][0]
+    assert {k: d[k] for k in ("dealer", "hands", "table", "stock")} == \
+        {k: srec["deals"][0][k] for k in ("dealer", "hands", "table", "stock")}

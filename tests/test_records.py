@@ -490,3 +490,87 @@ def test_writing_records_to_a_directory_names_it(tmp_path, records):
         write_json(tmp_path, records[0])
     assert str(tmp_path) in str(info.value) and ".tmp-" not in str(info.value)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- finished games state their result
+
+VECTOR_DIR = __import__("pathlib").Path(__file__).parent
+
+
+def _vector(folder: str, name: str) -> dict:
+    return json.loads((VECTOR_DIR / folder / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("folder,name,drop,expected", [
+    ("vectors", "04_random.json", "top", "the deal is complete (48 moves) but has no 'result'"),
+    ("vectors-briscola", "00_random_milanesi_seed1.json", "top", "the deal is complete (40 moves) but has no 'result'"),
+    ("vectors-scopa", "03_match_capture_most_milanesi_seed4_4_deals_alternating_dealers.json", "top",
+     "the match is decided (totals [6, 12]) but the record has no 'result'"),
+    ("vectors-scopa", "00_single_deal_random_milanesi_seed1.json", "top",
+     "the deal is over but the record has no top-level 'result'"),
+    ("vectors-scopa", "00_single_deal_random_milanesi_seed1.json", "deal",
+     "deal 1: the deal is complete (36 plays) but has no 'result'"),
+])
+def test_finished_game_without_result_is_rejected(tmp_path, capsys, folder, name, drop, expected):
+    rec = _vector(folder, name)
+    replay(rec)  # the vector itself is good
+    if drop == "top":
+        del rec["result"]
+    else:
+        del rec["deals"][-1]["result"]
+    with pytest.raises(RecordError) as info:
+        replay(rec)
+    assert str(info.value) == expected
+    path = tmp_path / "finished.json"
+    path.write_text(json.dumps(rec))
+    code, text = run_cli(capsys, path)
+    assert code == 1 and f"BAD {path}: {expected}" in text
+    assert "in progress" not in text and "Traceback" not in text
+
+
+def test_games_in_progress_still_load_as_in_progress(tmp_path, capsys):
+    """A record written mid-game (``cavallo play`` left with q / Ctrl-C) has fewer moves: still good."""
+    from cavallo_env import games
+
+    partial = []
+    for name in games.names():
+        game = games.get(name)
+        state = game.new_state(3)
+        rng = random.Random(3)
+        for _ in range(9):
+            game.play(state, rng.choice(state.legal_moves()))
+        rec = game.to_record(state)
+        assert "result" not in rec
+        assert game.to_record(replay(rec)) == rec
+        partial.append(rec)
+    path = tmp_path / "partial.jsonl"
+    write_jsonl(path, partial)
+    code, text = run_cli(capsys, path)
+    assert code == 0 and "3 game(s) in progress" in text
+
+
+# ---------------------------------------------------------------- Cavalloìcera's result check is strict
+
+
+@pytest.mark.parametrize("name,mutate,expected", [
+    ("04_random.json", lambda r: r.update(winner=False), "wrong result: winner is False, the moves give 0"),
+    ("04_random.json", lambda r: r.update(winner=0.0), "wrong result: winner is 0.0, the moves give 0"),
+    ("04_random.json", lambda r: r["breakdown"][0].update(la_mata=True), "team 0 la_mata is True, the moves give 1"),
+    ("04_random.json", lambda r: r.update(team_points=[float(p) for p in r["team_points"]]),
+     "wrong result: team_points is [14.0, 3.0], the moves give [14, 3]"),
+    ("04_random.json", lambda r: r.update(cards=[34, True]), "wrong result: cards is [34, True]"),
+    ("04_random.json", lambda r: r["breakdown"][1].update(extra=0),
+     "unknown key(s) in the breakdown of team 1: 'extra'"),
+    ("04_random.json", lambda r: r["breakdown"][1].pop("napula"), "team 1 has no 'napula'"),
+    ("04_random.json", lambda r: r.update(note="hi"), "unknown key(s) in 'result': 'note'"),
+    ("04_random.json", lambda r: r.pop("cards"), "wrong result: no 'cards'"),
+    ("04_random.json", lambda r: r["breakdown"].__setitem__(0, [1]), "breakdown of team 0 must be an object"),
+    ("00_no_capture_draw.json", lambda r: r.pop("winner"), "wrong result: no 'winner' (the moves give None)"),
+    ("00_no_capture_draw.json", lambda r: r.update(winner=False), "wrong result: winner is False"),
+])
+def test_cavalloicera_result_check_is_strict(name, mutate, expected):
+    rec = _vector("vectors", name)
+    replay(rec)
+    mutate(rec["result"])
+    e = replay_error(rec)
+    assert expected in e.reason and e.move is None

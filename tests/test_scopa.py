@@ -436,6 +436,7 @@ def corrupt_cases():
                                  + v["deals"][1:]},
         "too-many-moves": {**v, "deals": [{**v["deals"][0], "moves": v["deals"][0]["moves"] * 2}]},
         "deal-after-win": {**v, "deals": v["deals"] + [v["deals"][0]]},
+        "match-result-missing": {k: x for k, x in v.items() if k != "result"},
         "illegal-capture": {**v, "deals": [{**v["deals"][0], "moves": [{**v["deals"][0]["moves"][0], "capture": []}]
                                             + v["deals"][0]["moves"][1:]}] + v["deals"][1:]},
         "three-kings": None,

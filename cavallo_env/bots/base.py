@@ -38,14 +38,27 @@ class Bot:
         legal = game.legal_moves_of(view)
         if not legal:
             raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
-        move = legal[0] if len(legal) == 1 else self.choose_move(view, legal)
-        return game.move_to_dict(move, game.deck_of(view))
+        if len(legal) == 1:
+            return view["legal_moves"][0]
+        return answer(view, legal, self.choose_move(view, legal), game)
 
     def choose_move(self, view: dict, legal: list) -> object:  # pragma: no cover - interface
         raise NotImplementedError
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}>"
+
+
+def answer(view: dict, legal: list, move, game=None) -> dict:
+    """The entry of ``view["legal_moves"]`` that denotes ``move`` (``legal`` is
+    that list parsed, in the same order): a bot answers with the view's own
+    dict, whatever the order of the cards in its capture.  A move that is not
+    among them (a bot's bug) is written out by the game as a fresh dict."""
+    try:
+        return view["legal_moves"][legal.index(move)]
+    except ValueError:
+        game = game if game is not None else game_of(view)
+        return game.move_to_dict(move, game.deck_of(view))
 
 
 def game_of(view, expected: str | None = None):
@@ -163,6 +176,8 @@ def make(spec: str, seed=None, game: str | None = None) -> Bot:
         if arg:
             raise BotSpecError(f"bot {name!r} takes no argument, got {spec!r}")
         bot = factory(seed=seed)
+        if game is not None and getattr(bot, "game", None) is None:
+            bot.game = game  # made for one game (e.g. ``random``): refuse a view of another, as every bot does
     elif game is not None and "game" in inspect.signature(factory).parameters:
         bot = factory(arg or None, seed, game=game)
     else:

@@ -51,7 +51,8 @@ def replay(record, *, line: int | None = None) -> BriscolaState:
     """Replay a record, checking every move and the stated result.
 
     Returns the final ``BriscolaState``; raises ``RecordError`` at the first
-    problem.  A record without ``result`` may be a deal in progress.
+    problem.  A record without ``result`` is a deal in progress: it must have
+    fewer than all 40 moves (a complete deal states its result).
     """
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
@@ -99,6 +100,8 @@ def replay(record, *, line: int | None = None) -> BriscolaState:
             raise RecordError(f"the record states a result but has only {len(moves)} of {NUM_MOVES} moves",
                               move=len(moves) + 1, line=line)
         _check_result(record["result"], state.result(), line)
+    elif state.done:
+        raise RecordError(f"the deal is complete ({NUM_MOVES} moves) but has no 'result'", line=line)
     return state
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..bots.base import Bot
+from ..views import ViewError, require, unreadable
 from .cards import card_id
 from .engine import capture_points
 from .values import CARD_VALUE
@@ -36,8 +37,14 @@ class GreedyBot(Bot):
     game = "cavalloicera"
 
     def choose_move(self, view, legal):
-        table = [card_id(n) for n in view["table"]]
-        prev = previous_placed(view)
+        require(view, ("table", "history"))
+        try:
+            table = [card_id(n) for n in view["table"]]
+            prev = previous_placed(view)
+        except ViewError:
+            raise
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
+            raise unreadable(e, "Cavalloìcera") from None
 
         def key(move):
             card, capture = move

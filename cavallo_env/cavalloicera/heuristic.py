@@ -64,6 +64,7 @@ from itertools import permutations
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE, card_id
 from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
 from ..bots.base import Bot
+from ..views import ViewError, require, unreadable
 
 _SQRT2 = math.sqrt(2.0)
 _FIXED = {LA_MATA: 1.0, COINS_10: 1.0, CUPS_FANTE: 1.0}
@@ -154,23 +155,33 @@ def award_values(my_pile, their_pile, spread: float = 1.5, hand=(), hand_bias: f
     return values
 
 
+#: the view fields the heuristic reads (a view without one is a ``ViewError``)
+VIEW_KEYS = ("seat", "hand", "table", "history", "piles", "hand_sizes")
+
+
 class _Info:
     """What the heuristic needs from a view, by card ids."""
 
     __slots__ = ("seat", "hand", "table", "prev_placed", "my_pile", "their_pile", "hand_sizes", "turn", "unseen")
 
     def __init__(self, view):
-        self.seat = view["seat"]
-        team = self.seat % 2
-        self.hand = [card_id(n) for n in view["hand"]]
-        self.table = sorted(card_id(n) for n in view["table"])
-        hist = view["history"]
-        self.turn = len(hist)
-        last = hist[-1] if hist else None
-        self.prev_placed = card_id(last["play"]) if last is not None and not last["capture"] else None
-        piles = [[card_id(n) for n in p] for p in view["piles"]]
-        self.my_pile, self.their_pile = piles[team], piles[1 - team]
-        self.hand_sizes = list(view["hand_sizes"])
+        require(view, VIEW_KEYS)
+        try:
+            self.seat = view["seat"]
+            team = self.seat % 2
+            self.hand = [card_id(n) for n in view["hand"]]
+            self.table = sorted(card_id(n) for n in view["table"])
+            hist = view["history"]
+            self.turn = len(hist)
+            last = hist[-1] if hist else None
+            self.prev_placed = card_id(last["play"]) if last is not None and not last["capture"] else None
+            piles = [[card_id(n) for n in p] for p in view["piles"]]
+            self.my_pile, self.their_pile = piles[team], piles[1 - team]
+            self.hand_sizes = list(view["hand_sizes"])
+        except ViewError:
+            raise
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
+            raise unreadable(e, "Cavalloìcera") from None
         seen = set(self.hand) | set(self.table) | set(piles[0]) | set(piles[1])
         self.unseen = [c for c in range(NUM_CARDS) if c not in seen]
 
@@ -363,6 +374,7 @@ class HeuristicBot(Bot):
         return scores
 
     def choose_move(self, view, legal):
+        require(view, VIEW_KEYS)
         turns_left = NUM_TURNS - len(view["history"])
         if turns_left <= self.endgame_turns:
             return self._endgame(view, legal)

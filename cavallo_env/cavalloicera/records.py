@@ -34,7 +34,8 @@ def replay(record, *, line: int | None = None) -> GameState:
     """Replay a record, checking every move and the stated result.
 
     Returns the final ``GameState``.  Raises ``RecordError`` at the first
-    problem.  A record without ``result`` may be a deal in progress.
+    problem.  A record without ``result`` is a deal in progress: it must have
+    fewer than all 48 moves (a complete deal states its result).
     """
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
@@ -79,21 +80,61 @@ def replay(record, *, line: int | None = None) -> GameState:
             raise RecordError(f"the record states a result but has only {len(moves)} of {NUM_TURNS} moves",
                               move=len(moves) + 1, line=line)
         _check_result(record["result"], state.result(), line)
+    elif state.done:
+        raise RecordError(f"the deal is complete ({NUM_TURNS} moves) but has no 'result'", line=line)
     return state
 
 
+RESULT_KEYS = ("team_points", "breakdown", "cards", "winner")
+
+
+def _same(a, b) -> bool:
+    """JSON equality without Python's ``True == 1`` / ``1.0 == 1``."""
+    if isinstance(b, list):
+        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a.__class__ is b.__class__ and a == b
+
+
+def _short(value, limit: int = 60) -> str:
+    """A short repr that never fails (huge ints included)."""
+    if value.__class__ is int and value.bit_length() > 128:
+        return f"<an int of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # pragma: no cover - defensive
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _check_result(stated, actual: dict, line) -> None:
+    """The stated result must be exactly ``actual``: every key present, no other key, ints as ints."""
     if not isinstance(stated, dict):
-        raise RecordError("'result' must be an object", line=line)
+        raise RecordError(f"'result' must be an object, got {type(stated).__name__}", line=line)
+    for key in RESULT_KEYS:
+        if key not in stated:
+            raise RecordError(f"wrong result: no {key!r} (the moves give {actual[key]!r})", line=line)
     for key in ("team_points", "cards", "winner"):
-        if stated.get(key) != actual[key]:
-            raise RecordError(f"wrong result: {key} is {stated.get(key)!r}, the moves give {actual[key]!r}", line=line)
-    bd = stated.get("breakdown")
+        if not _same(stated[key], actual[key]):
+            raise RecordError(f"wrong result: {key} is {_short(stated[key])}, the moves give {actual[key]!r}",
+                              line=line)
+    bd = stated["breakdown"]
     if not isinstance(bd, list) or len(bd) != 2:
         raise RecordError("wrong result: 'breakdown' must be a list of two teams", line=line)
     for team in (0, 1):
+        if not isinstance(bd[team], dict):
+            raise RecordError(f"wrong result: the breakdown of team {team} must be an object", line=line)
         for key in BREAKDOWN_KEYS:
-            got = bd[team].get(key) if isinstance(bd[team], dict) else None
-            if got != actual["breakdown"][team][key]:
-                raise RecordError(f"wrong result: team {team} {key} is {got!r}, the moves give "
+            if key not in bd[team]:
+                raise RecordError(f"wrong result: team {team} has no {key!r} (the moves give "
+                                  f"{actual['breakdown'][team][key]!r})", line=line)
+            got = bd[team][key]
+            if not _same(got, actual["breakdown"][team][key]):
+                raise RecordError(f"wrong result: team {team} {key} is {_short(got)}, the moves give "
                                   f"{actual['breakdown'][team][key]!r}", line=line)
+        extra = [k for k in bd[team] if k not in BREAKDOWN_KEYS]
+        if extra:
+            raise RecordError(f"wrong result: unknown key(s) in the breakdown of team {team}: "
+                              f"{', '.join(_short(k) for k in extra)}", line=line)
+    extra = [k for k in stated if k not in RESULT_KEYS]
+    if extra:
+        raise RecordError(f"unknown key(s) in 'result': {', '.join(_short(k) for k in extra)}", line=line)

@@ -158,4 +158,9 @@ def state_from_view(view, rng: random.Random | None = None) -> GameState:
 
 def legal_moves_of(view) -> list[tuple]:
     """The view's ``legal_moves`` as ``(card, capture)`` id tuples."""
-    return [move_from_dict(m) for m in view["legal_moves"]]
+    legal = view.get("legal_moves") if isinstance(view, dict) else None
+    if not isinstance(legal, list):
+        if not isinstance(view, dict):
+            raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
+        raise ViewError("the view's 'legal_moves' must be a list of moves")
+    return [move_from_dict(m) for m in legal]

@@ -23,6 +23,7 @@ from math import comb
 
 from ..bots.base import Bot, game_of
 from ..briscola.cards import IDS
+from ..views import require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores"]
@@ -48,6 +49,10 @@ class ScopaBot(Bot):
         return view["legal_moves"][legal.index(move)]
 
 
+#: the view fields the Scopa bots read (a view without one is a ``ViewError``)
+VIEW_KEYS = ("seat", "dealer", "hand", "table", "piles", "hand_sizes", "stock_size", "history")
+
+
 class Info:
     """What a seat sees, by ids (parsed once from a view)."""
 
@@ -55,27 +60,31 @@ class Info:
                  "plays_left", "last_capturer", "totals", "dealer")
 
     def __init__(self, view):
-        deck = view.get("deck", "milanesi")
-        ids = IDS[deck]
-        self.seat = view["seat"]
-        self.dealer = view["dealer"]
-        self.money = MONEY_SUIT[deck]
-        self.sette = self.money * 10 + SEVEN
-        self.hand = [ids[n] for n in view["hand"]]
-        self.table = sorted(ids[n] for n in view["table"])
-        self.piles = [[ids[n] for n in p] for p in view["piles"]]
-        self.scope = list(view.get("scope", [0, 0]))
-        seen = set(self.hand) | set(self.table) | set(self.piles[0]) | set(self.piles[1])
-        self.unseen = [c for c in range(40) if c not in seen]
-        self.opp_hand = view["hand_sizes"][1 - self.seat]
-        self.stock = view["stock_size"]
-        history = view["history"]
-        self.plays_left = NUM_PLAYS - len(history)
-        lc = None
-        for mv in reversed(history):
-            if mv["capture"]:
-                lc = mv["seat"]
-                break
+        require(view, VIEW_KEYS)
+        try:
+            deck = view.get("deck", "milanesi")
+            ids = IDS[deck]
+            self.seat = view["seat"]
+            self.dealer = view["dealer"]
+            self.money = MONEY_SUIT[deck]
+            self.sette = self.money * 10 + SEVEN
+            self.hand = [ids[n] for n in view["hand"]]
+            self.table = sorted(ids[n] for n in view["table"])
+            self.piles = [[ids[n] for n in p] for p in view["piles"]]
+            self.scope = list(view.get("scope", [0, 0]))
+            seen = set(self.hand) | set(self.table) | set(self.piles[0]) | set(self.piles[1])
+            self.unseen = [c for c in range(40) if c not in seen]
+            self.opp_hand = view["hand_sizes"][1 - self.seat]
+            self.stock = view["stock_size"]
+            history = view["history"]
+            self.plays_left = NUM_PLAYS - len(history)
+            lc = None
+            for mv in reversed(history):
+                if mv["capture"]:
+                    lc = mv["seat"]
+                    break
+        except (KeyError, TypeError, IndexError, AttributeError) as e:
+            raise unreadable(e, "Scopa") from None
         self.last_capturer = lc
         self.totals = view.get("totals", [0, 0])
 

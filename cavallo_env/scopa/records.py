@@ -79,7 +79,8 @@ def replay(record, *, line: int | None = None) -> ScopaState:
     every deal before the last complete, with its stated result; each stated
     result; no deal after the match is won; a ``"match": false`` record has
     exactly one deal; the top-level result only once the match is decided, and
-    right.  A record without a top-level result is a match in progress.
+    right.  A record without a top-level result is a match in progress (one
+    that is decided is an error).
     If its last deal is complete and the match goes on, the returned state
     continues with a next deal drawn from ``random.Random(0)``.
     """
@@ -200,6 +201,10 @@ def _replay(record, line) -> ScopaState:
         extra = [key for key in stated if key not in ("totals", "winner")]
         if extra:
             raise err(f"unknown key(s) in 'result': {', '.join(_show(x) for x in extra)}")
+    elif state.done:
+        if match:
+            raise err(f"the match is decided (totals {state.totals}) but the record has no 'result'")
+        raise err("the deal is over but the record has no top-level 'result'")
     return state
 
 
