@@ -22,7 +22,9 @@ from cavallo_env.scopa.bots import GreedyBot, HeuristicBot
 from cavallo_env.scopa.engine import (BREAKDOWN_KEYS, NUM_PLAYS, VALUE, ScopaDeal, ScopaState, parse_deal,
                                       primiera_value, random_playout, random_state, score_deal, state_from_deal)
 from cavallo_env.scopa.records import FORMAT, replay, to_record
-from cavallo_env.scopa.search import ScopaSearch, static_eval
+from cavallo_env.bots import BotSpecError, make
+from cavallo_env.scopa import search as search_module
+from cavallo_env.scopa.search import ScopaSearch, likelihoods, player_model, plays_of, static_eval
 from cavallo_env.scopa.views import make_view, move_from_dict, state_from_view
 from cavallo_env.briscola.cards import IDS, NAMES
 from cavallo_env.views import ViewError
@@ -753,3 +755,67 @@ def test_fuzzed_views_raise_only_view_error():
             state_from_view(v)
         except ViewError as e:
             assert len(str(e)) < 500
+
+
+def _inference_positions(opponent, deals=6):
+    """(state, seat 0 to play) positions of heuristic (seat 0) against ``opponent`` (seat 1)."""
+    for j in range(deals):
+        state = GAME.new_state(300 + j, match=False)
+        while not state.done:
+            seat = state.current
+            view = make_view(state, seat)
+            if seat == 0:
+                yield state
+            bot = HeuristicBot() if seat == 0 else opponent
+            GAME.play(state, GAME.move_from_dict(bot.choose(view), "milanesi"))
+
+
+@pytest.mark.parametrize("opponent,kind", [(HeuristicBot(), 0), (GreedyBot(), 1)])
+def test_inference_replays_the_other_seats_plays_exactly(opponent, kind):
+    # Replayed from the public history with the hand the other seat really held, every play
+    # is the one the heuristic (or greedy) player makes there: the reconstruction is exact.
+    checked = 0
+    for state in _inference_positions(opponent):
+        past, current = plays_of(state.deal, 1)
+        assert len(past) + len(current) == sum(1 for s, _, _ in state.deal.moves if s == 1)
+        for play in current:
+            p = likelihoods(state.deal.hands[1], play, 1, state.money, state.deal.dealer)
+            assert p[kind] > 1.0 - search_module.SLIP
+            checked += 1
+        for play in past:  # the whole hand is known: nothing supposed
+            assert likelihoods((), play, 1, state.money, state.deal.dealer)[kind] > 1.0 - search_module.SLIP
+    assert checked > 50
+
+
+def test_inference_learns_the_kind_of_player_and_favours_the_true_hand():
+    for opponent, kind in ((HeuristicBot(), 0), (GreedyBot(), 1)):
+        late = [state for state in _inference_positions(opponent) if state.deal.turn >= 24]
+        models = [player_model(plays_of(s.deal, 1)[0], 1, s.money, s.deal.dealer) for s in late]
+        assert sum(m[kind] for m in models) / len(models) > 0.9, (opponent, kind)
+    gain = []
+    for state in _inference_positions(HeuristicBot()):
+        det = ScopaSearch().determinizer(state_from_view(make_view(state, 0), random.Random(1)), 0)
+        if not det.plays:
+            continue
+        det(random.Random(0))  # weighs the hands
+        true = sorted(state.deal.hands[1])
+        weights = dict(zip(map(tuple, det.hands), itertools.pairwise([0.0, *det.cum])))
+        if tuple(true) in weights:
+            lo, hi = weights[tuple(true)]
+            gain.append((hi - lo) / (det.cum[-1] / len(det.hands)))
+    assert len(gain) > 20 and sum(gain) / len(gain) > 1.3  # the true hand weighs more than the average
+
+
+def test_inference_off_and_bad_options():
+    state = random_state(9, match=False)
+    rng = random.Random(0)
+    for _ in range(8):
+        state.play(*rng.choice(state.legal_moves()))
+    det = ScopaSearch(infer=0).determinizer(state, state.current)
+    assert det.plays == [] and det.past == []
+    hands = {tuple(det(random.Random(k)).deal.hands[1 - state.current]) for k in range(30)}
+    assert len(hands) > 20
+    assert make("ismcts:10,infer=0", game="scopa").hooks("scopa").infer == 0
+    for bad in ("ismcts:10,infer=-1", "ismcts:10,infer=1.5", "ismcts:10,infer=x"):
+        with pytest.raises(BotSpecError):
+            make(bad, game="scopa")

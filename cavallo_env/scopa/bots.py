@@ -26,7 +26,8 @@ from ..briscola.cards import IDS
 from ..views import require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
 
-__all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores"]
+__all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "greedy_move",
+           "captures_of_value"]
 
 FOLLOW = 1.2
 RISK = 1.0
@@ -88,6 +89,22 @@ class Info:
         self.last_capturer = lc
         self.totals = view.get("totals", [0, 0])
 
+    @classmethod
+    def at(cls, seat: int, money: int, dealer: int, hand, table, piles, scope, opp_hand: int, stock: int,
+           plays_left: int, last_capturer) -> "Info":
+        """What ``seat`` saw at a past position (replayed from the public history, with a
+        hand the search supposes it held): the search's inference asks the bots what
+        they would have played there."""
+        info = cls.__new__(cls)
+        info.seat, info.dealer, info.money, info.sette = seat, dealer, money, money * 10 + SEVEN
+        info.hand, info.table, info.piles, info.scope = list(hand), sorted(table), piles, list(scope)
+        seen = set(hand) | set(table) | set(piles[0]) | set(piles[1])
+        info.unseen = [c for c in range(40) if c not in seen]
+        info.opp_hand, info.stock, info.plays_left = opp_hand, stock, plays_left
+        info.last_capturer = last_capturer
+        info.totals = [0, 0]
+        return info
+
 
 def parse_view(view) -> Info:
     return Info(view)
@@ -148,17 +165,22 @@ class GreedyBot(ScopaBot):
     name = "greedy"
 
     def choose_move(self, view, legal):
-        info = Info(view)
-        w = card_weights(info, info.piles[info.seat], info.piles[1 - info.seat])
-        last = info.plays_left == 1
+        return greedy_move(Info(view), legal)
 
-        def key(move):
-            card, capture = move
-            if capture:
-                return (-move_values(info, move, w, last), -len(capture), card, capture)
-            return (1.0, VALUE[card], card, ())
 
-        return min(legal, key=key)
+def greedy_move(info: Info, legal):
+    """The greedy player's move among ``legal``: the capture worth most now (ties: the larger
+    capture), else its lowest-value card placed."""
+    w = card_weights(info, info.piles[info.seat], info.piles[1 - info.seat])
+    last = info.plays_left == 1
+
+    def key(move):
+        card, capture = move
+        if capture:
+            return (-move_values(info, move, w, last), -len(capture), card, capture)
+        return (1.0, VALUE[card], card, ())
+
+    return min(legal, key=key)
 
 
 # ---------------------------------------------------------------- heuristic
@@ -177,7 +199,7 @@ def _p_holds(k: int, unseen: int, hand: int) -> float:
 
 def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -> tuple[float, tuple]:
     """The best gain (and capture) of a card of ``card_value`` on ``table``; (0, ()) with no capture."""
-    sets = _captures_of_value(card_value, table)
+    sets = captures_of_value(card_value, table)
     if not sets:
         return 0.0, ()
     n = len(table)
@@ -195,7 +217,7 @@ def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -
 _CAPTURES: dict = {}
 
 
-def _captures_of_value(v: int, table) -> list[tuple]:
+def captures_of_value(v: int, table) -> list[tuple]:
     """The capture sets of a card of value ``v`` on ``table`` (shared lists: do not change them)."""
     key = (v, *table)
     sets = _CAPTURES.get(key)

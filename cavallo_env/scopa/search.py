@@ -10,23 +10,35 @@ the settebello if it is won, the primiera from the best card won in each suit
 and the best still out) and, looking one move past the horizon, the best
 capture open to the seat to play (``lookahead`` times its worth).
 
-Determinizations deal the other hand and the stock at random, but a deal that
-gives the other seat a card of a value it has shown it lacks (it did not sweep
-a table of that value, or take the settebello, since its hand was dealt) is
-dealt again.  Rollouts play ``quick_score``'s favourite move (what a move wins
-less the next seat's best answer, known in a determinization), a random one
-with probability ``epsilon``.
+Determinizations deal the other hand by what the other seat's plays reveal.
+The search supposes it is one of three kinds of player (``MODEL``): one who
+makes the heuristic's move, one who makes the greedy player's, one who makes
+any legal move (the first two slip to any move with chance ``SLIP``).  Its
+plays in the rounds already over, whose hands are known, say which kind it
+most likely is (``player_model``); its plays since its current hand was dealt
+weigh each hand it may hold by the chance that such a player, holding it,
+would have made them (``likelihoods``).  So a player who did not sweep, or
+placed a card where another card would have taken the settebello, most
+likely lacks those cards.  Spec option ``infer``: how many hands a decision
+weighs (0: every hand equally likely).  The stock is shuffled.
+
+Rollouts play ``quick_score``'s favourite move (what a move wins less the
+next seat's best answer, known in a determinization), a random one with
+probability ``epsilon``.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_right, insort
+from itertools import combinations
 from math import comb
 
 from ..games.base import SearchHooks
-from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, ScopaDeal, ScopaState
+from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState
 
-__all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout"]
+__all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "plays_of",
+           "likelihoods", "player_model"]
 
 
 def _tail_table(n_max: int) -> list[list[float]]:
@@ -213,40 +225,119 @@ def static_eval(state: ScopaState) -> float:
     return v
 
 
-def missed_values(deal: ScopaDeal, seat: int) -> set:
-    """Card values ``seat`` very likely does not hold: at one of its plays since its
-    hand was dealt, a card of that value would have swept the table (or taken the
-    settebello) and it did not -- every sensible player takes those."""
-    out: set = set()
-    start = (deal.turn // 6) * 6  # the current round's first play: the hand was dealt then
-    table = list(deal.initial_table)
-    sette = deal.money * 10 + SEVEN
-    for i, (s, card, capture) in enumerate(deal.moves):
-        if s == seat and i >= start and i < NUM_PLAYS - 1:
-            swept = capture and len(capture) == len(table)
-            if not swept and table:
-                total = sum(VALUE[t] for t in table)
-                if total <= 10:
-                    out.add(total)
-            if sette in table and sette not in capture:
-                out.add(7)
+#: the kinds of player the inference considers and how likely each is before any play is seen:
+#: one who plays the heuristic's move, one who plays the greedy player's (``heuristic`` and
+#: ``greedy`` in bots.py), one who plays any legal move
+MODEL = (0.6, 0.3, 0.1)
+#: the chance that a heuristic or greedy player makes some other move (any legal one)
+SLIP = 0.1
+#: how many of the other seat's possible hands a decision weighs (all of them when fewer)
+INFER = 400
+
+
+class _Play:
+    """One play of a seat and the public position before it."""
+
+    __slots__ = ("move", "table", "piles", "scope", "last_capturer", "stock", "opp_hand", "plays_left",
+                 "kept", "moves_of")
+
+    def __init__(self, move, table, piles, scope, last_capturer, stock, opp_hand, plays_left, kept):
+        self.move = move  # (card, capture) as played
+        self.table = table
+        self.piles = piles
+        self.scope = scope
+        self.last_capturer = last_capturer
+        self.stock = stock
+        self.opp_hand = opp_hand  # the hand size of the seat it played against
+        self.plays_left = plays_left
+        self.kept = kept  # the cards it played later in the same round: they were in its hand too
+        self.moves_of: dict = {}  # card -> its legal moves on this table
+
+
+def plays_of(deal: ScopaDeal, seat: int) -> tuple[list, list]:
+    """``seat``'s plays in the deal, replayed from the public history (``_Play``s): those of
+    the rounds already over (its whole hand is known for them) and those since its
+    current hand was dealt (the evidence about the cards it still holds)."""
+    start = (deal.turn // 6) * 6  # hands are dealt every six plays
+    table = sorted(deal.initial_table)
+    piles: list = [[], []]
+    scope = [0, 0]
+    last = None
+    past, current = [], []
+    moves = deal.moves
+    for i, (s, card, capture) in enumerate(moves):
+        if s == seat:
+            r0 = (i // 6) * 6
+            before = sum(1 for j in range(r0, i) if moves[j][0] != seat)
+            kept = [c for j, (t, c, _) in enumerate(moves[:r0 + 6]) if t == seat and j > i]
+            (current if i >= start else past).append(
+                _Play((card, tuple(capture)), table[:], [piles[0][:], piles[1][:]], scope[:], last,
+                      STOCK_SIZE - 2 * HAND_SIZE * (i // 6), HAND_SIZE - before, NUM_PLAYS - i, kept))
         if capture:
             for t in capture:
                 table.remove(t)
+            piles[s].append(card)
+            piles[s].extend(capture)
+            if not table and i + 1 < NUM_PLAYS:
+                scope[s] += 1
+            last = s
         else:
-            table.append(card)
-    return out
+            insort(table, card)
+    return past, current
+
+
+def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[float, float, float]:
+    """The chance that each kind of player of ``MODEL`` (heuristic, greedy, any move), holding
+    ``hand`` besides the cards it played then and later in the round, made ``play``."""
+    from .bots import Info, captures_of_value, greedy_move, heuristic_scores
+
+    table = play.table
+    full = sorted([*hand, *play.kept, play.move[0]])
+    moves_of = play.moves_of
+    legal = []
+    for c in full:
+        ms = moves_of.get(c)
+        if ms is None:
+            ms = moves_of[c] = [(c, st) for st in captures_of_value(VALUE[c], table)] or [(c, ())]
+        legal.extend(ms)
+    n = len(legal)
+    if n == 1:
+        return 1.0, 1.0, 1.0
+    info = Info.at(seat, money, dealer, full, table, play.piles, play.scope, play.opp_hand, play.stock,
+                   play.plays_left, play.last_capturer)
+    scores = heuristic_scores(info, legal)
+    move = play.move
+    slip = SLIP / n
+    return ((1.0 - SLIP) * (legal[max(range(n), key=lambda k: (scores[k], -k))] == move) + slip,
+            (1.0 - SLIP) * (greedy_move(info, legal) == move) + slip, 1.0 / n)
+
+
+def player_model(past, seat: int, money: int, dealer: int) -> tuple:
+    """``MODEL`` updated by ``seat``'s plays of the rounds already over (whole hands known):
+    the chance that it is each kind of player."""
+    w = list(MODEL)
+    for play in past:
+        for k, p in enumerate(likelihoods((), play, seat, money, dealer)):
+            w[k] *= p
+    total = sum(w)
+    return tuple(x / total for x in w)
 
 
 class _Determinizer:
-    """``rng -> state``: a single-deal copy of ``base`` with the cards hidden from
-    ``seat`` (the other hand and the rest of the stock) shuffled.  A deal that
-    gives the other seat a card of a value it showed it lacks (``missed_values``)
-    is dealt again, up to ``tries`` times."""
+    """``rng -> state``: a single-deal copy of ``base`` with the cards hidden from ``seat``
+    (the other hand and the rest of the stock) dealt again.
 
-    __slots__ = ("template", "other", "n_other", "pos", "hidden", "head", "missed", "tries")
+    The other hand is drawn from its posterior: on the first call, ``infer``
+    hands (every possible hand when there are fewer) are drawn and weighed by
+    ``player_model`` and ``likelihoods``; each call then picks one of them by
+    weight and shuffles the rest into the stock.  With ``infer=0``, or before
+    the other seat has played from its current hand, every hand is equally
+    likely.
+    """
 
-    def __init__(self, base: ScopaState, seat: int, tries: int = 12):
+    __slots__ = ("template", "other", "n_other", "hidden", "head", "past", "plays", "infer", "hands", "cum")
+
+    def __init__(self, base: ScopaState, seat: int, infer: int = INFER):
         deal = base.deal
         other = 1 - seat
         t = ScopaState.__new__(ScopaState)
@@ -263,12 +354,37 @@ class _Determinizer:
         self.template = t
         self.other = other
         self.n_other = len(deal.hands[other])
-        self.pos = deal.stock_pos
         self.hidden = list(deal.hands[other]) + list(deal.initial_stock[deal.stock_pos:])
         self.head = deal.initial_stock[:deal.stock_pos]
-        self.missed = missed_values(deal, other) if tries else set()
-        # a hidden card of a missed value is possible only if enough others remain
-        self.tries = tries if self.missed else 0
+        self.past, self.plays = plays_of(deal, other) if infer and self.n_other else ([], [])
+        self.infer = infer
+        self.hands = None
+        self.cum = None
+
+    def _weigh(self, rng: random.Random) -> None:
+        hidden, n = self.hidden, self.n_other
+        if comb(len(hidden), n) <= self.infer:
+            hands = [list(h) for h in combinations(hidden, n)]
+        else:
+            drawn: set = set()
+            hands = []
+            while len(hands) < self.infer:
+                h = tuple(sorted(rng.sample(hidden, n)))
+                if h not in drawn:
+                    drawn.add(h)
+                    hands.append(list(h))
+        other, money, dealer = self.other, self.template.money, self.template.deal.dealer
+        model = player_model(self.past, other, money, dealer)
+        cum = []
+        acc = 0.0
+        for h in hands:
+            w = list(model)
+            for play in self.plays:
+                for k, p in enumerate(likelihoods(h, play, other, money, dealer)):
+                    w[k] *= p
+            acc += w[0] + w[1] + w[2]
+            cum.append(acc)
+        self.hands, self.cum = hands, cum
 
     def __call__(self, rng: random.Random) -> ScopaState:
         t = self.template
@@ -279,51 +395,58 @@ class _Determinizer:
         s.current, s.done, s.winner, s.rng = t.current, t.done, None, t.rng
         d = t.deal.copy()
         s.deal = d
-        h = self.hidden[:]
         n = self.n_other
-        missed = self.missed
-        for _ in range(self.tries + 1):
-            rng.shuffle(h)
-            for c in h[:n]:
-                if VALUE[c] in missed:
-                    break
-            else:
-                break
-        d.hands[self.other] = sorted(h[:n])
-        d.initial_stock = self.head + tuple(h[n:])
+        if self.plays:
+            if self.hands is None:
+                self._weigh(rng)
+            k = bisect_right(self.cum, rng.random() * self.cum[-1])
+            hand = self.hands[min(k, len(self.hands) - 1)]
+            rest = [c for c in self.hidden if c not in hand]
+            rng.shuffle(rest)
+        else:
+            rest = self.hidden[:]
+            rng.shuffle(rest)
+            hand, rest = rest[:n], rest[n:]
+        d.hands[self.other] = sorted(hand)
+        d.initial_stock = self.head + tuple(rest)
         if d.current == self.other:
             d._legal = None
             d._caps = None
         return s
 
 
-def determinize(base: ScopaState, seat: int):
+def determinize(base: ScopaState, seat: int, infer: int = INFER):
     """A function ``rng -> state`` redealing the cards hidden from ``seat`` (see ``_Determinizer``)."""
-    return _Determinizer(base, seat)
+    return _Determinizer(base, seat, infer)
 
 
 class ScopaSearch(SearchHooks):
     """Scopa's ``SearchHooks`` (the current deal; rewards in deal points / ``scale``).
 
-    Own option: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``).
+    Own options: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``);
+    ``lookahead``, the weight of the best capture open past the horizon; ``infer``, how many
+    of the other seat's possible hands a decision weighs by its plays (0: none).
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", int)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7):
-        if not 0.0 <= epsilon <= 1.0:
-            from ..bots.base import BotSpecError
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: int = INFER):
+        from ..bots.base import BotSpecError
 
+        if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
+        if isinstance(infer, bool) or not isinstance(infer, int) or not 0 <= infer <= 100_000:
+            raise BotSpecError(f"scopa search infer must be an int in 0..100000, got {infer!r}")
         self.epsilon = epsilon
         self.lookahead = lookahead
+        self.infer = infer
 
     def determinizer(self, base, seat: int):
-        return _Determinizer(base, seat)
+        return _Determinizer(base, seat, self.infer)
 
     def team(self, state) -> int:
         return state.current
