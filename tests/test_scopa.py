@@ -816,6 +816,18 @@ def test_inference_off_and_bad_options():
     hands = {tuple(det(random.Random(k)).deal.hands[1 - state.current]) for k in range(30)}
     assert len(hands) > 20
     assert make("ismcts:10,infer=0", game="scopa").hooks("scopa").infer == 0
+    assert make("ismcts:10", game="scopa").hooks("scopa").infer == 1.0
+    # one option for every game: a game-less spec with Cavalloìcera's infer=0.9 still parses
+    bot = make("ismcts:10,infer=0.9")
+    assert bot.hooks("scopa").infer == 0.9 and bot.hooks("cavalloicera").infer == 0.9
     for bad in ("ismcts:10,infer=-1", "ismcts:10,infer=1.5", "ismcts:10,infer=x"):
         with pytest.raises(BotSpecError):
             make(bad, game="scopa")
+    # a tempered posterior is flatter than the full one
+    base = state_from_view(make_view(state, state.current), random.Random(1))
+    full, half = ScopaSearch().determinizer(base, state.current), ScopaSearch(infer=0.5).determinizer(base, state.current)
+    assert full.plays
+    for d in (full, half):
+        d(random.Random(0))
+    spread = [max(b - a for a, b in itertools.pairwise([0.0, *d.cum])) / d.cum[-1] for d in (full, half)]
+    assert spread[1] < spread[0]

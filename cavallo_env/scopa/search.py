@@ -19,8 +19,9 @@ most likely is (``player_model``); its plays since its current hand was dealt
 weigh each hand it may hold by the chance that such a player, holding it,
 would have made them (``likelihoods``).  So a player who did not sweep, or
 placed a card where another card would have taken the settebello, most
-likely lacks those cards.  Spec option ``infer``: how many hands a decision
-weighs (0: every hand equally likely).  The stock is shuffled.
+likely lacks those cards.  Spec option ``infer``: the weight of the
+inference, 0..1 (the posterior raised to that power; 0: every hand equally
+likely).  The stock is shuffled.
 
 Rollouts play ``quick_score``'s favourite move (what a move wins less the
 next seat's best answer, known in a determinization), a random one with
@@ -232,7 +233,7 @@ MODEL = (0.6, 0.3, 0.1)
 #: the chance that a heuristic or greedy player makes some other move (any legal one)
 SLIP = 0.1
 #: how many of the other seat's possible hands a decision weighs (all of them when fewer)
-INFER = 400
+HANDS = 400
 
 
 class _Play:
@@ -327,17 +328,17 @@ class _Determinizer:
     """``rng -> state``: a single-deal copy of ``base`` with the cards hidden from ``seat``
     (the other hand and the rest of the stock) dealt again.
 
-    The other hand is drawn from its posterior: on the first call, ``infer``
+    The other hand is drawn from its posterior: on the first call, ``HANDS``
     hands (every possible hand when there are fewer) are drawn and weighed by
-    ``player_model`` and ``likelihoods``; each call then picks one of them by
-    weight and shuffles the rest into the stock.  With ``infer=0``, or before
-    the other seat has played from its current hand, every hand is equally
-    likely.
+    ``player_model`` and ``likelihoods`` (the weight raised to the power
+    ``infer``); each call then picks one of them by weight and shuffles the
+    rest into the stock.  With ``infer=0``, or before the other seat has played
+    from its current hand, every hand is equally likely.
     """
 
     __slots__ = ("template", "other", "n_other", "hidden", "head", "past", "plays", "infer", "hands", "cum")
 
-    def __init__(self, base: ScopaState, seat: int, infer: int = INFER):
+    def __init__(self, base: ScopaState, seat: int, infer: float = 1.0):
         deal = base.deal
         other = 1 - seat
         t = ScopaState.__new__(ScopaState)
@@ -363,12 +364,12 @@ class _Determinizer:
 
     def _weigh(self, rng: random.Random) -> None:
         hidden, n = self.hidden, self.n_other
-        if comb(len(hidden), n) <= self.infer:
+        if comb(len(hidden), n) <= HANDS:
             hands = [list(h) for h in combinations(hidden, n)]
         else:
             drawn: set = set()
             hands = []
-            while len(hands) < self.infer:
+            while len(hands) < HANDS:
                 h = tuple(sorted(rng.sample(hidden, n)))
                 if h not in drawn:
                     drawn.add(h)
@@ -382,7 +383,7 @@ class _Determinizer:
             for play in self.plays:
                 for k, p in enumerate(likelihoods(h, play, other, money, dealer)):
                     w[k] *= p
-            acc += w[0] + w[1] + w[2]
+            acc += (w[0] + w[1] + w[2]) ** self.infer
             cum.append(acc)
         self.hands, self.cum = hands, cum
 
@@ -415,7 +416,7 @@ class _Determinizer:
         return s
 
 
-def determinize(base: ScopaState, seat: int, infer: int = INFER):
+def determinize(base: ScopaState, seat: int, infer: float = 1.0):
     """A function ``rng -> state`` redealing the cards hidden from ``seat`` (see ``_Determinizer``)."""
     return _Determinizer(base, seat, infer)
 
@@ -424,23 +425,23 @@ class ScopaSearch(SearchHooks):
     """Scopa's ``SearchHooks`` (the current deal; rewards in deal points / ``scale``).
 
     Own options: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``);
-    ``lookahead``, the weight of the best capture open past the horizon; ``infer``, how many
-    of the other seat's possible hands a decision weighs by its plays (0: none).
+    ``lookahead``, the weight of the best capture open past the horizon; ``infer``, the weight
+    of the inference about the other hand, 0..1 (0: every hand equally likely).
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", int)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", float)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: int = INFER):
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0):
         from ..bots.base import BotSpecError
 
         if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
-        if isinstance(infer, bool) or not isinstance(infer, int) or not 0 <= infer <= 100_000:
-            raise BotSpecError(f"scopa search infer must be an int in 0..100000, got {infer!r}")
+        if isinstance(infer, bool) or not isinstance(infer, (int, float)) or not 0.0 <= infer <= 1.0:
+            raise BotSpecError(f"scopa search infer must be a number in 0..1, got {infer!r}")
         self.epsilon = epsilon
         self.lookahead = lookahead
         self.infer = infer
