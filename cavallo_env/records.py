@@ -13,6 +13,17 @@ import os
 from typing import Iterable, Iterator
 
 
+def short_repr(value, limit: int = 60) -> str:
+    """A short repr for an error message that never fails (huge ints included)."""
+    if value.__class__ is int and value.bit_length() > 128:
+        return f"<an int of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # pragma: no cover - defensive
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class RecordError(ValueError):
     """A record that is malformed or disagrees with the rules.
 

@@ -11,22 +11,12 @@ thing by move number, seat and reason (``RecordError``), whatever the input.
 from __future__ import annotations
 
 from ..records import RecordError
+from ..records import short_repr as _short
 from .cards import DECKS, NAMES, card_id
 from .engine import NUM_MOVES, BriscolaState, parse_deal
 
 FORMAT = "briscola-record/1"
 RESULT_KEYS = ("points", "tricks", "winner")
-
-
-def _short(value, limit: int = 60) -> str:
-    """A short repr that never fails (huge ints included)."""
-    if value.__class__ is int and value.bit_length() > 128:
-        return f"<an int of {value.bit_length()} bits>"
-    try:
-        text = repr(value)
-    except Exception:  # pragma: no cover - defensive
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def to_record(state: BriscolaState) -> dict:

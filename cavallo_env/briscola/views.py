@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 
+from ..records import short_repr as _short
 from ..views import ViewError
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, SUIT, card_id
 from .engine import BEATS, HAND_SIZE, NUM_MOVES, STOCK_SIZE, BriscolaState
@@ -83,13 +84,6 @@ def legal_moves_of(view) -> list[int]:
         except ViewError as e:
             raise ViewError(f"legal move {i}: {e}") from None
     return out
-
-
-def _short(value, limit: int = 60) -> str:
-    if value.__class__ is int and value.bit_length() > 128:
-        return f"<an int of {value.bit_length()} bits>"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _int(view, key, lo, hi) -> int:

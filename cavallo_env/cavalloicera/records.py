@@ -10,6 +10,7 @@ The file helpers and the replay of any game's record are in ``cavallo_env.record
 from __future__ import annotations
 
 from ..records import RecordError
+from ..records import short_repr as _short
 from .cards import NAMES, card_id
 from .engine import BREAKDOWN_KEYS, NUM_TURNS, GameState, parse_deal
 
@@ -93,17 +94,6 @@ def _same(a, b) -> bool:
     if isinstance(b, list):
         return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return a.__class__ is b.__class__ and a == b
-
-
-def _short(value, limit: int = 60) -> str:
-    """A short repr that never fails (huge ints included)."""
-    if value.__class__ is int and value.bit_length() > 128:
-        return f"<an int of {value.bit_length()} bits>"
-    try:
-        text = repr(value)
-    except Exception:  # pragma: no cover - defensive
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_result(stated, actual: dict, line) -> None:
