@@ -178,6 +178,8 @@ class _Info:
             piles = [[card_id(n) for n in p] for p in view["piles"]]
             self.my_pile, self.their_pile = piles[team], piles[1 - team]
             self.hand_sizes = list(view["hand_sizes"])
+            if len(self.hand_sizes) != NUM_SEATS:
+                raise ViewError(f"'hand_sizes' must list {NUM_SEATS} seats, got {len(self.hand_sizes)}")
         except ViewError:
             raise
         except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
@@ -375,6 +377,8 @@ class HeuristicBot(Bot):
 
     def choose_move(self, view, legal):
         require(view, VIEW_KEYS)
+        if not isinstance(view["history"], list):
+            raise ViewError("the view's 'history' must be a list of moves")
         turns_left = NUM_TURNS - len(view["history"])
         if turns_left <= self.endgame_turns:
             return self._endgame(view, legal)
