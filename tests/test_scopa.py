@@ -831,3 +831,17 @@ def test_inference_off_and_bad_options():
         d(random.Random(0))
     spread = [max(b - a for a, b in itertools.pairwise([0.0, *d.cum])) / d.cum[-1] for d in (full, half)]
     assert spread[1] < spread[0]
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("hand", ["zz", "7-hearts"], r"hand: unknown card 'zz' in the milanesi deck"),
+    ("table", ["7-coins"], r"table: '7-coins' is a card of the bresciane deck"),
+    ("piles", [["x"], []], r"pile of seat 0: unknown card 'x'"),
+])
+@pytest.mark.parametrize("bot", ["greedy", "heuristic"])
+def test_bots_name_the_field_with_an_unknown_card(field, value, message, bot):
+    state = GAME.new_state(1, match=False)
+    view = make_view(state, state.current)
+    view[field] = value
+    with pytest.raises(ViewError, match=message):
+        make(bot, game="scopa").choose(view)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from math import comb
 
 from ..bots.base import Bot, game_of
-from ..briscola.cards import IDS
-from ..views import require, unreadable
+from ..briscola.cards import IDS, card_id
+from ..views import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "greedy_move",
@@ -85,7 +85,7 @@ class Info:
                     lc = mv["seat"]
                     break
         except (KeyError, TypeError, IndexError, AttributeError) as e:
-            raise unreadable(e, "Scopa") from None
+            raise _bad_view(view, e) from None
         self.last_capturer = lc
         self.totals = view.get("totals", [0, 0])
 
@@ -104,6 +104,27 @@ class Info:
         info.last_capturer = last_capturer
         info.totals = [0, 0]
         return info
+
+
+def _bad_view(view, e: Exception) -> ViewError:
+    """The ``ViewError`` for a view ``Info`` could not read: the card field with an unknown
+    card if there is one, else what went wrong."""
+    deck = view.get("deck", "milanesi")
+    if deck in IDS:
+        fields = [("hand", view.get("hand")), ("table", view.get("table"))]
+        piles = view.get("piles")
+        if isinstance(piles, list):
+            fields += [(f"pile of seat {k}", p) for k, p in enumerate(piles)]
+        for field, names in fields:
+            if isinstance(names, list):
+                for n in names:
+                    try:
+                        card_id(n, deck)
+                    except ValueError as why:
+                        return ViewError(f"{field}: {why}")
+    elif isinstance(deck, str) or deck is None:
+        return ViewError(f"unknown deck {str(deck)[:40]!r}; known decks: {', '.join(IDS)}")
+    return unreadable(e, "Scopa")
 
 
 def parse_view(view) -> Info:
