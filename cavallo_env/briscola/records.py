@@ -11,6 +11,7 @@ thing by move number, seat and reason (``RecordError``), whatever the input.
 from __future__ import annotations
 
 from ..records import RecordError
+from ..records import same_json as _same
 from ..records import short_repr as _short
 from .cards import DECKS, NAMES, card_id
 from .engine import NUM_MOVES, BriscolaState, parse_deal
@@ -93,13 +94,6 @@ def replay(record, *, line: int | None = None) -> BriscolaState:
     elif state.done:
         raise RecordError(f"the deal is complete ({NUM_MOVES} moves) but has no 'result'", line=line)
     return state
-
-
-def _same(a, b) -> bool:
-    """JSON equality without Python's ``True == 1`` / ``1.0 == 1``."""
-    if isinstance(b, list):
-        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a.__class__ is b.__class__ and a == b
 
 
 def _check_result(stated, actual: dict, line) -> None:

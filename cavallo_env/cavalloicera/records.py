@@ -10,6 +10,7 @@ The file helpers and the replay of any game's record are in ``cavallo_env.record
 from __future__ import annotations
 
 from ..records import RecordError
+from ..records import same_json as _same
 from ..records import short_repr as _short
 from .cards import NAMES, card_id
 from .engine import BREAKDOWN_KEYS, NUM_TURNS, GameState, parse_deal
@@ -87,13 +88,6 @@ def replay(record, *, line: int | None = None) -> GameState:
 
 
 RESULT_KEYS = ("team_points", "breakdown", "cards", "winner")
-
-
-def _same(a, b) -> bool:
-    """JSON equality without Python's ``True == 1`` / ``1.0 == 1``."""
-    if isinstance(b, list):
-        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a.__class__ is b.__class__ and a == b
 
 
 def _check_result(stated, actual: dict, line) -> None:

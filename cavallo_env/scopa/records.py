@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 
 from ..records import RecordError
+from ..records import same_json as _same
 from ..briscola.cards import DECKS, IDS, NAMES
 from .engine import BREAKDOWN_KEYS, MONEY_SUIT, NUM_PLAYS, TARGET, ScopaDeal, ScopaState, parse_deal
 from .engine import show as _show
@@ -206,15 +207,6 @@ def _replay(record, line) -> ScopaState:
             raise err(f"the match is decided (totals {state.totals}) but the record has no 'result'")
         raise err("the deal is over but the record has no top-level 'result'")
     return state
-
-
-def _same(a, b) -> bool:
-    """Equal as JSON values, telling ints from bools (``True != 1`` here)."""
-    if isinstance(b, list):
-        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if b is None:
-        return a is None
-    return a.__class__ is b.__class__ and a == b
 
 
 def _check_deal_result(stated, actual: dict, err, k: int) -> None:
