@@ -40,25 +40,17 @@ class Bot:
             raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
         if len(legal) == 1:
             return view["legal_moves"][0]
-        return answer(view, legal, self.choose_move(view, legal), game)
+        move = self.choose_move(view, legal)
+        try:  # the view's own dict, whatever the order of the cards in its capture
+            return view["legal_moves"][legal.index(move)]
+        except ValueError:  # not among them (a bot's bug): written out for the caller to reject
+            return game.move_to_dict(move, game.deck_of(view))
 
     def choose_move(self, view: dict, legal: list) -> object:  # pragma: no cover - interface
         raise NotImplementedError
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}>"
-
-
-def answer(view: dict, legal: list, move, game=None) -> dict:
-    """The entry of ``view["legal_moves"]`` that denotes ``move`` (``legal`` is
-    that list parsed, in the same order): a bot answers with the view's own
-    dict, whatever the order of the cards in its capture.  A move that is not
-    among them (a bot's bug) is written out by the game as a fresh dict."""
-    try:
-        return view["legal_moves"][legal.index(move)]
-    except ValueError:
-        game = game if game is not None else game_of(view)
-        return game.move_to_dict(move, game.deck_of(view))
 
 
 def game_of(view, expected: str | None = None):

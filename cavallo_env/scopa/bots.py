@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from math import comb
 
-from ..bots.base import Bot, game_of
+from ..bots.base import Bot
 from ..briscola.cards import IDS, card_id
 from ..views import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
@@ -35,19 +35,9 @@ _RANK_BONUS = (0.10, 0.0, 0.0, 0.0, 0.02, 0.16, 0.32, 0.0, 0.0, 0.0)  # A .. K: 
 
 
 class ScopaBot(Bot):
-    """Base of the Scopa bots: parses the view once and answers with the view's own move dict."""
+    """Base of the Scopa bots (they play Scopa views only)."""
 
     game = "scopa"
-
-    def choose(self, view: dict) -> dict:
-        game = game_of(view, self.game)
-        legal = game.legal_moves_of(view)
-        if not legal:
-            raise ValueError("the view has no legal moves: it is not this seat's turn or the game is over")
-        if len(legal) == 1:
-            return view["legal_moves"][0]
-        move = self.choose_move(view, legal)
-        return view["legal_moves"][legal.index(move)]
 
 
 #: the view fields the Scopa bots read (a view without one is a ``ViewError``)
@@ -65,29 +55,19 @@ class Info:
         try:
             deck = view.get("deck", "milanesi")
             ids = IDS[deck]
-            self.seat = view["seat"]
-            self.dealer = view["dealer"]
-            self.money = MONEY_SUIT[deck]
-            self.sette = self.money * 10 + SEVEN
-            self.hand = [ids[n] for n in view["hand"]]
-            self.table = sorted(ids[n] for n in view["table"])
-            self.piles = [[ids[n] for n in p] for p in view["piles"]]
-            self.scope = list(view.get("scope", [0, 0]))
-            seen = set(self.hand) | set(self.table) | set(self.piles[0]) | set(self.piles[1])
-            self.unseen = [c for c in range(40) if c not in seen]
-            self.opp_hand = view["hand_sizes"][1 - self.seat]
-            self.stock = view["stock_size"]
+            seat = view["seat"]
             history = view["history"]
-            self.plays_left = NUM_PLAYS - len(history)
             lc = None
             for mv in reversed(history):
                 if mv["capture"]:
                     lc = mv["seat"]
                     break
+            self._fill(seat, MONEY_SUIT[deck], view["dealer"], [ids[n] for n in view["hand"]],
+                       [ids[n] for n in view["table"]], [[ids[n] for n in p] for p in view["piles"]],
+                       view.get("scope", [0, 0]), view["hand_sizes"][1 - seat], view["stock_size"],
+                       NUM_PLAYS - len(history), lc, view.get("totals", [0, 0]))
         except (KeyError, TypeError, IndexError, AttributeError) as e:
             raise _bad_view(view, e) from None
-        self.last_capturer = lc
-        self.totals = view.get("totals", [0, 0])
 
     @classmethod
     def at(cls, seat: int, money: int, dealer: int, hand, table, piles, scope, opp_hand: int, stock: int,
@@ -96,14 +76,19 @@ class Info:
         hand the search supposes it held): the search's inference asks the bots what
         they would have played there."""
         info = cls.__new__(cls)
-        info.seat, info.dealer, info.money, info.sette = seat, dealer, money, money * 10 + SEVEN
-        info.hand, info.table, info.piles, info.scope = list(hand), sorted(table), piles, list(scope)
-        seen = set(hand) | set(table) | set(piles[0]) | set(piles[1])
-        info.unseen = [c for c in range(40) if c not in seen]
-        info.opp_hand, info.stock, info.plays_left = opp_hand, stock, plays_left
-        info.last_capturer = last_capturer
-        info.totals = [0, 0]
+        info._fill(seat, money, dealer, hand, table, piles, scope, opp_hand, stock, plays_left, last_capturer,
+                   [0, 0])
         return info
+
+    def _fill(self, seat, money, dealer, hand, table, piles, scope, opp_hand, stock, plays_left, last_capturer,
+              totals) -> None:
+        self.seat, self.dealer, self.money, self.sette = seat, dealer, money, money * 10 + SEVEN
+        self.hand, self.table, self.piles, self.scope = list(hand), sorted(table), piles, list(scope)
+        seen = set(hand) | set(table) | set(piles[0]) | set(piles[1])
+        self.unseen = [c for c in range(40) if c not in seen]
+        self.opp_hand, self.stock, self.plays_left = opp_hand, stock, plays_left
+        self.last_capturer = last_capturer
+        self.totals = totals
 
 
 def _bad_view(view, e: Exception) -> ViewError:

@@ -35,7 +35,9 @@ from bisect import bisect_right, insort
 from itertools import combinations
 from math import comb
 
+from ..bots.base import BotSpecError
 from ..games.base import SearchHooks
+from .bots import Info, captures_of_value, greedy_move, heuristic_scores
 from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState
 
 __all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "plays_of",
@@ -290,8 +292,6 @@ def plays_of(deal: ScopaDeal, seat: int) -> tuple[list, list]:
 def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[float, float, float]:
     """The chance that each kind of player of ``MODEL`` (heuristic, greedy, any move), holding
     ``hand`` besides the cards it played then and later in the round, made ``play``."""
-    from .bots import Info, captures_of_value, greedy_move, heuristic_scores
-
     table = play.table
     full = sorted([*hand, *play.kept, play.move[0]])
     moves_of = play.moves_of
@@ -436,8 +436,6 @@ class ScopaSearch(SearchHooks):
     max_depth = NUM_PLAYS
 
     def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0):
-        from ..bots.base import BotSpecError
-
         if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
         if isinstance(infer, bool) or not isinstance(infer, (int, float)) or not 0.0 <= infer <= 1.0:
@@ -473,7 +471,5 @@ class ScopaSearch(SearchHooks):
         return v + (self.lookahead * best if deal.current == 0 else -self.lookahead * best)
 
     def prior_scores(self, view, legal):
-        from .bots import Info, heuristic_scores
-
         return heuristic_scores(Info(view), legal)
 
