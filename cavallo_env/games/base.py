@@ -237,7 +237,3 @@ class SearchHooks:
 
     def prior_scores(self, view, legal):
         return None
-
-    def reply(self, state, legal):
-        """The one move the search supposes the seat to play makes in ``state`` (None: search them all)."""
-        return None
