@@ -45,7 +45,7 @@ EXPANSIONS = ("greedy", "random")
 ROOTS = ("ucb", "halving")
 REWARDS = ("points", "win", "mixed")
 #: the options every game's search takes
-OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root", "anchor")
+OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root")
 MAX_ITERATIONS = 10_000_000
 
 
@@ -85,7 +85,7 @@ class ISMCTSBot(Bot):
 
     def __init__(self, iterations: int = 1000, seed=None, exploration: float = 0.4, reward: str = "points",
                  scale: float | None = None, depth: int | None = None, prior: float = 1.0, expand: str = "greedy",
-                 root: str = "halving", game: str | None = None, anchor: float | None = None, **search_options):
+                 root: str = "halving", game: str | None = None, **search_options):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
             raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -103,9 +103,6 @@ class ISMCTSBot(Bot):
             raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
         if root not in ROOTS:
             raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
-        if anchor is not None and not anchor >= 0:
-            raise BotSpecError(f"ismcts anchor must be >= 0, got {anchor!r}")
-        self.anchor = anchor
         self.iterations = iterations
         self.exploration = exploration
         self.reward = reward
@@ -242,7 +239,7 @@ class _Search:
     """One decision's search: the bot's settings and the game's hooks, bound."""
 
     __slots__ = ("iterations", "c", "expand_greedy", "mode", "scale", "depth", "bias", "play", "hooks",
-                 "team", "rollout", "evaluate", "anchor")
+                 "team", "rollout", "evaluate")
 
     def __init__(self, bot: ISMCTSBot, game, hooks, bias):
         self.iterations = bot.iterations
@@ -257,7 +254,6 @@ class _Search:
         self.team = hooks.team
         self.rollout = hooks.rollout
         self.evaluate = hooks.evaluate
-        self.anchor = bot.anchor
 
     def halving(self, root, root_legal, determinize, rng) -> object:
         """Sequential halving over the root moves, every move of a round on the same deals.
@@ -272,7 +268,6 @@ class _Search:
         bias = self.bias
         if bias is not None:  # a heuristic prior only orders ties here
             alive.sort(key=lambda m: -bias[m])
-        kept = alive[0] if (self.anchor is not None and bias is not None) else None
         for m in alive:
             root.children[m] = _Node()
         rounds = max(1, math.ceil(math.log2(len(alive))))
@@ -297,15 +292,6 @@ class _Search:
                     budget -= 1
             alive.sort(key=lambda m: -(root.children[m].total / max(root.children[m].visits, 1)))
             alive = alive[:max(1, (len(alive) + 1) // 2)]
-            if kept is not None and kept not in alive:  # the prior's move stays in to the end
-                if len(alive) == 1:
-                    alive.append(kept)
-                else:
-                    alive[-1] = kept
-        if kept is not None and alive[0] != kept:
-            mean = lambda m: root.children[m].total / max(root.children[m].visits, 1)
-            if mean(alive[0]) - mean(kept) <= self.anchor:
-                return kept
         return alive[0]
 
     def iterate(self, state, node, path, rng: random.Random, root) -> None:
@@ -384,7 +370,7 @@ def _parse_kv(arg: str) -> dict:
 
 _GENERIC = {"c": ("exploration", float), "exploration": ("exploration", float), "reward": ("reward", str),
             "scale": ("scale", float), "depth": ("depth", int), "prior": ("prior", float),
-            "expand": ("expand", str), "root": ("root", str), "anchor": ("anchor", float)}
+            "expand": ("expand", str), "root": ("root", str)}
 
 
 def from_spec(arg, seed=None, game: str | None = None) -> ISMCTSBot:
