@@ -167,39 +167,6 @@ def greedy_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: f
         plies -= 1
 
 
-def solve_last_round(deal: ScopaDeal, alpha: float = -99.0, beta: float = 99.0) -> float:
-    """Exact point difference (seat 0 minus seat 1) of the deal under minimax, once the stock
-    is empty: both hands are then known to both seats, so the rest is perfect information."""
-    if deal.done:
-        p = deal.points()
-        return float(p[0] - p[1])
-    if deal.current == 0:
-        v = -99.0
-        for m in deal.legal_moves():
-            d = deal.copy()
-            d.play(m[0], m[1])
-            x = solve_last_round(d, alpha, beta)
-            if x > v:
-                v = x
-                if v > alpha:
-                    alpha = v
-                    if alpha >= beta:
-                        break
-    else:
-        v = 99.0
-        for m in deal.legal_moves():
-            d = deal.copy()
-            d.play(m[0], m[1])
-            x = solve_last_round(d, alpha, beta)
-            if x < v:
-                v = x
-                if v < beta:
-                    beta = v
-                    if alpha >= beta:
-                        break
-    return v
-
-
 def static_eval(state: ScopaState) -> float:
     """Expected final point difference of the current deal, seat 0 minus seat 1."""
     deal = state.deal
@@ -463,13 +430,12 @@ class ScopaSearch(SearchHooks):
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", float),
-               "exact": ("exact", int)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", float)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0, exact: int = 0):
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0):
         if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
         if isinstance(infer, bool) or not isinstance(infer, (int, float)) or not 0.0 <= infer <= 1.0:
@@ -477,7 +443,6 @@ class ScopaSearch(SearchHooks):
         self.epsilon = epsilon
         self.lookahead = lookahead
         self.infer = infer
-        self.exact = exact
 
     def determinizer(self, base, seat: int):
         return _Determinizer(base, seat, self.infer)
@@ -489,17 +454,9 @@ class ScopaSearch(SearchHooks):
         return quick_score(state, move)
 
     def rollout(self, state, rng: random.Random, plies: int) -> None:
-        if self.exact:
-            deal = state.deal
-            while plies > 0 and deal.stock_size:
-                greedy_rollout(state, rng, 1, self.epsilon)
-                plies -= 1
-            return
         greedy_rollout(state, rng, plies, self.epsilon)
 
     def evaluate(self, state) -> float:
-        if self.exact and not state.done and state.deal.stock_size == 0:
-            return solve_last_round(state.deal)
         v = static_eval(state)
         if state.done:
             return v
