@@ -19,10 +19,10 @@ COMMANDS = {
     "tournament": "round robin of several bots with ratings and a chart",
     "train": "self-play PPO training of a team policy from a YAML config",
     "export": "export a training checkpoint to a single-file ONNX policy",
-    "play": "play a deal in the terminal with an AI partner against two AIs",
+    "play": "play in the terminal: Cavalloìcera with an AI partner against two AIs, Briscola or Scopa against one",
     "serve": "serve an AI policy over HTTP for a game to call, and the table in the browser",
     "table": "play in the browser: serve the table and open it in the default browser",
-    "demo": "the main job: quick training, evaluation, export and one AI deal",
+    "demo": "the main job: quick training, evaluation, export and one AI deal of each game",
 }
 
 
@@ -39,8 +39,20 @@ def _checkpoint_bot(arg, seed):
     return from_spec(arg, seed)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cavallo-env")
+    except PackageNotFoundError:  # run from a checkout without an install
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cavallo", description="Cavalloìcera: rules, bots, evaluation, training and in-game AI.")
+    parser = argparse.ArgumentParser(
+        prog="cavallo",
+        description="cavallo-env: rules, bots, evaluation, training and in-game AI for Cavalloìcera, Briscola and Scopa.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         try:
@@ -49,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
             if e.name == f"cavallo_env.commands.{name}":
                 continue
             raise
-        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        # the module docstring, as written (its own line breaks; ``code`` marks dropped)
+        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().replace("``", ""),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
@@ -73,7 +87,7 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `cavallo eval ... | head`: the reader left, nothing to say
         sys.stderr.close()
         return 0
-    except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
+    except (ValueError, OSError) as e:
         # Bad input: a clear one-line error, never a traceback from deep inside.
         print(f"cavallo {args.command}: error: {e}", file=sys.stderr)
         return 2

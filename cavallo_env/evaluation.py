@@ -332,7 +332,8 @@ def format_result(r: DuplicateResult) -> str:
     dlo, dhi = r.mean_diff_ci
     lines = [
         f"duplicate evaluation: A = {r.bot_a}  vs  B = {r.bot_b}",
-        f"{_games.label(r.game, r.options)}: deals {r.deals} (x2 games = {r.games}), seed {r.seed}",
+        f"{_games.label(r.game, r.options)}: {'matches' if r.options.get('match') else 'deals'} {r.deals} "
+        f"(x2 games = {r.games}), seed {r.seed}",
         "",
         f"  A wins / draws / losses   {r.wins} / {r.draws} / {r.losses}",
         f"  A score (draws = 1/2)     {100 * r.score:.1f}%   95% Wilson [{100 * lo:.1f}%, {100 * hi:.1f}%]",

@@ -65,15 +65,7 @@ def replay(record, *, line: int | None = None):
     """
     from . import games
 
-    if not isinstance(record, dict):
-        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
-    fmt = record.get("format")
-    for name in games.names():
-        game = games.get(name)
-        if game.record_format == fmt:
-            return game.replay(record, line=line)
-    known = ", ".join(repr(games.get(n).record_format) for n in games.names())
-    raise RecordError(f"unknown format {str(fmt)[:80]!r}, expected one of {known}", line=line)
+    return games.of_record(record, line=line).replay(record, line=line)
 
 
 def __getattr__(name):
@@ -225,13 +217,58 @@ def open_temp(directory, prefix: str = ".tmp-", suffix: str = "") -> tuple[int, 
     raise FileExistsError(f"no free temporary file name in {directory}")  # pragma: no cover
 
 
-def _check_target(path: str) -> str:
-    """The folder of a file about to be written; the target must not be a folder."""
+def _check_folder(folder: str, path: str) -> None:
+    """The nearest existing folder at or above ``folder`` must be a folder we may write in."""
+    a = folder
+    while not os.path.exists(a):
+        parent = os.path.dirname(a)
+        if parent == a:
+            break
+        a = parent
+    if not os.path.isdir(a):
+        raise NotADirectoryError(f"cannot write {path}: {a} is a file, not a folder")
+    if not os.access(a, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write {path}: the folder {a} is not writable")
+
+
+def check_output_file(path) -> str:
+    """Check, before any work is done, that ``path`` can be written as a file.
+
+    A folder (``IsADirectoryError``), a parent that is a file
+    (``NotADirectoryError``) or a folder we may not write in
+    (``PermissionError``) is an error naming ``path``.  Returns the folder of
+    ``path`` (which may not exist yet)."""
+    path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory: give the path of a file to write")
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
+    folder = os.path.dirname(os.path.abspath(path))
+    _check_folder(folder, path)
+    return folder
+
+
+def check_output_dir(path) -> None:
+    """Check, before any work is done, that ``path`` is or can be made a folder to write files in."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(f"{path} is a file: give a folder to write in")
+    _check_folder(os.path.abspath(path), path)
+
+
+def _check_target(path: str) -> str:
+    """The folder of a file about to be written, created if need be (see ``check_output_file``)."""
+    d = check_output_file(path)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"cannot write {path}: cannot create the folder {d}: {e.strerror or e}") from None
     return d
+
+
+def _open_target(d: str, path: str, suffix: str) -> tuple[int, str]:
+    try:
+        return open_temp(d, suffix=suffix)
+    except OSError as e:  # the folder refuses new files (e.g. /proc): name the user's path, not the temp one
+        raise OSError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def write_jsonl(path, records: Iterable[dict]) -> int:
@@ -242,7 +279,7 @@ def write_jsonl(path, records: Iterable[dict]) -> int:
     """
     path = os.fspath(path)
     d = _check_target(path)
-    fd, tmp = open_temp(d, suffix=".jsonl")
+    fd, tmp = _open_target(d, path, ".jsonl")
     n = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -261,7 +298,7 @@ def write_json(path, record: dict) -> None:
     """Write one record as indented JSON, atomically (a folder is an ``IsADirectoryError``)."""
     path = os.fspath(path)
     d = _check_target(path)
-    fd, tmp = open_temp(d, suffix=".json")
+    fd, tmp = _open_target(d, path, ".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1)

@@ -396,6 +396,12 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     if not (isinstance(max_body, int) and max_body >= 1024):
         raise ValueError(f"max_body must be an int >= 1024 bytes, got {max_body!r}")
     bot = make(bot_spec, seed=seed)
+    refused = getattr(bot, "refused", None)
+    if refused:  # the server answers views of every game: say so now, not on a valid view
+        from .bots import BotSpecError
+
+        raise BotSpecError(f"{bot_spec} cannot serve every game: {'; '.join(refused.values())}; "
+                           "give options that every game's search takes")
     runner = BotRunner(bot, move_timeout)
     if table_ais is None:
         table_ais = ([bot_spec] if bot_spec not in TABLE_AIS else []) + list(TABLE_AIS)

@@ -45,6 +45,10 @@ def test_record_routing():
         games.of_record({"format": "tresette-record/1"})
     with pytest.raises(RecordError, match="unknown format"):
         replay({"format": "tresette-record/1"})
+    with pytest.raises(RecordError, match="the record has no 'format'"):
+        replay({"moves": []})
+    with pytest.raises(RecordError, match="'format' must be a string.*got int"):
+        replay({"format": 123})
 
 
 def test_check_options():

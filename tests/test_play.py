@@ -135,7 +135,7 @@ def test_record_path_that_is_a_directory(tmp_path, capsys):
     code = main(["play", "--partner", "greedy", "--opponents", "greedy", "--seed", "1", "--record", str(tmp_path)])
     err = capsys.readouterr()
     assert code == 2
-    assert f"--record {tmp_path} is a directory" in err.err and ".tmp-" not in err.err
+    assert f"--record: {tmp_path} is a directory" in err.err and ".tmp-" not in err.err
     assert "--- turn" not in err.out  # refused before the deal, not after it
 
 
@@ -173,7 +173,7 @@ def test_default_ai(tmp_path):
 
 @pytest.mark.parametrize("game,args,turns,words", [
     ("briscola", ["--deck", "bresciane"], 20, ("Trump:", "Your hand:", "Points:", "play ")),
-    ("scopa", ["--single-deal"], 18, ("Table:", "Your hand:", "This deal:", "Match:", "=== deal 1:")),
+    ("scopa", ["--single-deal"], 18, ("Table:", "Your hand:", "This deal:", "=== deal 1:", "one deal")),
 ])
 def test_two_player_games_through_stdin(tmp_path, game, args, turns, words):
     rec = tmp_path / f"{game}.json"
@@ -184,6 +184,8 @@ def test_two_player_games_through_stdin(tmp_path, game, args, turns, words):
     for w in words + ("Your moves:", "opponent:", "Record saved"):
         assert w in out, w
     assert ("Strength: A > 3" if game == "briscola" else "primiera") in out  # the rules, on '?'
+    if game == "scopa":  # one deal: no match score on screen, none in the rules shown
+        assert "Match:" not in out and "match to 11" not in out and "The match ends" not in out
     assert re.search(r"You win!|The AI wins\.|A draw\.", out)
     record = json.loads(rec.read_text())
     assert record["format"] == f"{game}-record/1"
@@ -195,6 +197,7 @@ def test_scopa_match_interrupted_keeps_the_record(tmp_path):
     proc = run_play(["--game", "scopa", "--opponents", "random", "--seed", "4", "--record", str(rec)], "1\n" * 20)
     assert proc.returncode == 1  # the input ran out before the match ended
     assert "You left the game." in proc.stdout and "(game in progress)" in proc.stdout
+    assert "Match:       you 0, opponent 0 (first to 11)" in proc.stdout
     record = json.loads(rec.read_text())
     assert record["match"] is True and "result" not in record
     replay(record)

@@ -9,6 +9,6 @@ any time.
 
 from __future__ import annotations
 
-from .base import Bot, BotSpecError, make, register, registered
+from .base import Bot, BotSpecError, make, register, registered, split_specs
 
-__all__ = ["Bot", "BotSpecError", "make", "register", "registered"]
+__all__ = ["Bot", "BotSpecError", "make", "register", "registered", "split_specs"]

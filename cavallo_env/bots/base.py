@@ -136,6 +136,27 @@ class PerGameBot(Bot):
         return self.for_game(game_of(view).name).choose(view)
 
 
+def split_specs(text: str) -> list[str]:
+    """Bot specs separated by commas, as the command line takes them (``"greedy,ismcts:500"``).
+
+    A spec's own options contain commas too (``ismcts:1000,c=0.5``): a piece
+    that is a ``key=value`` option (an ``=`` and no ``:``) belongs to the spec
+    before it.  Empty pieces are a ``BotSpecError``.
+    """
+    if not isinstance(text, str):
+        raise BotSpecError(f"bot specs must be a string, got {text!r}")
+    specs: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if not piece:
+            raise BotSpecError(f"{text!r} has an empty bot spec")
+        if specs and "=" in piece and ":" not in piece:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def make(spec: str, seed=None, game: str | None = None) -> Bot:
     """Build a bot from a spec string such as ``"greedy"`` or ``"ismcts:1000"``.
 

@@ -123,7 +123,7 @@ class ISMCTSBot(Bot):
 
         names = [game] if game is not None else games.names()
         known = set()
-        self._refused: dict = {}
+        self._refused: dict = {}  # game -> why this bot cannot play it (see ``refused``)
         took_options = []  # the games given some of the options that accepted them
         for name in names:
             hooks_type = type(games.get(name).search())
@@ -167,6 +167,11 @@ class ISMCTSBot(Bot):
     def hooks(self, game: str | None = None):
         """The search hooks of ``game`` (default: this bot's game, else Cavalloìcera)."""
         return self._hooks_of(game or self.game or "cavalloicera")
+
+    @property
+    def refused(self) -> dict:
+        """The games this bot (made without a game) cannot play with its options, and why."""
+        return dict(self._refused)
 
     def _hooks_of(self, name: str):
         hooks = self._hooks.get(name)

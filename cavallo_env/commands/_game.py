@@ -15,9 +15,10 @@ def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
     p.add_argument("--deck", default=None, choices=decks,
                    help="the deck (default: the game's first; Briscola and Scopa: milanesi, Cavalloìcera: bresciane)")
     if match:
-        p.add_argument("--match", dest="match", action="store_true", default=None,
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--match", dest="match", action="store_true", default=None,
                        help="Scopa: play whole matches to 11 (the default of `simulate`, `play`)")
-        p.add_argument("--single-deal", dest="match", action="store_false",
+        g.add_argument("--single-deal", dest="match", action="store_false",
                        help="Scopa: play single deals (the default of `eval` and `tournament`)")
 
 

@@ -39,6 +39,10 @@ def run(args) -> int:
     game, options = game_options(args, match_default=False)
     make(args.bot_a, seed=0, game=game.name)  # a bad spec fails here with a clear message
     make(args.bot_b, seed=0, game=game.name)
+    if args.json and args.json != "-":  # a bad path fails now, not after the evaluation
+        from ..records import check_output_file
+
+        check_output_file(args.json)
     bar = None
     progress = None
     if not args.no_progress:

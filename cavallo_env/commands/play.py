@@ -16,8 +16,8 @@ against you.  ``--partner`` and ``--opponents`` take any bot spec
 
 ``--game briscola`` or ``--game scopa`` (with ``--deck``; Scopa plays a match
 to 11 unless ``--single-deal``): you in seat 0 against the AI of
-``--opponents`` (default ``policy:default``, the game's shipped model), see ``play_two``.  The record is
-saved also when you quit or press Ctrl-C.
+``--opponents`` (default ``policy:default``, the game's shipped model).  The
+record is saved also when you quit or press Ctrl-C.
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--partner", default="policy:default", help="bot spec of your partner, seat 2 (default policy:default)")
+    p.add_argument("--partner", default=None,
+                   help="Cavalloìcera: bot spec of your partner, seat 2 (default policy:default); "
+                        "Briscola and Scopa have no partner")
     p.add_argument("--opponents", default=None,
                    help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default); "
                         "Briscola and Scopa: the one opponent (default policy:default, the game's shipped model; "
@@ -160,7 +162,8 @@ def ask_choice(moves, labels, rules_text: str, out, read):
     while True:
         out.flush()
         try:
-            line = read(f"Choose 1-{len(moves)} (? for the rules, q to quit): ")
+            pick = "1 (the only legal move)" if len(moves) == 1 else f"1-{len(moves)}"
+            line = read(f"Choose {pick} (? for the rules, q to quit): ")
         except EOFError:
             return None
         text = line.strip().lower()
@@ -230,25 +233,17 @@ def play(state, bots, out=None, read=input) -> bool:
 
 def opponent_specs(text: str) -> list[str]:
     """``--opponents``: one spec for both (it may hold commas, e.g. ``ismcts:500,rollout=random``) or ``A,B``."""
-    from ..bots import make
+    from ..bots import make, split_specs
 
     try:
-        make(text, seed=0, game="cavalloicera")
-        return [text, text]
+        specs = split_specs(text)
     except ValueError as e:
-        first_error = e
-    for i, ch in enumerate(text):
-        if ch == ",":
-            a, b = text[:i].strip(), text[i + 1:].strip()
-            try:
-                make(a, seed=0, game="cavalloicera")
-                make(b, seed=0, game="cavalloicera")
-            except ValueError:
-                continue
-            return [a, b]
-    if "," in text:
-        raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {text!r}: {first_error}")
-    raise first_error
+        raise ValueError(f"--opponents: {e}") from None
+    if len(specs) > 2:
+        raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {len(specs)}: {text!r}")
+    for spec in specs:
+        make(spec, seed=0, game="cavalloicera")
+    return specs * 2 if len(specs) == 1 else specs
 
 
 def run(args) -> int:
@@ -262,10 +257,21 @@ def run(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     name = "deal" if game.name == "cavalloicera" else game.name
     path = None if args.no_record else args.record or os.path.join("runs", "play", f"{name}-{seed}.json")
-    if path is not None and os.path.isdir(path):  # say so now, not after the deal
-        raise IsADirectoryError(f"--record {path} is a directory: give the path of a file to write")
+    if path is not None:  # a bad path fails now, not when the record is saved at the end
+        from ..records import check_output_file
+
+        try:
+            check_output_file(path)
+        except OSError as e:
+            raise type(e)(f"--record: {e}") from None
     if game.name != "cavalloicera":
+        from ..bots import split_specs
         from . import play_two
+
+        if args.partner is not None:
+            raise ValueError(f"--partner: {game.title} is played by two, you against one AI; there is no partner")
+        if args.opponents is not None and len(split_specs(args.opponents)) > 1:
+            raise ValueError(f"--opponents: {game.title} has one opponent, give one bot spec, got {args.opponents!r}")
 
         if args.opponents is None:  # the game's shipped model; without one, the search
             from ..bots.policy import shipped_model
@@ -275,7 +281,7 @@ def run(args) -> int:
     if args.opponents is None:
         args.opponents = "policy:default"
     opp = opponent_specs(args.opponents)
-    specs = {1: opp[0], 2: args.partner, 3: opp[1]}
+    specs = {1: opp[0], 2: args.partner or "policy:default", 3: opp[1]}
     bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game="cavalloicera") for seat, spec in specs.items()}
     state = GameState.new(seed)
     print(f"Cavalloìcera, deal seed {seed} (replay it with --seed {seed}).")

@@ -17,16 +17,28 @@ from .play import ask_choice, terminal_reader
 
 HUMAN = 0
 
-def show_view(game, view: dict, out) -> None:
-    """The position as the human's seat sees it (the game's ``view_text``)."""
-    out.write(f"\n--- {game.view_text(view)}\n")
+def show_view(game, view: dict, out, single_deal: bool = False) -> None:
+    """The position as the human's seat sees it (the game's ``view_text``); a single Scopa
+    deal has no match score to show."""
+    text = game.view_text(view)
+    if single_deal:
+        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("Match:"))
+    out.write(f"\n--- {text}\n")
 
 
-def ask_move(game, view: dict, out, read):
+def rules_text(game, single_deal: bool = False) -> str:
+    """The game's rules summary; for a single Scopa deal, without the match to 11."""
+    if not single_deal:
+        return game.rules_summary
+    lines = game.rules_summary.replace("a match to 11 points", "one deal").splitlines(keepends=True)
+    return "".join(line for line in lines if "The match ends" not in line)
+
+
+def ask_move(game, view: dict, out, read, single_deal: bool = False):
     """Show the numbered legal moves and read a choice; None = quit."""
     legal = game.legal_moves_of(view)
     deck = game.deck_of(view)
-    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], game.rules_summary, out, read)
+    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], rules_text(game, single_deal), out, read)
 
 
 def _deal_lines(result: dict, number: int) -> str:
@@ -42,12 +54,13 @@ def play(game, state, bot, out=None, read=input) -> bool:
     """Play ``state`` to the end, seat 0 by ``read``; False if the player quit."""
     out = out or sys.stdout
     shown_deals = 0
+    single = game.name == "scopa" and not getattr(state, "match", True)
     while not state.done:
         seat = state.current
         view = game.make_view(state, seat)
         if seat == HUMAN:
-            show_view(game, view, out)
-            move = ask_move(game, view, out, read)
+            show_view(game, view, out, single)
+            move = ask_move(game, view, out, read, single)
             if move is None:
                 return False
             out.write(f"  you: {game.describe_move(move, game.deck_of(view))}\n")

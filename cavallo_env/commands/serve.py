@@ -96,7 +96,7 @@ def run(args) -> int:
     options = app_options(args)
     app = create_app(args.bot, seed=args.seed, **options)  # fails now, with a clear message, on a bad bot or model
     port = sock.getsockname()[1]
-    print(f"serving {app.state.bot.name} on http://{args.host}:{port} "
+    print(f"serving {args.bot} on http://{args.host}:{port} "
           f"(the table at /, POST /v1/move, GET /v1/health, docs at /docs), {args.workers} worker(s)", flush=True)
     if args.workers == 1:
         serve(app, sock, args)

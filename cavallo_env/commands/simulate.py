@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 
@@ -42,21 +43,24 @@ def bot_seed(seed: int, seat: int) -> int:
 def parse_bot_specs(text: str, game=None) -> list[str]:
     """One spec per seat: ``"a"`` (all seats), ``"a,b"`` (one per side) or one per seat."""
     from .. import games
-    from ..bots import BotSpecError
+    from ..bots import BotSpecError, split_specs
 
     game = game or games.get("cavalloicera")
     n = game.num_seats
-    specs = [s.strip() for s in text.split(",")]
-    if any(not s for s in specs):
-        raise BotSpecError(f"--bots {text!r} has an empty bot spec")
+    try:
+        specs = split_specs(text)
+    except BotSpecError as e:
+        raise BotSpecError(f"--bots: {e}") from None
     if len(specs) == 1:
         return specs * n
     if len(specs) == 2:
         return [specs[game.team_of(seat)] for seat in range(n)]
     if len(specs) == n:
         return specs
-    side = "team" if n > 2 else "side"
-    raise BotSpecError(f"--bots needs 1, 2 (per {side}) or {n} (per seat) comma-separated specs, got {len(specs)}: {text!r}")
+    if n == 2:
+        raise BotSpecError(f"--bots needs 1 (both seats) or 2 (one per seat) comma-separated specs, "
+                           f"got {len(specs)}: {text!r}")
+    raise BotSpecError(f"--bots needs 1, 2 (per team) or {n} (per seat) comma-separated specs, got {len(specs)}: {text!r}")
 
 
 def add_arguments(parser) -> None:
@@ -181,7 +185,7 @@ def format_summary(d: dict) -> str:
         lines.append(f"{'mean cards':{w}} {t0['mean_cards']:>10.2f} {t1['mean_cards']:>10.2f}")
     lines.append("")
     lines.append(f"breakdown: share of {'games' if game.name == 'scopa' else 'deals'} in which the {side} scored it, "
-                 "mean points (= count for bonuses) per game")
+                 "and its mean per game (points, or how many times for a bonus)")
     lines.append(f"{'':{w}} {'rate 0':>10} {'rate 1':>10} {'mean 0':>10} {'mean 1':>10}")
     for k, v in d["breakdown"].items():
         r, m = v["rate"], v["mean"]
@@ -217,6 +221,13 @@ def run(args) -> int:
     game, options = game_options(args, match_default=True)
     specs = parse_bot_specs(args.bots, game)
     bots = make_bots(specs, args.seed, game.name)  # a bad spec fails here, before any file is touched
+    if args.out:
+        from ..records import check_output_file
+
+        check_output_file(args.out)
+        if not os.fspath(args.out).endswith(".jsonl"):
+            raise ValueError(f"--out {args.out}: the records are written one per line (JSONL), and cavallo replay "
+                             "reads a file by its name: name it .jsonl")
 
     from tqdm import tqdm
 

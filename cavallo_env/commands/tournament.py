@@ -31,16 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def parse_bots(text: str, game: str = "cavalloicera") -> list[str]:
-    from ..bots import make
+    from ..bots import make, split_specs
 
-    specs = [s.strip() for s in text.split(",") if s.strip()] if isinstance(text, str) else []
-    # "ismcts:1000,rollout=random" style options contain commas: glue them back
-    merged: list[str] = []
-    for s in specs:
-        if merged and "=" in s and ":" not in s:
-            merged[-1] += "," + s
-        else:
-            merged.append(s)
+    merged = split_specs(text)
     if len(merged) < 2:
         raise ValueError(f"--bots needs at least two bot specs separated by commas, got {text!r}")
     dup = sorted({s for s in merged if merged.count(s) > 1})
@@ -174,7 +167,9 @@ def run(args) -> int:
     bots = parse_bots(args.bots, game.name)
     check_deals(args.deals)
     check_jobs(args.jobs)
-    os.makedirs(args.out, exist_ok=True)
+    from ..records import check_output_dir
+
+    check_output_dir(args.out)  # a bad folder fails now, not after the round robin
     total = args.deals * len(bots) * (len(bots) - 1) // 2
     bar = None
     progress = None
@@ -189,6 +184,7 @@ def run(args) -> int:
         if bar is not None:
             bar.close()
     print(format_table(summary))
+    os.makedirs(args.out, exist_ok=True)
     json_path = os.path.join(args.out, "tournament.json")
     with open(json_path, "w") as f:
         json.dump(summary, f, indent=2)

@@ -53,19 +53,23 @@ def of_view(view):
     return get(name)
 
 
-def of_record(record):
-    """The ``Game`` whose record format is ``record["format"]``."""
+def of_record(record, line=None):
+    """The ``Game`` whose record format is ``record["format"]`` (``RecordError`` otherwise)."""
     from ..records import RecordError
 
     if not isinstance(record, dict):
-        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}")
-    fmt = record.get("format")
+        raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
+    known = ", ".join(repr(get(n).record_format) for n in _GAMES)
+    if "format" not in record:
+        raise RecordError(f"the record has no 'format'; known formats: {known}", line=line)
+    fmt = record["format"]
+    if not isinstance(fmt, str):
+        raise RecordError(f"'format' must be a string, one of {known}; got {type(fmt).__name__}", line=line)
     for name in _GAMES:
         game = get(name)
         if game.record_format == fmt:
             return game
-    known = ", ".join(repr(get(n).record_format) for n in _GAMES)
-    raise RecordError(f"unknown format {str(fmt)[:80]!r}; known formats: {known}")
+    raise RecordError(f"unknown format {fmt[:80]!r}; known formats: {known}", line=line)
 
 
 def label(name: str, options: dict | None = None) -> str:
