@@ -1,4 +1,5 @@
-"""Play in the terminal: Cavalloìcera with an AI partner against two AIs, or (``--game``) Briscola or Scopa against one AI.
+"""Play in the terminal: Cavalloìcera with an AI partner against two AIs, or
+(``--game``) Briscola or Scopa against one AI.
 
 Cavalloìcera: you in seat 0, an AI partner in seat 2, two AI opponents.
 

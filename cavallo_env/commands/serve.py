@@ -1,4 +1,5 @@
-"""Serve the AI over HTTP (FastAPI + uvicorn): the in-game AI for a game to call, and the table in the browser.
+"""Serve the AI over HTTP (FastAPI + uvicorn): the in-game AI for a game to call,
+and the table in the browser.
 
 POST /v1/move with a view (docs/contract.md) returns the bot's move; GET
 /v1/health reports the bot and its model; the OpenAPI docs are at /docs; the
