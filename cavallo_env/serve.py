@@ -199,8 +199,9 @@ VIEW_MODELS = {"cavalloicera": View, "briscola": BriscolaView, "scopa": ScopaVie
 class Health(BaseModel):
     status: str
     bot: str
-    obs_version: str
+    obs_version: str  # Cavalloìcera's (version 1 of this response); every game's are in ``games``
     action_version: str
+    games: dict = {}
     cavallo_env: str
     model: Optional[dict] = None
     uptime_s: float
@@ -416,6 +417,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
     store = TableStore(list(by_public), max_tables=max_tables, ttl=table_ttl, seeds=table_seeds)
     known_games = games.names()
+    versions = {name: {"obs_version": games.get(name).learning().obs_version,
+                       "action_version": games.get(name).learning().action_version} for name in known_games}
     validates = getattr(bot, "validates_views", False)
     started = time.time()
 
@@ -461,7 +464,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         info = bot.info if hasattr(bot, "info") else None
         return {
             "status": "ok", "bot": public_spec(getattr(bot, "name", bot_spec)), "obs_version": OBS_VERSION,
-            "action_version": ACTION_CONTRACT_VERSION, "cavallo_env": __version__, "model": _public(info),
+            "action_version": ACTION_CONTRACT_VERSION, "games": versions, "cavallo_env": __version__,
+            "model": _public(info),
             "uptime_s": round(time.time() - started, 3), "tables": len(store),
         }
 

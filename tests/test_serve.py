@@ -75,6 +75,9 @@ def test_health(server, model):
     assert h["status"] == "ok"
     assert h["bot"] == f"policy:{model.name}"  # no file paths
     assert h["obs_version"] == OBS_VERSION and h["action_version"] == ACTION_CONTRACT_VERSION
+    assert h["games"]["cavalloicera"] == {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}
+    assert h["games"]["scopa"] == {"obs_version": "scopa-obs/1", "action_version": "scopa-actions/1"}
+    assert h["games"]["briscola"]["action_version"] == "briscola-actions/1"
     meta = json.loads(model.with_suffix(".json").read_text())
     assert h["model"]["onnx_sha256"] == meta["onnx_sha256"]
     assert h["model"]["model"]["hidden"] == [64, 64] and h["model"]["model"]["activation"] == "relu"
