@@ -311,7 +311,13 @@ def test_smoke_train_checkpoint_and_exact_resume(tmp_path):
     assert part["update"] == 2
     _, meta_part = _weights(tmp_path / "part")
     assert meta_part["step"] == 2
-    resumed = train(cfg, tmp_path / "part", resume=True, progress=False, log=lambda m: None)
+    # resumed as `cavallo train --resume` does: the config read back from the checkpoint's JSON,
+    # whose sorted keys must not reorder the league's mix (it splits the games in its order)
+    from training.run import config_of_run
+
+    back = config_of_run(tmp_path / "part")
+    assert back == cfg and list(back.league.mix) == list(cfg.league.mix) == ["self", "snapshots", "greedy", "heuristic"]
+    resumed = train(back, tmp_path / "part", resume=True, progress=False, log=lambda m: None)
     assert resumed["update"] == 3
     t_part, _ = _weights(tmp_path / "part")
     for k, v in t_full.items():
@@ -671,3 +677,8 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
     from cavallo_env.cli import main
 
     assert main(["eval", f"checkpoint:{tmp_path / 'm'}", "random", "--deals", "1", "--no-progress"]) == 2
+
+
+def test_league_mix_has_one_order_whatever_the_order_written():
+    cfg = from_dict(tiny(league={"mix": {"heuristic": 0.2, "greedy": 0.3, "self": 0.5}, "snapshot_every": 1}))
+    assert list(cfg.league.mix) == ["self", "greedy", "heuristic"]

@@ -93,6 +93,9 @@ class LeagueSection:
                 raise ConfigError(f"{where}.mix.{k}: a non-negative number, got {v!r}")
         if sum(self.mix.values()) <= 0:
             raise ConfigError(f"{where}.mix: the shares must not all be zero")
+        # One order, whatever the order written: the league splits a rollout's games in this
+        # order, and a checkpoint's JSON (sorted keys) must give back the same run on --resume.
+        self.mix = {k: self.mix[k] for k in OPPONENT_KINDS if k in self.mix}
         _range(where, "snapshot_every", self.snapshot_every, 1, 1 << 30)
         _range(where, "max_snapshots", self.max_snapshots, 1, 1000)
         _range(where, "pfsp_power", self.pfsp_power, 0, 100)
