@@ -199,7 +199,7 @@ VIEW_MODELS = {"cavalloicera": View, "briscola": BriscolaView, "scopa": ScopaVie
 class Health(BaseModel):
     status: str
     bot: str
-    obs_version: str  # Cavalloìcera's (version 1 of this response); every game's are in ``games``
+    obs_version: str  # the bot's game's (Cavalloìcera's for a bot of every game); ``games`` has each game's
     action_version: str
     games: dict = {}
     cavallo_env: str
@@ -417,8 +417,13 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
     store = TableStore(list(by_public), max_tables=max_tables, ttl=table_ttl, seeds=table_seeds)
     known_games = games.names()
+    # the versions of the games the bot plays (a bot of one game, e.g. a policy:<file>, plays only its own);
+    # the top-level pair is that game's, or Cavalloìcera's for a bot of every game (as in version 1)
+    bot_game = getattr(bot, "game", None)
     versions = {name: {"obs_version": games.get(name).learning().obs_version,
-                       "action_version": games.get(name).learning().action_version} for name in known_games}
+                       "action_version": games.get(name).learning().action_version}
+                for name in known_games if bot_game in (None, name)}
+    top = versions.get(bot_game) or {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}
     validates = getattr(bot, "validates_views", False)
     started = time.time()
 
@@ -463,8 +468,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     async def health():
         info = bot.info if hasattr(bot, "info") else None
         return {
-            "status": "ok", "bot": public_spec(getattr(bot, "name", bot_spec)), "obs_version": OBS_VERSION,
-            "action_version": ACTION_CONTRACT_VERSION, "games": versions, "cavallo_env": __version__,
+            "status": "ok", "bot": public_spec(getattr(bot, "name", bot_spec)), **top, "games": versions,
+            "cavallo_env": __version__,
             "model": _public(info),
             "uptime_s": round(time.time() - started, 3), "tables": len(store),
         }

@@ -327,3 +327,12 @@ def test_cli_export(tmp_path, capsys):
     assert "cavallo export: error:" in err and "not found" in err
     assert main(["export", str(tmp_path / "c"), "--out", str(tmp_path / "x.bin")]) == 2
     assert ".onnx" in capsys.readouterr().err
+    # a bad evaluation opponent fails before anything is written
+    assert main(["export", str(tmp_path / "c"), "--out", str(tmp_path / "e.onnx"), "--eval-deals", "2",
+                 "--eval-opponent", "nobot"]) == 2
+    assert "unknown bot 'nobot'" in capsys.readouterr().err and not (tmp_path / "e.onnx").exists()
+    # a path that cannot be written is named as given, not by a temporary folder
+    (tmp_path / "file").write_text("")
+    assert main(["export", str(tmp_path / "c"), "--out", str(tmp_path / "file" / "x.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not a folder" in err and ".export-" not in err

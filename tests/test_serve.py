@@ -75,12 +75,23 @@ def test_health(server, model):
     assert h["status"] == "ok"
     assert h["bot"] == f"policy:{model.name}"  # no file paths
     assert h["obs_version"] == OBS_VERSION and h["action_version"] == ACTION_CONTRACT_VERSION
-    assert h["games"]["cavalloicera"] == {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}
-    assert h["games"]["scopa"] == {"obs_version": "scopa-obs/1", "action_version": "scopa-actions/1"}
-    assert h["games"]["briscola"]["action_version"] == "briscola-actions/1"
+    # a model of one game: only that game's versions
+    assert h["games"] == {"cavalloicera": {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}}
     meta = json.loads(model.with_suffix(".json").read_text())
     assert h["model"]["onnx_sha256"] == meta["onnx_sha256"]
     assert h["model"]["model"]["hidden"] == [64, 64] and h["model"]["model"]["activation"] == "relu"
+
+
+def test_health_of_a_bot_of_every_game():
+    from fastapi.testclient import TestClient
+
+    from cavallo_env.serve import create_app
+
+    h = TestClient(create_app("heuristic", tables=False)).get("/v1/health").json()
+    assert h["obs_version"] == OBS_VERSION and set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
+    assert h["games"]["scopa"] == {"obs_version": "scopa-obs/1", "action_version": "scopa-actions/1"}
+    h = TestClient(create_app("ismcts:10,c=0.5", tables=False)).get("/v1/health").json()
+    assert set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
 
 
 def test_moves_are_the_bots_moves(server, model, views):

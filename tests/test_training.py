@@ -127,8 +127,13 @@ def test_config_file_errors(tmp_path):
     bad.write_text("ppo: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load(bad)
+    with pytest.raises(ConfigError, match="at line 2"):  # where, in the user's file
+        load(bad)
     bad.write_text("seed: 1\nsed: 2\n")
     with pytest.raises(ConfigError, match="bad.yaml: unknown key 'sed'"):
+        load(bad)
+    bad.write_text("# only a comment\n")
+    with pytest.raises(ConfigError, match="the config is empty"):  # not a silent run of every default
         load(bad)
 
 
@@ -142,6 +147,13 @@ def test_cli_reports_a_bad_config_before_running(tmp_path, capsys):
     assert "--config" in capsys.readouterr().err
     assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--stop-at", "-1"]) == 2
     assert "--stop-at" in capsys.readouterr().err
+    if not torch.cuda.is_available():  # no GPU: a clear error, and no half-made run directory
+        assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--device", "cuda",
+                     "--runs", str(tmp_path / "runs")]) == 2
+        assert "no CUDA GPU" in capsys.readouterr().err and not (tmp_path / "runs").exists()
+    assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--device", "tpu"]) == 2
+    err = capsys.readouterr().err
+    assert "--device" in err and "--device.device" not in err
 
 
 # ---------------------------------------------------------------- masking
@@ -682,3 +694,11 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
 def test_league_mix_has_one_order_whatever_the_order_written():
     cfg = from_dict(tiny(league={"mix": {"heuristic": 0.2, "greedy": 0.3, "self": 0.5}, "snapshot_every": 1}))
     assert list(cfg.league.mix) == ["self", "greedy", "heuristic"]
+
+
+def test_resume_config_differences_name_the_nested_key():
+    from cavallo_env.commands.train import _differences
+
+    a = from_dict(tiny()).to_dict()
+    b = from_dict(tiny(ppo={"lr": 5e-4}, seed=4)).to_dict()
+    assert _differences(a, b) == ["ppo.lr", "seed"]

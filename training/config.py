@@ -352,9 +352,17 @@ def read_yaml(path):
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start})") from None
+    if data is None:  # an empty file (or only comments) would silently be every default
+        raise ConfigError(f"{path}: the config is empty; start from one in configs/, e.g. configs/quick.yaml")
+    return data
 
 
 def load(path) -> TrainConfig:

@@ -26,20 +26,23 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
-    ap.add_argument("run_dir")
+    ap = argparse.ArgumentParser(prog="python -m training.ship",
+                                 description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
+    ap.add_argument("run_dir", help="the run directory (runs/<name>-<time>/)")
     ap.add_argument("--update", type=int, default=None, help="which evaluated update (default: the last one)")
     ap.add_argument("--pick", choices=["last", "best"], default="last",
                     help="without --update: ship the last evaluated update, or the best on a separate selection evaluation")
-    ap.add_argument("--pick-deals", type=int, default=1000)
-    ap.add_argument("--pick-seed", type=int, default=1)
-    ap.add_argument("--pick-opponent", default="heuristic")
+    ap.add_argument("--pick-deals", type=int, default=1000, help="duplicate deals of the selection evaluation (default 1000)")
+    ap.add_argument("--pick-seed", type=int, default=1,
+                    help="seed of the selection deals, apart from the reported ones (default 1)")
+    ap.add_argument("--pick-opponent", default="heuristic", help="opponent of the selection evaluation (default heuristic)")
     ap.add_argument("--out", default=None,
                     help="where to write the model (default checkpoints/default for Cavalloìcera, else checkpoints/<game>)")
-    ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--opponents", default="greedy,heuristic")
+    ap.add_argument("--deals", type=int, default=1000, help="duplicate deals of the reported evaluation (default 1000)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the reported evaluation (default 0)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--opponents", default="greedy,heuristic",
+                    help="the reported evaluation's opponents, comma-separated (default greedy,heuristic)")
     ap.add_argument("--command", default=None,
                     help="the command that trained the run (recorded in the sidecar; default: "
                          "cavallo train --config configs/<the run's config name>.yaml)")

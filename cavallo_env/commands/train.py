@@ -9,7 +9,8 @@ events (tb/), checkpoints/ (last.* to resume, update-NNNNN.* evaluated
 models) and learning_curve.png.  --resume continues a stopped run from its
 last checkpoint (weights, optimizer, league, RNG); --config may then be given
 to change the run's length: it must match the run's config except `updates`
-(the learning-rate schedule follows the new length from then on).
+(the learning-rate schedule follows the new length from then on) and
+`prior_workers` (how many processes compute the prior; the run is the same).
 
 --backend rllib trains on Ray RLlib instead (training.rllib, the `rllib`
 extra: pip install -e '.[rllib]'), from a configs/rllib/*.yaml, on this
@@ -67,7 +68,10 @@ def run(args) -> int:
     if args.device is not None:
         from training.config import TrainConfig
 
-        TrainConfig(device=args.device).check("--device")
+        try:
+            TrainConfig(device=args.device).check("config")
+        except ConfigError as e:
+            raise ConfigError(str(e).replace("config.device", "--device", 1)) from None
     if args.resume:
         run_dir = Path(args.resume)
         try:
@@ -83,7 +87,7 @@ def run(args) -> int:
             for key in RESUME_MAY_CHANGE:
                 a.pop(key), b.pop(key)
             if a != b:
-                diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+                diff = _differences(a, b)
                 raise ConfigError(f"{args.config} differs from the config of {run_dir} in {', '.join(diff)}; "
                                   f"only {' and '.join(f'`{k}`' for k in RESUME_MAY_CHANGE)} may change when resuming")
             for key in RESUME_MAY_CHANGE:
@@ -98,11 +102,26 @@ def run(args) -> int:
             if "unknown key 'rllib'" in str(e) or "unknown key 'iterations'" in str(e):
                 raise ConfigError(f"{e}\n(an RLlib config: add --backend rllib)") from None
             raise
+        from training.run import resolve_device
+
+        resolve_device(args.device or cfg.device)  # no GPU for `cuda`: say so before a run directory is made
         run_dir = new_run_dir(cfg, args.runs)
         summary = train(cfg, run_dir, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
     print_summary(summary, "updates", "update")
     return 0
+
+
+def _differences(a: dict, b: dict, prefix: str = "") -> list[str]:
+    """The dotted keys (``ppo.lr``) where two config dicts differ."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if isinstance(x, dict) and isinstance(y, dict):
+            out.extend(_differences(x, y, f"{prefix}{k}."))
+        elif x != y:
+            out.append(f"{prefix}{k}")
+    return out
 
 
 def print_summary(summary: dict, steps: str, step: str) -> None:
