@@ -34,6 +34,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from cavallo_env import games as game_registry
+
 from . import advantages
 from .config import ConfigError, PPOSection, TrainConfig
 from .logs import RunLog, label, plot_learning_curve
@@ -234,14 +236,17 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
             if evaluating:
                 t0 = time.perf_counter()
                 if bar is not None:
-                    bar.set_description_str(f"ppo: {cfg.game} (evaluating)")
+                    bar.set_description_str(f"ppo: {cfg.game} (evaluating update {update})")
                 results = run.evaluate(update)
                 for r in results:
                     row[f"eval_{label(r['opponent'])}_score"] = r["score"]
                     row[f"eval_{label(r['opponent'])}_diff"] = r["mean_diff"]
                 last_eval = " ".join(f"{r['opponent'][:1].upper()}{100 * r['score']:.0f}%" for r in results)
                 msg = ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results)
-                log(f"update {update}: duplicate eval ({cfg.eval.deals} deals, {time.perf_counter() - t0:.0f}s): {msg}")
+                if bar is not None:
+                    bar.clear()  # the line goes above the bar, not onto it
+                what = "matches" if game_registry.get(cfg.game).check_options(cfg.game_options).get("match") else "deals"
+                log(f"update {update}: duplicate eval ({cfg.eval.deals} {what}, {time.perf_counter() - t0:.0f}s): {msg}")
                 if bar is not None:
                     bar.set_description_str(f"ppo: {cfg.game}")
             runlog.write(row)

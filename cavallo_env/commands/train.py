@@ -108,7 +108,7 @@ def run(args) -> int:
         run_dir = new_run_dir(cfg, args.runs)
         summary = train(cfg, run_dir, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
-    print_summary(summary, "updates", "update")
+    print_summary(summary, "updates", "update", cfg)
     return 0
 
 
@@ -124,8 +124,13 @@ def _differences(a: dict, b: dict, prefix: str = "") -> list[str]:
     return out
 
 
-def print_summary(summary: dict, steps: str, step: str) -> None:
+def print_summary(summary: dict, steps: str, step: str, cfg=None) -> None:
     """The run's directory, its size and its last evaluation against each opponent."""
+    from .. import games
+
+    what = "deals"
+    if cfg is not None and games.get(cfg.game).check_options(cfg.game_options).get("match"):
+        what = "matches"
     print(f"run directory: {summary['run_dir']}")
     print(f"{steps} {summary['update']}, decisions {summary['decisions']} "
           f"({summary['learner_decisions']} by the learner), {summary['wall_s'] / 60:.1f} min training wall time")
@@ -135,7 +140,7 @@ def print_summary(summary: dict, steps: str, step: str) -> None:
     for opp, e in last.items():
         lo, hi = e["score_ci"]
         print(f"  vs {opp:<10} score {100 * e['score']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]  "
-              f"points/game {e['mean_diff']:+.2f}  ({step} {e['update']}, {e['deals']} duplicate deals)")
+              f"points/game {e['mean_diff']:+.2f}  ({step} {e['update']}, {e['deals']} duplicate {what})")
 
 
 def run_rllib(args) -> int:
