@@ -101,7 +101,7 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
   - Terms: a "carico" is a loaded card (A or 3); a "liscio" a card worth nothing.
 """
 
-    def view_text(self, view: dict) -> str:
+    def view_text(self, view: dict, options: dict | None = None) -> str:
         me = view["seat"]
         lines = [f"trick {len(view['history']) // 2 + 1} of 20: your move ---",
                  f"Trump:       {view['trump']} (the {view['trump'].split('-')[1]} are trumps); "

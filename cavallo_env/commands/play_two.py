@@ -17,28 +17,16 @@ from .play import ask_choice, terminal_reader
 
 HUMAN = 0
 
-def show_view(game, view: dict, out, single_deal: bool = False) -> None:
-    """The position as the human's seat sees it (the game's ``view_text``); a single Scopa
-    deal has no match score to show."""
-    text = game.view_text(view)
-    if single_deal:
-        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("Match:"))
-    out.write(f"\n--- {text}\n")
+def show_view(game, view: dict, out, options: dict | None = None) -> None:
+    """The position as the human's seat sees it (the game's ``view_text``)."""
+    out.write(f"\n--- {game.view_text(view, options)}\n")
 
 
-def rules_text(game, single_deal: bool = False) -> str:
-    """The game's rules summary; for a single Scopa deal, without the match to 11."""
-    if not single_deal:
-        return game.rules_summary
-    lines = game.rules_summary.replace("a match to 11 points", "one deal").splitlines(keepends=True)
-    return "".join(line for line in lines if "The match ends" not in line)
-
-
-def ask_move(game, view: dict, out, read, single_deal: bool = False):
+def ask_move(game, view: dict, out, read, options: dict | None = None):
     """Show the numbered legal moves and read a choice; None = quit."""
     legal = game.legal_moves_of(view)
     deck = game.deck_of(view)
-    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], rules_text(game, single_deal), out, read)
+    return ask_choice(legal, [game.describe_move(m, deck) for m in legal], game.rules_text(options), out, read)
 
 
 def _deal_lines(result: dict, number: int) -> str:
@@ -50,17 +38,16 @@ def _deal_lines(result: dict, number: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def play(game, state, bot, out=None, read=input) -> bool:
-    """Play ``state`` to the end, seat 0 by ``read``; False if the player quit."""
+def play(game, state, bot, out=None, read=input, options: dict | None = None) -> bool:
+    """Play ``state`` (a game with ``options``) to the end, seat 0 by ``read``; False if the player quit."""
     out = out or sys.stdout
     shown_deals = 0
-    single = game.name == "scopa" and not getattr(state, "match", True)
     while not state.done:
         seat = state.current
         view = game.make_view(state, seat)
         if seat == HUMAN:
-            show_view(game, view, out, single)
-            move = ask_move(game, view, out, read, single)
+            show_view(game, view, out, options)
+            move = ask_move(game, view, out, read, options)
             if move is None:
                 return False
             out.write(f"  you: {game.describe_move(move, game.deck_of(view))}\n")
@@ -99,7 +86,7 @@ def run(args, game, options: dict, seed: int, path) -> int:
     read = terminal_reader()
     finished = False
     try:
-        finished = play(game, state, bot, read=read)
+        finished = play(game, state, bot, read=read, options=options)
     except KeyboardInterrupt:
         print("\ninterrupted")
     if not finished:

@@ -154,8 +154,13 @@ class Game:
     #: the rules in short, for a person at the terminal (``cavallo play``'s ``rules``)
     rules_summary = ""
 
-    def view_text(self, view: dict) -> str:
-        """A view as a person at the table reads it (``cavallo play``)."""
+    def rules_text(self, options: dict | None = None) -> str:
+        """The rules in short for a game played with ``options`` (e.g. a single Scopa deal)."""
+        return self.rules_summary
+
+    def view_text(self, view: dict, options: dict | None = None) -> str:
+        """A view as a person at the table reads it (``cavallo play``), in a game played with
+        ``options`` (a view does not say, e.g., whether a Scopa deal is part of a match)."""
         skip = ("legal_moves", "history", "game")
         return "\n".join(f"{k}: {v}" for k, v in view.items() if k not in skip) + "\n"
 

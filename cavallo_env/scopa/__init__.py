@@ -126,8 +126,8 @@ class Scopa(Game):
             return f"place {names[card]}"
         return f"{names[card]} takes {' + '.join(names[t] for t in capture)}"
 
-    rules_summary = """
-Scopa (two players, 40 cards, a match to 11 points)
+    _RULES = """
+Scopa (two players, 40 cards, {what})
   - Values: A 1, 2-7 their number, J/F 8, Q/C 9, K/R 10.
   - Play one card. If a table card has its value you must take one such card.
     Only if none does, and some set of two or more table cards adds up to it, you
@@ -138,18 +138,26 @@ Scopa (two players, 40 cards, a match to 11 points)
     over 5), the settebello (7 of the money suit) and the primiera (the best card
     of each suit: 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, courts 10;
     you need all four suits). Ties score nothing.
-  - The match ends after a deal when a player has 11 or more and more than the other.
-"""
+{end}"""
+    rules_summary = _RULES.format(
+        what="a match to 11 points",
+        end="  - The match ends after a deal when a player has 11 or more and more than the other.\n")
 
-    def view_text(self, view: dict) -> str:
+    def rules_text(self, options: dict | None = None) -> str:
+        if self.check_options(options or {})["match"]:
+            return self.rules_summary
+        return self._RULES.format(what="one deal", end="")
+
+    def view_text(self, view: dict, options: dict | None = None) -> str:
         me = view["seat"]
         lines = [f"play {len(view['history']) + 1} of 36 of this deal: your move ---",
                  f"Table:       {' '.join(view['table']) or '(empty)'}",
                  f"Your hand:   {' '.join(view['hand'])}   (opponent holds {view['hand_sizes'][1 - me]}, "
                  f"stock {view['stock_size']})",
                  f"This deal:   scope you {view['scope'][me]}, opponent {view['scope'][1 - me]}; "
-                 f"cards taken you {len(view['piles'][me])}, opponent {len(view['piles'][1 - me])}",
-                 f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)"]
+                 f"cards taken you {len(view['piles'][me])}, opponent {len(view['piles'][1 - me])}"]
+        if self.check_options(options or {})["match"]:  # a single deal has no match score
+            lines.append(f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)")
         return "\n".join(lines) + "\n"
 
     def render(self, state) -> str:
