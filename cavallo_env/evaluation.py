@@ -332,7 +332,7 @@ def format_result(r: DuplicateResult) -> str:
     dlo, dhi = r.mean_diff_ci
     lines = [
         f"duplicate evaluation: A = {r.bot_a}  vs  B = {r.bot_b}",
-        f"{_games.label(r.game, r.options)}: {'matches' if r.options.get('match') else 'deals'} {r.deals} "
+        f"{_games.label(r.game, r.options)}: {_games.counted_as(r.game, r.options)} {r.deals} "
         f"(x2 games = {r.games}), seed {r.seed}",
         "",
         f"  A wins / draws / losses   {r.wins} / {r.draws} / {r.losses}",

@@ -254,8 +254,8 @@ def check_output_dir(path) -> None:
     _check_folder(os.path.abspath(path), path)
 
 
-def _check_target(path: str) -> str:
-    """The folder of a file about to be written, created if need be (see ``check_output_file``)."""
+def prepare_output_file(path) -> str:
+    """The folder of a file about to be written, checked (``check_output_file``) and created if need be."""
     d = check_output_file(path)
     try:
         os.makedirs(d, exist_ok=True)
@@ -278,7 +278,7 @@ def write_jsonl(path, records: Iterable[dict]) -> int:
     ``IsADirectoryError`` naming it.
     """
     path = os.fspath(path)
-    d = _check_target(path)
+    d = prepare_output_file(path)
     fd, tmp = _open_target(d, path, ".jsonl")
     n = 0
     try:
@@ -297,7 +297,7 @@ def write_jsonl(path, records: Iterable[dict]) -> int:
 def write_json(path, record: dict) -> None:
     """Write one record as indented JSON, atomically (a folder is an ``IsADirectoryError``)."""
     path = os.fspath(path)
-    d = _check_target(path)
+    d = prepare_output_file(path)
     fd, tmp = _open_target(d, path, ".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -420,9 +420,11 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     # the versions of the games the bot plays (a bot of one game, e.g. a policy:<file>, plays only its own);
     # the top-level pair is that game's, or Cavalloìcera's for a bot of every game (as in version 1)
     bot_game = getattr(bot, "game", None)
-    versions = {name: {"obs_version": games.get(name).learning().obs_version,
-                       "action_version": games.get(name).learning().action_version}
-                for name in known_games if bot_game in (None, name)}
+    versions = {}
+    for name in known_games:
+        if bot_game in (None, name):
+            learning = games.get(name).learning()
+            versions[name] = {"obs_version": learning.obs_version, "action_version": learning.action_version}
     top = versions.get(bot_game) or {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}
     validates = getattr(bot, "validates_views", False)
     started = time.time()

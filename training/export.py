@@ -271,12 +271,11 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
     """
     import onnx
 
-    from cavallo_env.records import check_output_file
+    from cavallo_env.records import prepare_output_file
 
-    check_output_file(out)
+    folder = prepare_output_file(out)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmpdir = Path(tempfile.mkdtemp(dir=out.parent, prefix=".export-"))
+        tmpdir = Path(tempfile.mkdtemp(dir=folder, prefix=".export-"))
     except OSError as e:  # e.g. a folder that refuses new files: name the user's path, not a temporary one
         raise ExportError(f"cannot write {out}: {e.strerror or e}") from None
     try:

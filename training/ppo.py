@@ -209,6 +209,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
     workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
     model, opt, league = run.model, run.opt, run.league
     last_eval = ""
+    counted = game_registry.counted_as(cfg.game, cfg.game_options)  # "deals", or Scopa's "matches"
     try:
         while counters["update"] < cfg.updates and (stop_at is None or counters["update"] < stop_at) and stop_after != 0:
             update = counters["update"] + 1
@@ -245,8 +246,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
                 msg = ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results)
                 if bar is not None:
                     bar.clear()  # the line goes above the bar, not onto it
-                what = "matches" if game_registry.get(cfg.game).check_options(cfg.game_options).get("match") else "deals"
-                log(f"update {update}: duplicate eval ({cfg.eval.deals} {what}, {time.perf_counter() - t0:.0f}s): {msg}")
+                log(f"update {update}: duplicate eval ({cfg.eval.deals} {counted}, {time.perf_counter() - t0:.0f}s): {msg}")
                 if bar is not None:
                     bar.set_description_str(f"ppo: {cfg.game}")
             runlog.write(row)

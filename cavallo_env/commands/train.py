@@ -128,9 +128,7 @@ def print_summary(summary: dict, steps: str, step: str, cfg=None) -> None:
     """The run's directory, its size and its last evaluation against each opponent."""
     from .. import games
 
-    what = "deals"
-    if cfg is not None and games.get(cfg.game).check_options(cfg.game_options).get("match"):
-        what = "matches"
+    what = games.counted_as(cfg.game, cfg.game_options) if cfg is not None else "deals"
     print(f"run directory: {summary['run_dir']}")
     print(f"{steps} {summary['update']}, decisions {summary['decisions']} "
           f"({summary['learner_decisions']} by the learner), {summary['wall_s'] / 60:.1f} min training wall time")

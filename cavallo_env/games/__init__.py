@@ -82,6 +82,12 @@ def label(name: str, options: dict | None = None) -> str:
     return game.title + (f" ({', '.join(extra)})" if extra else "")
 
 
+def counted_as(name: str, options: dict | None = None) -> str:
+    """What the games of ``name`` with ``options`` are counted as: ``"matches"`` (Scopa's
+    matches to 11) or ``"deals"``."""
+    return "matches" if get(name).check_options(options or {}).get("match") else "deals"
+
+
 def checked_view(view, expected: str | None = None) -> tuple:
     """Check a whole view of any game: ``(game, state, legal moves, {move: the view's dict} or None)``.
 
