@@ -19,12 +19,13 @@ Both read only the view (what the seat sees) and are deterministic.
 
 from __future__ import annotations
 
+from bisect import insort
 from math import comb
 
 from ..bots.base import Bot
 from ..briscola.cards import IDS, card_id
 from ..views import ViewError, require, unreadable
-from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, SUIT, VALUE, capture_sets
+from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "greedy_move",
            "captures_of_value"]
@@ -32,6 +33,8 @@ __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values",
 FOLLOW = 1.2
 RISK = 1.0
 _RANK_BONUS = (0.10, 0.0, 0.0, 0.0, 0.02, 0.16, 0.32, 0.0, 0.0, 0.0)  # A .. K: primiera weight
+#: per card: (id, suit, primiera value, primiera weight of its rank)
+_CARDS = tuple((c, SUIT[c], PRIMIERA[c], _RANK_BONUS[c % 10]) for c in range(40))
 
 
 class ScopaBot(Bot):
@@ -136,19 +139,16 @@ def card_weights(info: Info, seat_pile, other_pile) -> list[float]:
     for c in other_pile:
         if PRIMIERA[c] > best_o[SUIT[c]]:
             best_o[SUIT[c]] = PRIMIERA[c]
+    w_card_money = w_card + w_money
+    sette = info.sette
     out = []
-    for c in range(40):
-        v = w_card
-        if SUIT[c] == money:
-            v += w_money
-        r = c % 10
-        s = SUIT[c]
-        p = PRIMIERA[c]
+    for c, s, p, bonus in _CARDS:
+        v = w_card_money if s == money else w_card
         if p > best[s]:  # improves my primiera in that suit
-            v += _RANK_BONUS[r] * (1.0 if p > best_o[s] or best_o[s] < 21 else 0.6)
+            v += bonus * (1.0 if p > best_o[s] or best_o[s] < 21 else 0.6)
             if best[s] == 0:
                 v += 0.03
-        if c == info.sette:
+        if c == sette:
             v += 1.0
         out.append(v)
     return out
@@ -203,15 +203,14 @@ def _p_holds(k: int, unseen: int, hand: int) -> float:
     return 1.0 - comb(unseen - k, hand) / comb(unseen, hand)
 
 
-def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -> tuple[float, tuple]:
-    """The best gain (and capture) of a card of ``card_value`` on ``table``; (0, ()) with no capture."""
-    sets = captures_of_value(card_value, table)
+def _best_capture(card_weight: float, sets, n: int, w, sweep: float) -> tuple[float, tuple]:
+    """The best gain (and capture) of a card worth ``card_weight`` with capture ``sets`` on a
+    table of ``n`` cards; (0, ()) with no capture."""
     if not sets:
         return 0.0, ()
-    n = len(table)
     best, best_set = -1.0, ()
     for st in sets:
-        g = card_weight + sum(w[t] for t in st)
+        g = card_weight + _taken(st, w)
         if len(st) == n:
             g += sweep
         if g > best:
@@ -219,29 +218,61 @@ def _best_capture(card_weight: float, card_value: int, table, w, sweep: float) -
     return best, best_set
 
 
-#: (value, table) -> its capture sets: the same few tables come up again and again within a turn
+def _taken(st: tuple, w) -> float:
+    """``sum(w[t] for t in st)``, added in the same order (one and two cards without the generator)."""
+    k = len(st)
+    if k == 1:
+        return w[st[0]]
+    if k == 2:
+        return w[st[0]] + w[st[1]]
+    return sum(w[t] for t in st)
+
+
+#: table (a tuple of ids) -> its capture sets by the value of the card played: the same few
+#: tables come up again and again within a turn
 _CAPTURES: dict = {}
+
+
+def _captures_on(table: tuple) -> list:
+    """The capture sets of ``table`` by the value of the card played (index 1..10): the cards of
+    that value, else the sets of two or more cards adding up to it, sorted as ``capture_sets``
+    gives them."""
+    entry = _CAPTURES.get(table)
+    if entry is None:
+        if len(_CAPTURES) >= 50_000:
+            _CAPTURES.clear()
+        singles: list = [[] for _ in range(11)]
+        for t in table:
+            singles[VALUE[t]].append((t,))
+        sums: list = [[] for _ in range(11)]
+        for mask, total in table_entries(table):
+            if not singles[total] and mask & (mask - 1):  # two cards or more
+                sums[total].append(SETS[mask])
+        entry = _CAPTURES[table] = [one or sorted(more) for one, more in zip(singles, sums)]
+    return entry
 
 
 def captures_of_value(v: int, table) -> list[tuple]:
     """The capture sets of a card of value ``v`` on ``table`` (shared lists: do not change them)."""
-    key = (v, *table)
-    sets = _CAPTURES.get(key)
-    if sets is None:
-        sets = [(t,) for t in table if VALUE[t] == v] or capture_sets(v - 1, table)  # card v - 1 (suit 0) has value v
-        if len(_CAPTURES) >= 100_000:
-            _CAPTURES.clear()
-        _CAPTURES[key] = sets
-    return sets
+    return _captures_on(tuple(table))[v]
 
 
 def _my_follow(hand, table, w_mine, sweep: float) -> float:
     """My best gain next turn with ``hand`` on ``table`` (a greedy look)."""
+    entry = _captures_on(tuple(table))
+    n = len(table)
     best = 0.0
     for c in hand:
-        g, _ = _best_capture(w_mine[c], VALUE[c], table, w_mine, sweep)
-        if g > best:
-            best = g
+        sets = entry[VALUE[c]]
+        if not sets:
+            continue
+        cw = w_mine[c]
+        for st in sets:
+            g = cw + _taken(st, w_mine)
+            if len(st) == n:
+                g += sweep
+            if g > best:
+                best = g
     return best
 
 
@@ -285,13 +316,16 @@ def heuristic_scores(info: Info, legal) -> list[float]:
         opp_sweep = 1.0 if plays_after > 1 else 0.0
         my_sweep = 1.0 if plays_after > 2 else 0.0
         hand_after = [c for c in info.hand if c != card]
+        entry = _captures_on(tuple(table_after))
+        n_after = len(table_after)
         nets = []
         for v, p, w_play, cheap in values:
-            g, st = _best_capture(w_play, v, table_after, w_other, opp_sweep)
+            g, st = _best_capture(w_play, entry[v], n_after, w_other, opp_sweep)
             if st:
                 t2 = [t for t in table_after if t not in st]
             else:
-                t2 = sorted(table_after + [cheap])
+                t2 = table_after[:]
+                insort(t2, cheap)
             follow = _my_follow(hand_after, t2, w_mine, my_sweep) if hand_after and t2 else 0.0
             nets.append((g - FOLLOW * follow, p))
         nets.sort(reverse=True)
