@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import glob
 import hashlib
@@ -858,6 +859,72 @@ def test_inference_off_and_bad_options():
         d(random.Random(0))
     spread = [max(b - a for a, b in itertools.pairwise([0.0, *d.cum])) / d.cum[-1] for d in (full, half)]
     assert spread[1] < spread[0]
+
+
+def test_opponent_model_plays_the_other_seat_as_its_kind_of_player():
+    state = random_state(12, match=False)
+    rng = random.Random(3)
+    for _ in range(9):  # seat 1 plays heuristically, so the inference should take it for the heuristic
+        view = make_view(state, state.current)
+        mv = HeuristicBot().choose(view) if state.current == 1 else rng.choice(view["legal_moves"])
+        state.play(*move_from_dict(mv, "milanesi"))
+    seat = state.current
+    base = state_from_view(make_view(state, seat), random.Random(1))
+    hooks = ScopaSearch()
+    assert hooks.model == 1 and hooks.reply is search_module.model_move
+    det = hooks.determinizer(base, seat)
+    kinds = collections.Counter()
+    for k in range(40):
+        s = det(random.Random(k))
+        kinds[s.kind] += 1
+        assert s.other == 1 - seat and s.kind in (0, 1, 2)
+        # the searching seat is never modelled
+        assert search_module.model_move(s, s.legal_moves()) is None
+        s.play(*s.legal_moves()[0])
+        if s.done:
+            continue
+        c = s.copy()
+        assert type(c) is type(s) and (c.kind, c.other, c.replies) == (s.kind, s.other, s.replies)
+        legal = s.legal_moves()
+        got = search_module.model_move(s, legal)
+        view = make_view(s, s.current)
+        if s.kind == 2:
+            assert got is None
+        else:  # the move the bot of that kind makes there, seeing what that seat sees
+            bot = HeuristicBot() if s.kind == 0 else GreedyBot()
+            assert move_from_dict(bot.choose(view), "milanesi") == tuple(got)
+    assert kinds[0] > kinds[1] and kinds[0] > kinds[2]
+    # model=0: no model, the plain search
+    plain = ScopaSearch(model=0)
+    assert plain.reply is None and not plain.determinizer(base, seat).modelled
+    assert make("ismcts:10,model=0", game="scopa").hooks("scopa").model == 0
+    for bad in ("ismcts:10,model=2", "ismcts:10,model=-1", "ismcts:10,model=x"):
+        with pytest.raises(BotSpecError):
+            make(bad, game="scopa")
+
+
+#: sha256 of the moves of ``_search_moves(spec, 4)``, computed with the code the benchmark ran
+#: (commit 8fd56b3's model=2 on af3ec6b for the default, af3ec6b itself for model=0)
+MODELLED_DIGEST, PLAIN_DIGEST = "d35940a8dafa57ba", "ae1294f105ba7344"
+
+
+def _search_moves(spec: str, seed: int) -> list:
+    """The moves of a single deal of ``spec`` (seat 0) against ``heuristic``."""
+    state = random_state(seed, match=False)
+    bots, moves = (make(spec, game="scopa"), HeuristicBot()), []
+    while not state.done:
+        view = make_view(state, state.current)
+        moves.append(move_from_dict(bots[state.current].choose(view), "milanesi"))
+        state.play(*moves[-1])
+    return moves
+
+
+def test_the_search_plays_as_it_did_when_benchmarked():
+    # the benchmark numbers of docs/bots.md belong to these bots: the default (with the
+    # opponent model) and model=0 (the search without it) must keep every decision
+    for spec, digest in (("ismcts:100", MODELLED_DIGEST), ("ismcts:100,model=0", PLAIN_DIGEST)):
+        moves = _search_moves(spec, 4)
+        assert hashlib.sha256(repr(moves).encode()).hexdigest()[:16] == digest, spec
 
 
 @pytest.mark.parametrize("field,value,message", [

@@ -244,7 +244,7 @@ class _Search:
     """One decision's search: the bot's settings and the game's hooks, bound."""
 
     __slots__ = ("iterations", "c", "expand_greedy", "mode", "scale", "depth", "bias", "play", "hooks",
-                 "team", "rollout", "evaluate")
+                 "team", "rollout", "evaluate", "reply")
 
     def __init__(self, bot: ISMCTSBot, game, hooks, bias):
         self.iterations = bot.iterations
@@ -259,6 +259,7 @@ class _Search:
         self.team = hooks.team
         self.rollout = hooks.rollout
         self.evaluate = hooks.evaluate
+        self.reply = hooks.reply
 
     def halving(self, root, root_legal, determinize, rng) -> object:
         """Sequential halving over the root moves, every move of a round on the same deals.
@@ -308,8 +309,13 @@ class _Search:
         bias = self.bias
         play = self.play
         team_of = self.team
+        reply = self.reply
         while not state.done:
             moves = state.legal_moves()
+            if reply is not None and len(moves) > 1:
+                m = reply(state, moves)
+                if m is not None:
+                    moves = [m]
             children = node.children
             untried = None
             best = None

@@ -217,13 +217,17 @@ class SearchHooks:
     - ``evaluate(state)``: the expected final point difference, team 0 minus
       team 1 (exact once ``state.done``);
     - ``scale``: points that make one unit of reward; ``depth``: default rollout plies;
-    - ``prior_scores(view, legal)``: the heuristic's score of each legal move (or None).
+    - ``prior_scores(view, legal)``: the heuristic's score of each legal move (or None);
+    - ``reply``: None, or ``reply(state, legal)``: the one move the search supposes
+      the seat to play makes in ``state`` (a model of the opponent; None there:
+      search every move); the tree then gives that node this one child.
     """
 
     scale = 10.0
     depth = 4
     #: the game's own options in an ``ismcts:`` spec: spec key -> (keyword, parser)
     OPTIONS: dict = {}
+    reply = None
 
     def determinizer(self, base, seat: int):
         raise NotImplementedError

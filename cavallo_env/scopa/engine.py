@@ -552,7 +552,8 @@ class ScopaState:
         self.rng = rng if rng is not None else random.Random()
 
     def copy(self) -> "ScopaState":
-        s = ScopaState.__new__(ScopaState)
+        cls = type(self)  # the search's determinizations are a subclass with a few fields more
+        s = cls.__new__(cls)
         s.deck = self.deck
         s.names = self.names
         s.money = self.money

@@ -145,9 +145,11 @@ def quick_score(state: ScopaState, move) -> float:
     return g - best
 
 
-def greedy_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: float = 0.05) -> None:
+def greedy_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: float = 0.05,
+                   modelled: bool = False) -> None:
     """Play ``plies`` moves (or to the end of the deal) with ``quick_score``, a random move
-    with probability ``epsilon``."""
+    with probability ``epsilon``; with ``modelled``, the other seat of a determinization
+    plays as its kind of player (``model_move``)."""
     rand = rng.random
     choice = rng.choice
     while plies > 0 and not state.done:
@@ -156,6 +158,8 @@ def greedy_rollout(state: ScopaState, rng: random.Random, plies: int, epsilon: f
             move = legal[0]
         elif rand() < epsilon:
             move = choice(legal)
+        elif modelled and (move := model_move(state, legal)) is not None:
+            pass
         else:
             best = -1e9
             move = legal[0]
@@ -324,6 +328,52 @@ def player_model(past, seat: int, money: int, dealer: int) -> tuple:
     return tuple(x / total for x in w)
 
 
+class _SearchState(ScopaState):
+    """A determinization of the opponent-modelling search: a single-deal state plus the kind
+    of player (index into ``MODEL``) the other seat is supposed to be in it, which seat that
+    is, and the decision's shared cache of that seat's modelled replies."""
+
+    __slots__ = ("kind", "other", "replies", "root_turn")
+
+    def copy(self) -> "_SearchState":
+        s = ScopaState.copy(self)
+        s.kind, s.other, s.replies, s.root_turn = self.kind, self.other, self.replies, self.root_turn
+        return s
+
+    __copy__ = copy
+
+
+def model_move(state: "_SearchState", legal):
+    """The move the other seat's kind of player makes in ``state``: the heuristic's or the
+    greedy player's (None for the any-move player, or when the searching seat is to play).
+    Cached per decision by that seat's hand and the moves since the root."""
+    kind = state.kind
+    deal = state.deal
+    seat = deal.current
+    if kind == 2 or seat != state.other:
+        return None
+    hand = deal.hands[seat]
+    key = (kind, *hand, -1, *deal.moves[state.root_turn:])
+    replies = state.replies
+    move = replies.get(key)
+    if move is not None:
+        return move
+    move = _model_move(state, kind, seat, legal)
+    replies[key] = move
+    return move
+
+
+def _model_move(state, kind: int, seat: int, legal):
+    """``model_move`` worked out: the bot of that kind asked what it sees."""
+    deal = state.deal
+    info = Info.at(seat, state.money, deal.dealer, deal.hands[seat], deal.table, deal.piles, deal.scope,
+                   len(deal.hands[1 - seat]), deal.stock_size, NUM_PLAYS - deal.turn, deal.last_capturer)
+    if kind == 0:
+        scores = heuristic_scores(info, legal)
+        return legal[max(range(len(legal)), key=lambda k: (scores[k], -k))]
+    return greedy_move(info, legal)
+
+
 class _Determinizer:
     """``rng -> state``: a single-deal copy of ``base`` with the cards hidden from ``seat``
     (the other hand and the rest of the stock) dealt again.
@@ -334,11 +384,16 @@ class _Determinizer:
     ``infer``); each call then picks one of them by weight and shuffles the
     rest into the stock.  With ``infer=0``, or before the other seat has played
     from its current hand, every hand is equally likely.
+
+    With ``modelled`` (the search's ``model=1``), each state also draws the kind
+    of player the other seat is in it, from that hand's posterior over the kinds
+    (``MODEL``), and that seat then plays as its kind (``model_move``).
     """
 
-    __slots__ = ("template", "other", "n_other", "hidden", "head", "past", "plays", "infer", "hands", "cum")
+    __slots__ = ("template", "other", "n_other", "hidden", "head", "past", "plays", "infer", "hands", "cum",
+                 "kinds", "model", "modelled", "replies", "root_turn")
 
-    def __init__(self, base: ScopaState, seat: int, infer: float = 1.0):
+    def __init__(self, base: ScopaState, seat: int, infer: float = 1.0, modelled: bool = False):
         deal = base.deal
         other = 1 - seat
         t = ScopaState.__new__(ScopaState)
@@ -361,6 +416,12 @@ class _Determinizer:
         self.infer = infer
         self.hands = None
         self.cum = None
+        self.modelled = modelled
+        self.replies: dict = {}  # (kind, hand, moves since the root) -> the modelled reply
+        self.root_turn = deal.turn
+        self.kinds = None  # per hand, the cumulative weights of the kinds of player
+        # the kinds of player before the plays from the current hand (used with no such play yet)
+        self.model = player_model(self.past, other, base.money, deal.dealer) if modelled and self.past else MODEL
 
     def _weigh(self, rng: random.Random) -> None:
         hidden, n = self.hidden, self.n_other
@@ -377,6 +438,7 @@ class _Determinizer:
         other, money, dealer = self.other, self.template.money, self.template.deal.dealer
         model = player_model(self.past, other, money, dealer)
         cum = []
+        kinds = []
         acc = 0.0
         for h in hands:
             w = list(model)
@@ -385,11 +447,13 @@ class _Determinizer:
                     w[k] *= p
             acc += (w[0] + w[1] + w[2]) ** self.infer
             cum.append(acc)
-        self.hands, self.cum = hands, cum
+            kinds.append((w[0], w[0] + w[1], w[0] + w[1] + w[2]))
+        self.hands, self.cum, self.kinds = hands, cum, kinds
 
     def __call__(self, rng: random.Random) -> ScopaState:
         t = self.template
-        s = ScopaState.__new__(ScopaState)
+        s = _SearchState.__new__(_SearchState)
+        s.other, s.replies, s.root_turn = self.other, self.replies, self.root_turn
         s.deck, s.names, s.money, s.target, s.match = t.deck, t.names, t.money, t.target, False
         s.deals, s.results = [], []
         s.base, s.totals = t.base, t.totals[:]
@@ -400,14 +464,19 @@ class _Determinizer:
         if self.plays:
             if self.hands is None:
                 self._weigh(rng)
-            k = bisect_right(self.cum, rng.random() * self.cum[-1])
-            hand = self.hands[min(k, len(self.hands) - 1)]
+            k = min(bisect_right(self.cum, rng.random() * self.cum[-1]), len(self.hands) - 1)
+            hand = self.hands[k]
+            kinds = self.kinds[k]
             rest = [c for c in self.hidden if c not in hand]
             rng.shuffle(rest)
         else:
+            kinds = (self.model[0], self.model[0] + self.model[1], 1.0)
             rest = self.hidden[:]
             rng.shuffle(rest)
             hand, rest = rest[:n], rest[n:]
+        s.kind = 2
+        if self.modelled and kinds[2] > 0:
+            s.kind = min(2, bisect_right(kinds, rng.random() * kinds[2]))
         d.hands[self.other] = sorted(hand)
         d.initial_stock = self.head + tuple(rest)
         if d.current == self.other:
@@ -426,16 +495,19 @@ class ScopaSearch(SearchHooks):
 
     Own options: ``epsilon``, the rollout's chance of a random move (``ismcts:1000,epsilon=0.1``);
     ``lookahead``, the weight of the best capture open past the horizon; ``infer``, the weight
-    of the inference about the other hand, 0..1 (0: every hand equally likely).
+    of the inference about the other hand, 0..1 (0: every hand equally likely); ``model``, 1
+    (default) or 0: the other seat plays as the kind of player the inference takes it for,
+    in the rollouts and in the tree, where its modelled reply is the only child.
     """
 
     #: spec key -> (keyword, parser) of this game's own search options
-    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", float)}
+    OPTIONS = {"epsilon": ("epsilon", float), "lookahead": ("lookahead", float), "infer": ("infer", float),
+               "model": ("model", int)}
     scale = 3.0
     depth = 6
     max_depth = NUM_PLAYS
 
-    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0):
+    def __init__(self, epsilon: float = 0.05, lookahead: float = 0.7, infer: float = 1.0, model: int = 1):
         if not 0.0 <= epsilon <= 1.0:
             raise BotSpecError(f"scopa search epsilon must be in 0..1, got {epsilon!r}")
         if isinstance(infer, bool) or not isinstance(infer, (int, float)) or not 0.0 <= infer <= 1.0:
@@ -443,9 +515,13 @@ class ScopaSearch(SearchHooks):
         self.epsilon = epsilon
         self.lookahead = lookahead
         self.infer = infer
+        if isinstance(model, bool) or model not in (0, 1):
+            raise BotSpecError(f"scopa search model must be 0 or 1, got {model!r}")
+        self.model = model
+        self.reply = model_move if model else None
 
     def determinizer(self, base, seat: int):
-        return _Determinizer(base, seat, self.infer)
+        return _Determinizer(base, seat, self.infer, bool(self.model))
 
     def team(self, state) -> int:
         return state.current
@@ -454,7 +530,7 @@ class ScopaSearch(SearchHooks):
         return quick_score(state, move)
 
     def rollout(self, state, rng: random.Random, plies: int) -> None:
-        greedy_rollout(state, rng, plies, self.epsilon)
+        greedy_rollout(state, rng, plies, self.epsilon, bool(self.model))
 
     def evaluate(self, state) -> float:
         v = static_eval(state)
