@@ -27,8 +27,8 @@ from ..briscola.cards import IDS, card_id
 from ..views import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
 
-__all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "greedy_move",
-           "captures_of_value"]
+__all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "heuristic_move",
+           "greedy_move", "captures_of_value"]
 
 FOLLOW = 1.2
 RISK = 1.0
@@ -351,7 +351,10 @@ class HeuristicBot(ScopaBot):
     name = "heuristic"
 
     def choose_move(self, view, legal):
-        info = Info(view)
-        scores = heuristic_scores(info, legal)
-        best = max(range(len(legal)), key=lambda i: (scores[i], -i))
-        return legal[best]
+        return heuristic_move(Info(view), legal)
+
+
+def heuristic_move(info: Info, legal):
+    """The heuristic player's move among ``legal``: the best ``heuristic_scores`` (ties: the first)."""
+    scores = heuristic_scores(info, legal)
+    return legal[max(range(len(legal)), key=lambda i: (scores[i], -i))]

@@ -37,7 +37,7 @@ from math import comb
 
 from ..bots.base import BotSpecError
 from ..games.base import SearchHooks
-from .bots import Info, captures_of_value, greedy_move, heuristic_scores
+from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
 from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState
 
 __all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "plays_of",
@@ -310,10 +310,9 @@ def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[
         return 1.0, 1.0, 1.0
     info = Info.at(seat, money, dealer, full, table, play.piles, play.scope, play.opp_hand, play.stock,
                    play.plays_left, play.last_capturer)
-    scores = heuristic_scores(info, legal)
     move = play.move
     slip = SLIP / n
-    return ((1.0 - SLIP) * (legal[max(range(n), key=lambda k: (scores[k], -k))] == move) + slip,
+    return ((1.0 - SLIP) * (heuristic_move(info, legal) == move) + slip,
             (1.0 - SLIP) * (greedy_move(info, legal) == move) + slip, 1.0 / n)
 
 
@@ -368,10 +367,7 @@ def _model_move(state, kind: int, seat: int, legal):
     deal = state.deal
     info = Info.at(seat, state.money, deal.dealer, deal.hands[seat], deal.table, deal.piles, deal.scope,
                    len(deal.hands[1 - seat]), deal.stock_size, NUM_PLAYS - deal.turn, deal.last_capturer)
-    if kind == 0:
-        scores = heuristic_scores(info, legal)
-        return legal[max(range(len(legal)), key=lambda k: (scores[k], -k))]
-    return greedy_move(info, legal)
+    return heuristic_move(info, legal) if kind == 0 else greedy_move(info, legal)
 
 
 class _Determinizer:
