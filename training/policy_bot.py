@@ -15,6 +15,7 @@ runtime) until a whole move is chosen.  Importing this module registers the
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from cavallo_env.bots import Bot, BotSpecError, register
 from cavallo_env.bots.base import game_of
@@ -35,8 +36,9 @@ def load_net(path: str):
 class CheckpointBot(Bot):
     name = "checkpoint"
 
-    def __init__(self, path: str, seed=None):
+    def __init__(self, path: str, seed=None, endgame: bool = True):
         super().__init__(seed)
+        self.endgame = endgame
         from .checkpoint import learning_of
 
         self.path = path
@@ -60,13 +62,21 @@ class CheckpointBot(Bot):
             return max(acts, key=lambda a: float(row[a]))
 
         state = game.state_from_view(view, random.Random(0))
-        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning)
+        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning, self.endgame)
 
 
 def from_spec(arg, seed):
+    """``checkpoint:<path>``, or ``checkpoint:<path>@endgame=0`` for the network's own move in an
+    exact endgame too (the ``policy:`` runtime's option of the same name)."""
     if not arg:
         raise BotSpecError("checkpoint bot needs a path: checkpoint:<path to .safetensors or .json>")
-    return CheckpointBot(arg, seed=seed)
+    endgame = True
+    if "@" in arg and not Path(arg).exists():
+        arg, _, option = arg.partition("@")
+        if option.replace(" ", "").lower() not in ("endgame=0", "endgame=1"):
+            raise BotSpecError(f"unknown checkpoint option {option!r} in checkpoint:{arg}@{option}; known: endgame=0, endgame=1")
+        endgame = option.replace(" ", "").endswith("1")
+    return CheckpointBot(arg, seed=seed, endgame=endgame)
 
 
 register("checkpoint", from_spec)

@@ -25,7 +25,11 @@ Specs (``cavallo_env.bots.make``):
   ``@t=0.5`` (or ``@temperature=0.5``) samples from ``softmax(logits / t)``
   instead of playing the most likely action (``t=0``, the default: greedy);
   ``@threads=2`` sets onnxruntime's intra-op threads (default 1, the fastest
-  for one decision at a time).  Example: ``policy:default@t=0.7``.
+  for one decision at a time); ``@endgame=0`` plays the model's own move
+  everywhere (default ``1``: where the game's ending is a game of perfect
+  information, Scopa's last round once the stock is empty, the move is the
+  exact solver's, ``games.learning.decide_move``, the model's own move first
+  among equally good ones).  Example: ``policy:default@t=0.7``.
 
 A decision (``choose(view)``): the view is checked and rebuilt as a state of
 its game (``cavallo_env.games.checked_view``; a malformed or inconsistent view,
@@ -184,7 +188,8 @@ class PolicyBot(Bot):
     #: ``choose`` checks the whole view (``checked_view``): a server need not check it again
     validates_views = True
 
-    def __init__(self, path, seed=None, temperature: float = 0.0, threads: int = 1, name: str | None = None):
+    def __init__(self, path, seed=None, temperature: float = 0.0, threads: int = 1, name: str | None = None,
+                 endgame: bool = True):
         super().__init__(seed)
         if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
             raise BotSpecError(f"policy temperature must be a finite number >= 0, got {temperature!r}")
@@ -193,6 +198,8 @@ class PolicyBot(Bot):
         self.path = Path(path)
         self.seed = seed
         self.temperature = float(temperature)
+        #: play the exact endgame where the game has one (``Learning.solvable``: Scopa's last round)
+        self.endgame = bool(endgame)
         self.session, self.meta = load_model(self.path, threads)
         self.learning = _learning(self.meta, self.path)
         #: the game this model plays (its views only)
@@ -238,6 +245,7 @@ class PolicyBot(Bot):
             "source": m.get("source"),
             "evaluation": m.get("evaluation"),
             "temperature": self.temperature,
+            "endgame": self.endgame,
         }
 
     # -- playing ---------------------------------------------------------------
@@ -262,7 +270,7 @@ class PolicyBot(Bot):
             logits = run(outputs, feeds)[0][0]
             return int(logits.argmax()) if rng is None else self._sample(logits, acts, rng)
 
-        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning)
+        return decide_move(self.learning.table(state), pick, self.uses_prior, self.learning, self.endgame)
 
     def _sample(self, logits, acts, rng) -> int:
         vals = [float(logits[a]) / self.temperature for a in acts]
@@ -288,13 +296,24 @@ def _parse_options(parts: list[str], spec: str) -> dict:
                 kwargs["temperature"] = float(v)
             elif k == "threads":
                 kwargs["threads"] = int(v)
+            elif k == "endgame":
+                kwargs["endgame"] = _switch(v, k, spec)
             else:
-                raise BotSpecError(f"unknown policy option {k!r} in {spec!r}; known: t (temperature), threads")
+                raise BotSpecError(f"unknown policy option {k!r} in {spec!r}; known: t (temperature), threads, endgame")
         except ValueError as e:
             if isinstance(e, BotSpecError):
                 raise
             raise BotSpecError(f"policy option {k}={v!r} in {spec!r} is not a number") from None
     return kwargs
+
+
+def _switch(v: str, k: str, spec: str) -> bool:
+    v = v.strip().lower()
+    if v in ("1", "on", "true", "yes"):
+        return True
+    if v in ("0", "off", "false", "no"):
+        return False
+    raise BotSpecError(f"policy option {k}={v!r} in {spec!r} must be 1 or 0 (on or off)")
 
 
 class DefaultPolicy(PerGameBot):
@@ -351,6 +370,8 @@ def from_spec(arg, seed=None, game: str | None = None):
     name = f"policy:{path_text}"
     if kwargs.get("temperature"):
         name += f"@t={kwargs['temperature']:g}"
+    if kwargs.get("endgame") is False:
+        name += "@endgame=0"
     if path_text == "default":
         if game is None:
             return DefaultPolicy(seed=seed, name=name, **kwargs)

@@ -92,6 +92,16 @@ class Learning:
     def table(self, state) -> Table:
         raise NotImplementedError
 
+    def solvable(self, state) -> bool:
+        """Whether the seat to play at ``state`` can be played exactly (``solve``): a game whose
+        ending becomes a game of perfect information says so there.  None of them by default."""
+        return False
+
+    def solve(self, state, prefer):
+        """The best move at a ``solvable`` ``state`` against best play; ``prefer`` (a legal move,
+        e.g. the policy's) first among equals."""
+        raise NotImplementedError(f"{self.game} has no exact endgame")
+
     def sizes(self) -> dict:
         """What a model of this game is built for (recorded in checkpoints and exports)."""
         return {"game": self.game, "obs_size": self.obs_size, "num_actions": self.num_actions,
@@ -99,7 +109,7 @@ class Learning:
                 "action_version": self.action_version, "prior_version": self.prior_version}
 
 
-def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
+def decide_move(table: Table, pick, uses_prior: bool, learning: Learning, endgame: bool = False):
     """The move of the seat to act at ``table``, chosen one action at a time.
 
     At every step with more than one legal action, ``pick(obs, mask, prior,
@@ -109,7 +119,13 @@ def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
     ``uses_prior``) and ``acts`` the legal action ids; ``obs`` is a new array
     at every step, ``mask`` and ``prior`` are reused.  Shared by the ONNX runtime (``policy:``) and the trainer's
     ``checkpoint:`` bot, so both step through a move the same way.
+
+    With ``endgame`` and where the game can play the position exactly
+    (``learning.solvable``), the answer is ``learning.solve``'s, the policy's own
+    move first among the moves of the same guaranteed outcome.
     """
+    exact = endgame and learning.solvable(table.state)
+    start = table.state.copy() if exact else None
     seat = table.current
     mask = np.zeros((1, learning.num_actions), np.float32)
     prior = np.zeros((1, learning.prior_size), np.float32) if uses_prior else None
@@ -127,4 +143,4 @@ def decide_move(table: Table, pick, uses_prior: bool, learning: Learning):
             action = pick(obs, mask, prior, acts)
         move = table.step(action)
         if move is not None:
-            return move
+            return learning.solve(start, move) if exact else move

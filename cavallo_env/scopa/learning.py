@@ -6,7 +6,8 @@ take, a capture built over several actions).  The observation is
 to date move by move, exactly as the env keeps them (``scopa.aec``: the
 capture being built, every move, a new deal of the match, the last move);
 the prior is ``scopa-prior/1`` (``prior.action_prior``, 240 floats).  The
-heuristic's move and the prior share one cache per turn.
+heuristic's move and the prior share one cache per turn.  A deal's last round
+(the stock empty) is ``solvable``: ``endgame.solve`` plays it exactly.
 
 ``deal(seed, deck=..., match=...)`` is ``games.get("scopa").new_state``: a
 whole match to 11 by default (the later deals drawn from the state's own
@@ -18,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.learning import Learning, Table
+from . import endgame
 from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, move_to_actions
 from .encoding import OBS_SIZE, OBS_VERSION, Features
 from .engine import ScopaState
@@ -71,6 +73,13 @@ class ScopaLearning(Learning):
     prior_version = PRIOR_VERSION
     def table(self, state: ScopaState) -> ScopaTable:
         return ScopaTable(state)
+
+    def solvable(self, state: ScopaState) -> bool:
+        """The last round of a deal (the stock empty: nothing hidden), with a choice to make."""
+        return endgame.solvable(state)
+
+    def solve(self, state: ScopaState, prefer):
+        return endgame.solve(state, prefer)
 
 
 LEARNING = ScopaLearning()

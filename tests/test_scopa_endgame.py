@@ -1,0 +1,160 @@
+"""Scopa's exact last round (``scopa.endgame``) and the policy runtime's ``endgame`` option."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cavallo_env import games
+from cavallo_env.bots import BotSpecError, make
+from cavallo_env.games.learning import decide_move
+from cavallo_env.scopa import endgame
+from cavallo_env.scopa.engine import random_state
+from cavallo_env.scopa.learning import LEARNING
+
+
+def _last_round(seed: int, match: bool = False):
+    """A state at the first decision with an empty stock and a choice, reached by random play."""
+    rng = random.Random(seed)
+    state = random_state(seed, match=match)
+    while not endgame.solvable(state):
+        if state.done:
+            return None
+        state.play(*rng.choice(state.legal_moves()))
+    return state
+
+
+def _minimax(deal, seat, totals, target) -> int:
+    """Plain minimax, no pruning: the reference the solver must agree with."""
+    if deal.done:
+        return endgame.outcome_value(deal, seat, totals, target)
+    values = []
+    for move in deal.legal_moves():
+        child = deal.copy()
+        child.play(*move)
+        values.append(_minimax(child, seat, totals, target))
+    return max(values) if deal.current == seat else min(values)
+
+
+def _move_values(state) -> dict:
+    deal, seat = state.deal, state.current
+    target = state.target if state.match else None
+    out = {}
+    for move in deal.legal_moves():
+        child = deal.copy()
+        child.play(*move)
+        out[move] = _minimax(child, seat, state.totals, target)
+    return out
+
+
+def test_the_solver_plays_a_move_of_the_best_guaranteed_outcome():
+    checked = 0
+    for seed in range(60):
+        state = _last_round(seed, match=seed % 2 == 1)
+        if state is None:
+            continue
+        values = _move_values(state)
+        best = max(values.values())
+        assert values[endgame.solve(state)] == best
+        # among equals the preferred move is kept; a worse preferred move is not played
+        for move, v in values.items():
+            chosen = endgame.solve(state, prefer=move)
+            assert chosen == move if v == best else values[chosen] == best
+        checked += 1
+    assert checked >= 40
+
+
+def test_the_solver_leaves_the_state_as_it_was():
+    state = _last_round(3)
+    before = (state.deal.hands[0][:], state.deal.hands[1][:], state.deal.table[:], state.deal.turn)
+    endgame.solve(state)
+    assert (state.deal.hands[0], state.deal.hands[1], state.deal.table, state.deal.turn) == before
+
+
+def test_only_the_last_round_is_solvable():
+    state = random_state(5, match=False)
+    rng = random.Random(5)
+    seen = []
+    while not state.done:
+        seen.append(endgame.solvable(state))
+        assert not seen[-1] or state.deal.stock_size == 0
+        state.play(*rng.choice(state.legal_moves()))
+    assert any(seen) and not all(seen)
+
+
+def test_a_match_deciding_deal_counts_the_match_first():
+    deal = _last_round(8).deal
+    while not deal.done:
+        deal.play(*deal.legal_moves()[0])
+    pts = deal.points()
+    seat = 0 if pts[0] >= pts[1] else 1
+    diff = pts[seat] - pts[1 - seat]
+    # 10-10 before the deal: the deal's winner wins the match (when it scored more)
+    v = endgame.outcome_value(deal, seat, [10, 10], 11)
+    assert v == (1000 + diff if diff > 0 else diff)
+    assert endgame.outcome_value(deal, seat, [0, 0], None) == diff
+
+
+def _policy_move(bot_endgame: bool, state):
+    """The move decide_move picks with a 'first legal action' policy."""
+    pick = lambda obs, mask, prior, acts: acts[0]  # noqa: E731
+    table = LEARNING.table(state.copy())
+    return decide_move(table, pick, False, LEARNING, bot_endgame)
+
+
+def test_decide_move_solves_only_where_it_is_asked_and_can():
+    for seed in range(30):
+        state = _last_round(seed)
+        if state is None:
+            continue
+        own = _policy_move(False, state)
+        solved = _policy_move(True, state)
+        values = _move_values(state)
+        assert values[solved] == max(values.values())
+        assert solved == own or values[own] < values[solved]
+    early = random_state(1, match=False)
+    assert _policy_move(True, early) == _policy_move(False, early)
+
+
+def test_the_policy_runtime_plays_the_exact_endgame_unless_told_not_to():
+    g = games.get("scopa")
+    on, off = make("policy:scopa"), make("policy:scopa@endgame=0")
+    assert on.endgame and not off.endgame and off.name.endswith("@endgame=0")
+    differs = 0
+    for seed in range(40):
+        state = _last_round(seed)
+        if state is None:
+            continue
+        view = g.make_view(state, state.current)
+        values = _move_values(state)
+        move_on = g.move_from_dict(on.choose(view), "milanesi")
+        move_off = g.move_from_dict(off.choose(view), "milanesi")
+        assert values[move_on] == max(values.values())
+        differs += move_on != move_off
+    assert differs > 0  # the shipped model's own move is not always the solver's
+
+
+@pytest.mark.parametrize("spec, why", [
+    ("policy:scopa@endgame=maybe", "must be 1 or 0"),
+    ("policy:scopa@endgames=1", "unknown policy option"),
+])
+def test_a_bad_endgame_option_names_the_problem(spec, why):
+    with pytest.raises(BotSpecError, match=why):
+        make(spec)
+
+
+def test_the_checkpoint_bot_has_the_same_endgame_option():
+    pytest.importorskip("torch")
+    from training import policy_bot  # noqa: F401  (registers checkpoint:)
+
+    on = make("checkpoint:checkpoints/scopa.json", game="scopa")
+    off = make("checkpoint:checkpoints/scopa.json@endgame=0", game="scopa")
+    assert on.endgame and not off.endgame
+    with pytest.raises(BotSpecError, match="unknown checkpoint option"):
+        make("checkpoint:checkpoints/scopa.json@t=1", game="scopa")
+    g = games.get("scopa")
+    state = _last_round(11)
+    view = g.make_view(state, state.current)
+    values = _move_values(state)
+    assert values[g.move_from_dict(on.choose(view), "milanesi")] == max(values.values())
