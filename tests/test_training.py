@@ -265,26 +265,48 @@ def test_paired_advantages_by_hand():
     np.testing.assert_allclose(ret, [1.0, -1.0, 0.25, -0.25, -0.25])
 
 
+def _model_hash(run_dir) -> str:
+    import hashlib
+
+    tensors, _ = ckpt.load(run_dir / "checkpoints" / "last")
+    h = hashlib.sha256()
+    for k in sorted(tensors):
+        if k.startswith("model."):
+            h.update(k.encode())
+            h.update(tensors[k].contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
 def test_the_core_reproduces_the_reference_runs_bit_for_bit(tmp_path):
     """Three small runs recorded with the training core before it became game-generic
     (commit edb6454: warm start, league, GAE and paired advantages, a search teacher with
     soft targets and sharpening, prior workers, the win reward) give the same weights now:
-    the shipped model's run reproduces from its config and seed."""
-    import hashlib
+    the shipped model's run reproduces from its config and seed.
 
+    Bit for bit holds on one numeric platform (``numeric_platform``: torch, its CPU
+    kernels, the CPU's vendor); the fixture holds the hashes per platform.  On a platform
+    it names, the hash must be that one; on another, one of the recorded hashes or, where
+    the last bits differ, the same hash twice on this machine and the same games played."""
     from training.ppo import train
+    from training.run import numeric_platform
 
     ref = json.loads((ROOT / "tests" / "fixtures" / "training_reference.json").read_text())
+    platform = numeric_platform()
+    unrecorded = []
     for key, want in ref.items():
         out = train(from_dict(want["config"]), tmp_path / key, progress=False, log=lambda *a: None)
-        tensors, _ = ckpt.load(tmp_path / key / "checkpoints" / "last")
-        h = hashlib.sha256()
-        for k in sorted(tensors):
-            if k.startswith("model."):
-                h.update(k.encode())
-                h.update(tensors[k].contiguous().numpy().tobytes())
-        assert h.hexdigest() == want["model_sha256"], key
         assert (out["decisions"], out["learner_decisions"]) == (want["decisions"], want["learner_decisions"]), key
+        got, known = _model_hash(tmp_path / key), want["model_sha256"]
+        if platform in known:
+            assert got == known[platform], (key, platform)
+        elif got not in known.values():
+            train(from_dict(want["config"]), tmp_path / f"{key}-again", progress=False, log=lambda *a: None)
+            assert _model_hash(tmp_path / f"{key}-again") == got, key
+            unrecorded.append(f"{key}: {got}")
+    if unrecorded:
+        import warnings
+
+        warnings.warn(f"no reference weights for platform {platform!r} (deterministic here): " + "; ".join(unrecorded))
 
 
 # ---------------------------------------------------------------- training smoke test and resume

@@ -26,6 +26,25 @@ from .league import League
 from .model import ModelConfig, PolicyNet, build_policy
 
 
+def numeric_platform() -> str:
+    """What a run's floating-point results depend on besides its config and seed: torch's
+    version, the CPU kernels it picked (``torch.backends.cpu.get_cpu_capability()``) and the
+    CPU's vendor (MKL, torch's BLAS here, takes other code paths on other vendors' CPUs).
+    A run reproduces bit for bit on the same platform; on another one the weights can
+    differ in their last bits (and a long run's sampled games with them)."""
+    vendor = "unknown vendor"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("vendor_id"):
+                vendor = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        import platform
+
+        vendor = platform.processor() or vendor
+    return f"torch {torch.__version__}, {torch.backends.cpu.get_cpu_capability()}, {vendor}"
+
+
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -127,7 +146,7 @@ class Run:
         tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
         meta = {"game": cfg.game, "config": cfg.to_dict(), "seed": cfg.seed, "step": counters["update"],
                 "counters": dict(counters), "evals": self.evals if evals is None else evals,
-                "kind": "training" if full else "model"}
+                "kind": "training" if full else "model", "platform": numeric_platform()}
         if full:
             osd = self.opt.state_dict()
             for pid, st in osd["state"].items():
