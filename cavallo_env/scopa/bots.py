@@ -276,11 +276,9 @@ def _my_follow(hand, table, w_mine, sweep: float) -> float:
     return best
 
 
-def heuristic_scores(info: Info, legal, holds=None) -> list[float]:
+def heuristic_scores(info: Info, legal) -> list[float]:
     """The heuristic's score (in expected points) of each legal move: what it wins now,
-    minus the other seat's expected best answer net of my best follow-up.  ``holds``
-    (experiment, ``benchmarks/scopa_inferred_heuristic.py``): per value 1..10, the chance
-    that the other seat holds a card of it, instead of counting the unseen cards."""
+    minus the other seat's expected best answer net of my best follow-up."""
     seat = info.seat
     mine, other = info.piles[seat], info.piles[1 - seat]
     w_mine = card_weights(info, mine, other)
@@ -294,7 +292,7 @@ def heuristic_scores(info: Info, legal, holds=None) -> list[float]:
         by_value.setdefault(VALUE[c], []).append(c)
     values = []
     for v, cards in by_value.items():
-        p = _p_holds(len(cards), n_unseen, opp_h) if holds is None else holds[v]
+        p = _p_holds(len(cards), n_unseen, opp_h)
         if p > 0:
             values.append((v, p, max(w_other[c] for c in cards), min(cards, key=lambda c: w_other[c])))
     final_round = info.stock == 0
