@@ -12,6 +12,7 @@ alone otherwise); ``run.evaluate(update)`` saves the model as
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -26,12 +27,14 @@ from .league import League
 from .model import ModelConfig, PolicyNet, build_policy
 
 
+@functools.cache
 def numeric_platform() -> str:
     """What a run's floating-point results depend on besides its config and seed: torch's
     version, the CPU kernels it picked (``torch.backends.cpu.get_cpu_capability()``) and the
     CPU's vendor (MKL, torch's BLAS here, takes other code paths on other vendors' CPUs).
     A run reproduces bit for bit on the same platform; on another one the weights can
-    differ in their last bits (and a long run's sampled games with them)."""
+    differ in their last bits (and a long run's sampled games with them).  Read once per
+    process: every checkpoint records it."""
     vendor = "unknown vendor"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
