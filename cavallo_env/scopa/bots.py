@@ -33,31 +33,8 @@ __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values",
 FOLLOW = 1.2
 RISK = 1.0
 _RANK_BONUS = (0.10, 0.0, 0.0, 0.0, 0.02, 0.16, 0.32, 0.0, 0.0, 0.0)  # A .. K: primiera weight
-
-
-class Weights:
-    """The heuristic's constants (the defaults are the ``heuristic`` bot's)."""
-
-    __slots__ = ("card", "card_late", "card_at", "money", "money_late", "money_at", "rank", "dominated", "new_suit",
-                 "sette", "sweep", "opp_sweep", "my_sweep", "risk", "follow", "keep_high", "left_capture",
-                 "left_last", "cards", "binomial", "card_scale", "money_scale")
-
-    def __init__(self, card=0.05, card_late=0.07, card_at=15, money=0.15, money_late=0.22, money_at=4,
-                 rank=_RANK_BONUS, dominated=0.6, new_suit=0.03, sette=1.0, sweep=1.0, opp_sweep=1.0, my_sweep=1.0,
-                 risk=RISK, follow=FOLLOW, keep_high=0.01, left_capture=0.3, left_last=0.2, binomial=False,
-                 card_scale=1.0, money_scale=1.0):
-        self.binomial, self.card_scale, self.money_scale = binomial, card_scale, money_scale
-        self.card, self.card_late, self.card_at = card, card_late, card_at
-        self.money, self.money_late, self.money_at = money, money_late, money_at
-        self.rank, self.dominated, self.new_suit, self.sette = tuple(rank), dominated, new_suit, sette
-        self.sweep, self.opp_sweep, self.my_sweep = sweep, opp_sweep, my_sweep
-        self.risk, self.follow, self.keep_high = risk, follow, keep_high
-        self.left_capture, self.left_last = left_capture, left_last
-        #: per card: (id, suit, primiera value, primiera weight of its rank)
-        self.cards = tuple((c, SUIT[c], PRIMIERA[c], self.rank[c % 10]) for c in range(40))
-
-
-DEFAULT = Weights()
+#: per card: (id, suit, primiera value, primiera weight of its rank)
+_CARDS = tuple((c, SUIT[c], PRIMIERA[c], _RANK_BONUS[c % 10]) for c in range(40))
 
 
 class ScopaBot(Bot):
@@ -145,56 +122,15 @@ def parse_view(view) -> Info:
 # ---------------------------------------------------------------- card values
 
 
-def _tail_table(n_max: int) -> list[list[float]]:
-    # tail[r][k] = P(Binomial(r, 1/2) >= k), k in 0..r+1
-    out = []
-    for r in range(n_max + 1):
-        total = 2 ** r
-        cum = [0.0] * (r + 2)
-        acc = 0
-        for k in range(r, -1, -1):
-            acc += comb(r, k)
-            cum[k] = acc / total
-        out.append(cum)
-    return out
-
-
-_TAIL = _tail_table(40)
-
-
-def p_at_least(have: int, remaining: int, need: int) -> float:
-    """P(have + Binomial(remaining, 1/2) >= need)."""
-    k = need - have
-    if k <= 0:
-        return 1.0
-    if k > remaining:
-        return 0.0
-    return _TAIL[remaining][k]
-
-
-def _one_more(mine: int, other: int, pool: int, need: int) -> float:
-    """What one more card of the ``pool`` won now is worth towards a majority award (``need`` to
-    win it), if the rest of the pool splits evenly at random: the award's expected value for me
-    (+1 mine, -1 the other's) after, less before."""
-    if pool <= 0:
-        return 0.0
-    before = p_at_least(mine, pool, need) - p_at_least(other, pool, need)
-    return p_at_least(mine + 1, pool - 1, need) - p_at_least(other, pool - 1, need) - before
-
-
-def card_weights(info: Info, seat_pile, other_pile, wt: Weights = DEFAULT) -> list[float]:
+def card_weights(info: Info, seat_pile, other_pile) -> list[float]:
     """The value in points of winning each card now, from the seat's point of view."""
     money = info.money
     m_mine = sum(1 for c in seat_pile if SUIT[c] == money)
     m_other = sum(1 for c in other_pile if SUIT[c] == money)
     n_mine, n_other = len(seat_pile), len(other_pile)
     # money and cards matter while the majority is open
-    if wt.binomial:
-        w_money = wt.money_scale * _one_more(m_mine, m_other, 10 - m_mine - m_other, 6)
-        w_card = wt.card_scale * _one_more(n_mine, n_other, 40 - n_mine - n_other, 21)
-    else:
-        w_money = 0.0 if m_mine > 5 or m_other > 5 else wt.money_late if max(m_mine, m_other) >= wt.money_at else wt.money
-        w_card = 0.0 if n_mine > 20 or n_other > 20 else wt.card_late if max(n_mine, n_other) >= wt.card_at else wt.card
+    w_money = 0.0 if m_mine > 5 or m_other > 5 else 0.22 if max(m_mine, m_other) >= 4 else 0.15
+    w_card = 0.0 if n_mine > 20 or n_other > 20 else 0.07 if max(n_mine, n_other) >= 15 else 0.05
     best = [0, 0, 0, 0]
     for c in seat_pile:
         if PRIMIERA[c] > best[SUIT[c]]:
@@ -205,28 +141,27 @@ def card_weights(info: Info, seat_pile, other_pile, wt: Weights = DEFAULT) -> li
             best_o[SUIT[c]] = PRIMIERA[c]
     w_card_money = w_card + w_money
     sette = info.sette
-    dominated, new_suit = wt.dominated, wt.new_suit
     out = []
-    for c, s, p, bonus in wt.cards:
+    for c, s, p, bonus in _CARDS:
         v = w_card_money if s == money else w_card
         if p > best[s]:  # improves my primiera in that suit
-            v += bonus * (1.0 if p > best_o[s] or best_o[s] < 21 else dominated)
+            v += bonus * (1.0 if p > best_o[s] or best_o[s] < 21 else 0.6)
             if best[s] == 0:
-                v += new_suit
+                v += 0.03
         if c == sette:
-            v += wt.sette
+            v += 1.0
         out.append(v)
     return out
 
 
-def move_values(info: Info, move, w_mine, last_play: bool, sweep: float = 1.0) -> float:
+def move_values(info: Info, move, w_mine, last_play: bool) -> float:
     """Points a move wins now: the cards taken (and the card played) plus a scopa."""
     card, capture = move
     if not capture:
         return 0.0
     v = w_mine[card] + sum(w_mine[t] for t in capture)
     if len(capture) == len(info.table) and not last_play:
-        v += sweep
+        v += 1.0
     return v
 
 
@@ -341,14 +276,13 @@ def _my_follow(hand, table, w_mine, sweep: float) -> float:
     return best
 
 
-def heuristic_scores(info: Info, legal, wt: Weights = DEFAULT) -> list[float]:
+def heuristic_scores(info: Info, legal) -> list[float]:
     """The heuristic's score (in expected points) of each legal move: what it wins now,
     minus the other seat's expected best answer net of my best follow-up."""
     seat = info.seat
     mine, other = info.piles[seat], info.piles[1 - seat]
-    w_mine = card_weights(info, mine, other, wt)
-    w_other = card_weights(info, other, mine, wt)
-    follow_w, risk = wt.follow, wt.risk
+    w_mine = card_weights(info, mine, other)
+    w_other = card_weights(info, other, mine)
     last = info.plays_left == 1
     unseen = info.unseen
     n_unseen = len(unseen)
@@ -365,12 +299,12 @@ def heuristic_scores(info: Info, legal, wt: Weights = DEFAULT) -> list[float]:
     scores = []
     for move in legal:
         card, capture = move
-        gain = move_values(info, move, w_mine, last, wt.sweep)
+        gain = move_values(info, move, w_mine, last)
         if capture:
             table_after = [t for t in info.table if t not in capture]
         else:
             table_after = sorted(info.table + [card])
-            gain -= wt.keep_high * VALUE[card] / 10  # keep high cards, all else equal
+            gain -= 0.01 * VALUE[card] / 10  # keep high cards, all else equal
         if last:
             # the table left after the 36th play goes to the last capturer
             lc = seat if capture else info.last_capturer
@@ -379,8 +313,8 @@ def heuristic_scores(info: Info, legal, wt: Weights = DEFAULT) -> list[float]:
             scores.append(gain)
             continue
         plays_after = info.plays_left - 1  # the other seat's answer is play 36 - plays_after + 1
-        opp_sweep = wt.opp_sweep if plays_after > 1 else 0.0
-        my_sweep = wt.my_sweep if plays_after > 2 else 0.0
+        opp_sweep = 1.0 if plays_after > 1 else 0.0
+        my_sweep = 1.0 if plays_after > 2 else 0.0
         hand_after = [c for c in info.hand if c != card]
         entry = _captures_on(tuple(table_after))
         n_after = len(table_after)
@@ -393,7 +327,7 @@ def heuristic_scores(info: Info, legal, wt: Weights = DEFAULT) -> list[float]:
                 t2 = table_after[:]
                 insort(t2, cheap)
             follow = _my_follow(hand_after, t2, w_mine, my_sweep) if hand_after and t2 else 0.0
-            nets.append((g - follow_w * follow, p))
+            nets.append((g - FOLLOW * follow, p))
         nets.sort(reverse=True)
         expected, none_higher = 0.0, 1.0
         for r, p in nets:
@@ -404,10 +338,10 @@ def heuristic_scores(info: Info, legal, wt: Weights = DEFAULT) -> list[float]:
         if final_round and info.plays_left <= 4:
             left = sum(w_mine[t] for t in table_after)
             if capture:
-                gain += wt.left_capture * left
+                gain += 0.3 * left
             elif info.last_capturer == seat:
-                gain += wt.left_last * left
-        scores.append(gain - risk * expected)
+                gain += 0.2 * left
+        scores.append(gain - RISK * expected)
     return scores
 
 
@@ -420,7 +354,7 @@ class HeuristicBot(ScopaBot):
         return heuristic_move(Info(view), legal)
 
 
-def heuristic_move(info: Info, legal, wt: Weights = DEFAULT):
+def heuristic_move(info: Info, legal):
     """The heuristic player's move among ``legal``: the best ``heuristic_scores`` (ties: the first)."""
-    scores = heuristic_scores(info, legal, wt)
+    scores = heuristic_scores(info, legal)
     return legal[max(range(len(legal)), key=lambda i: (scores[i], -i))]

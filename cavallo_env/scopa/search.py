@@ -37,11 +37,38 @@ from math import comb
 
 from ..bots.base import BotSpecError
 from ..games.base import SearchHooks
-from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores, p_at_least
+from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
 from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState
 
 __all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "plays_of",
            "likelihoods", "player_model"]
+
+
+def _tail_table(n_max: int) -> list[list[float]]:
+    # tail[r][k] = P(Binomial(r, 1/2) >= k), k in 0..r+1
+    out = []
+    for r in range(n_max + 1):
+        total = 2 ** r
+        cum = [0.0] * (r + 2)
+        acc = 0
+        for k in range(r, -1, -1):
+            acc += comb(r, k)
+            cum[k] = acc / total
+        out.append(cum)
+    return out
+
+
+_TAIL = _tail_table(40)
+
+
+def _p_at_least(have: int, remaining: int, need: int) -> float:
+    """P(have + Binomial(remaining, 1/2) >= need)."""
+    k = need - have
+    if k <= 0:
+        return 1.0
+    if k > remaining:
+        return 0.0
+    return _TAIL[remaining][k]
 
 
 def _weights(money: int) -> tuple:
@@ -156,12 +183,12 @@ def static_eval(state: ScopaState) -> float:
     # most cards (> 20)
     c0, c1 = len(p0), len(p1)
     r = 40 - c0 - c1
-    v += p_at_least(c0, r, 21) - p_at_least(c1, r, 21)
+    v += _p_at_least(c0, r, 21) - _p_at_least(c1, r, 21)
     # most money (> 5)
     m0 = sum(1 for c in p0 if SUIT[c] == money)
     m1 = sum(1 for c in p1 if SUIT[c] == money)
     rm = 10 - m0 - m1
-    v += p_at_least(m0, rm, 6) - p_at_least(m1, rm, 6)
+    v += _p_at_least(m0, rm, 6) - _p_at_least(m1, rm, 6)
     # settebello
     sette = money * 10 + SEVEN
     if sette in p0:
