@@ -122,7 +122,7 @@ def decide_move(table: Table, pick, uses_prior: bool, learning: Learning, endgam
 
     With ``endgame`` and where the game can play the position exactly
     (``learning.solvable``), the answer is ``learning.solve``'s, the policy's own
-    move first among the moves of the same guaranteed outcome.
+    move first among the moves of the same value.
     """
     exact = endgame and learning.solvable(table.state)
     start = table.state.copy() if exact else None
