@@ -55,11 +55,15 @@ def _is_best(values, move) -> bool:
     return values[move] >= max(values.values()) - 1e-9
 
 
+#: deals whose last round has moves of values equal but for rounding (1e-14 apart)
+ROUNDING_TIES = (1082, 2587, 2672)
+
+
 @pytest.mark.parametrize("slip", [endgame.SLIP, 0.0])
 def test_the_solver_plays_a_move_of_the_best_value(slip):
     """slip 0 is plain minimax: the best guaranteed outcome."""
     checked = 0
-    for seed in range(60):
+    for seed in (*range(60), *ROUNDING_TIES):
         state = _last_round(seed, match=seed % 2 == 1)
         if state is None:
             continue
@@ -71,6 +75,28 @@ def test_the_solver_plays_a_move_of_the_best_value(slip):
             assert chosen == move if _is_best(values, move) else _is_best(values, chosen)
         checked += 1
     assert checked >= 40
+
+
+def test_moves_equal_but_for_rounding_are_equal():
+    for seed in ROUNDING_TIES:
+        state = _last_round(seed)
+        values = sorted(_move_values(state).values())
+        assert any(0 < b - a < 1e-12 for a, b in zip(values, values[1:]))
+
+
+def test_a_sure_deal_win_comes_first_also_for_the_runtime():
+    """At deal 11158's last round two moves win the deal whatever the other seat does and one
+    only draws it, with a better chance of points; the solver and the runtime (which reads the
+    deal as a match's first) both play a sure win."""
+    g = games.get("scopa")
+    state = _last_round(11158)
+    guaranteed = _move_values(state, 0.0)
+    assert sorted(guaranteed.values()) == [0.0, 101.0, 101.0]
+    assert guaranteed[endgame.solve(state)] > 100
+    as_view = checked_view(g.make_view(state, state.current), "scopa")[1]
+    assert as_view.match and guaranteed[endgame.solve(as_view)] > 100
+    move = g.move_from_dict(make("policy:scopa").choose(g.make_view(state, state.current)), "milanesi")
+    assert guaranteed[move] > 100
 
 
 def test_a_fallible_other_seat_changes_some_moves_and_never_the_sure_ones():
@@ -119,10 +145,23 @@ def test_a_match_deciding_deal_counts_the_match_first():
     seat = 0 if pts[0] >= pts[1] else 1
     diff = pts[seat] - pts[1 - seat]
     # 10-10 before the deal: the deal's winner wins the match (when it scored more)
+    won = 100 if diff > 0 else 0
     v = endgame.outcome_value(deal, seat, [10, 10], 11)
-    assert v == (1000 + diff if diff > 0 else diff)
-    # a single deal: won, drawn or lost first
-    assert endgame.outcome_value(deal, seat, [0, 0], None) == (100 + diff if diff > 0 else 0)
+    assert v == (1000 + diff if diff > 0 else 0)
+    assert endgame.outcome_value(deal, 1 - seat, [10, 10], 11) == -v  # the loser's side
+    # a single deal, or 0-0 totals (what a view of a single deal shows): the deal's result first
+    for target in (None, 11):
+        assert endgame.outcome_value(deal, seat, [0, 0], target) == won + diff
+        assert endgame.outcome_value(deal, 1 - seat, [0, 0], target) == -(won + diff)
+    # later in a match, the points only
+    behind = [0, 0]
+    behind[seat] = 1
+    behind[1 - seat] = 4  # the other seat 3 points ahead before the deal
+    assert endgame.outcome_value(deal, seat, behind, 11) == diff - 3
+    if diff > 0:  # the match won on the totals while this deal is lost
+        ahead = [0, 0]
+        ahead[1 - seat] = 15
+        assert endgame.outcome_value(deal, 1 - seat, ahead, 11) == 1000 + 15 - diff
 
 
 def _policy_move(bot_endgame: bool, state):

@@ -98,8 +98,8 @@ class Learning:
         return False
 
     def solve(self, state, prefer):
-        """The best move at a ``solvable`` ``state`` against best play; ``prefer`` (a legal move,
-        e.g. the policy's) first among equals."""
+        """The best move at a ``solvable`` ``state`` (as the game's solver values it); ``prefer``
+        (a legal move, e.g. the policy's) first among equals."""
         raise NotImplementedError(f"{self.game} has no exact endgame")
 
     def sizes(self) -> dict:

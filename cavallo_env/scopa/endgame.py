@@ -7,22 +7,28 @@ six plays, is a small game of perfect information, and ``solve`` searches all
 of it.
 
 The outcome is the result first, then the point difference of the match
-totals (this deal's points added to the totals before it): in a match, won or
-lost where the deal decides it; on a single deal, the deal won, drawn or lost.
-A view does not say whether its deal is a single one, so a player reading
-views (``policy:``) values every deal as a match's.
+totals (this deal's points added to the totals before it).  On a single deal
+the result is the deal won, drawn or lost.  In a match the deal's own result
+does not count, only its points, unless the deal decides the match: then the
+match result comes first.  A view does not say whether its deal is a single
+one, and a view of a single deal looks like one of a match's first deal
+(totals 0-0), so at 0-0 the deal's result comes first.  (There a seat that
+reaches 11, which takes seven scopas, wins the match exactly when it wins the
+deal.)
 
 The other seat is not supposed perfect: at each of its turns it plays a
 worst move for the solver with chance ``1 - SLIP`` and any legal move with
 chance ``SLIP``.  So where every move loses against best play the solver
 picks the one that gives the other seat the most ways to go wrong, not only
-the smallest loss; a move that wins whatever the other seat does still comes
-first (with ``SLIP`` 0.3 no chance of a slip outweighs a sure result).
-``slip=0`` is plain minimax, the best guaranteed outcome.  Measured
-(docs/training.md, "The exact last round"): against `heuristic` and `greedy`
-``SLIP = 0.3`` scores half a point to a point more than minimax.  Among moves
-of the same value ``solve`` keeps the one it was offered first (``prefer``:
-the policy's own move).
+the smallest loss.  A move that wins the result whatever the other seat
+does still comes first: the other seat has at most three turns left, so a move that
+is not a sure win is worth at most ``1 - 0.7**3`` (about two thirds) of a win,
+plus points.  ``slip=0`` is plain minimax, the best
+guaranteed outcome.  Measured (docs/training.md, "The other seat may slip"):
+against `heuristic` and `greedy` the shipped Scopa model with ``SLIP = 0.3``
+scored 0.4 to 2 points more than with minimax.  Among moves of the same value
+``solve`` keeps the one it was offered first (``prefer``: the policy's own
+move).
 
 The policy runtime (``policy:``, option ``endgame``) and the trainer's
 ``checkpoint:`` bot play the last round with it (``ScopaLearning.endgame``).
@@ -50,17 +56,20 @@ def solvable(state) -> bool:
 
 
 def outcome_value(deal: ScopaDeal, seat: int, totals, target: int | None) -> int:
-    """The finished ``deal``'s value for ``seat``: the point difference of ``totals`` (before the deal)
-    plus the deal's, and the result first: in a match (``target``) +-1000 when the deal decides it,
-    on a single deal (no ``target``) +-100 for the deal won or lost."""
+    """The finished ``deal``'s value for ``seat``: the point difference of ``totals`` (before the
+    deal) and the deal's points, and the result first.  That is +-100 for the deal won or lost on
+    a single deal (no ``target``) and where the totals are 0-0, as they are in a view of a single
+    deal; otherwise +-1000 when the deal decides the match (``target``)."""
     pts = score_deal(deal.final_piles(), deal.scope, deal.money)["points"]
     mine = totals[seat] + pts[seat]
     other = totals[1 - seat] + pts[1 - seat]
-    if target is None:
-        decided, won = mine != other, _DEAL_WIN
-    else:
-        decided, won = max(mine, other) >= target and mine != other, _WIN
-    return (won if mine > other else -won) * decided + mine - other
+    v = mine - other
+    if target is None or not (totals[0] or totals[1]):
+        d = pts[seat] - pts[1 - seat]
+        v += _DEAL_WIN if d > 0 else -_DEAL_WIN if d < 0 else 0
+    elif max(mine, other) >= target and mine != other:
+        v += _WIN if mine > other else -_WIN
+    return v
 
 
 def value(deal: ScopaDeal, seat: int, totals, target, slip: float = SLIP) -> float:
