@@ -26,7 +26,7 @@ is not a sure win is worth at most ``1 - 0.7**3`` (about two thirds) of a win,
 plus points.  ``slip=0`` is plain minimax, the best
 guaranteed outcome.  Measured (docs/training.md, "The other seat may slip"):
 against `heuristic` and `greedy` the shipped Scopa model with ``SLIP = 0.3``
-scored 0.4 to 2 points more than with minimax.  Among moves of the same value
+scored 0.5 to 2 points more than with minimax.  Among moves of the same value
 ``solve`` keeps the one it was offered first (``prefer``: the policy's own
 move).
 
