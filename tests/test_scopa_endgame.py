@@ -27,7 +27,8 @@ def _last_round(seed: int, match: bool = False):
 
 
 def _reference(deal, seat, totals, target, slip) -> float:
-    """The solver's value written plainly: the reference it must agree with."""
+    """The reference the solver must agree with, written another way: the other seat's play as a
+    distribution over its moves (``slip / n`` each, plus ``1 - slip`` on its first worst one)."""
     if deal.done:
         return endgame.outcome_value(deal, seat, totals, target)
     values = []
@@ -37,7 +38,9 @@ def _reference(deal, seat, totals, target, slip) -> float:
         values.append(_reference(child, seat, totals, target, slip))
     if deal.current == seat:
         return max(values)
-    return (1 - slip) * min(values) + slip * sum(values) / len(values)
+    worst = values.index(min(values))
+    chance = [slip / len(values) + (1 - slip) * (i == worst) for i in range(len(values))]
+    return sum(p * v for p, v in zip(chance, values))
 
 
 def _move_values(state, slip=endgame.SLIP) -> dict:
@@ -80,7 +83,13 @@ def test_the_solver_plays_a_move_of_the_best_value(slip):
 def test_moves_equal_but_for_rounding_are_equal():
     for seed in ROUNDING_TIES:
         state = _last_round(seed)
-        values = sorted(_move_values(state).values())
+        deal, seat = state.deal, state.current
+        values = []
+        for move in deal.legal_moves():
+            child = deal.copy()
+            child.play(*move)
+            values.append(endgame.value(child, seat, state.totals, None))
+        values.sort()
         assert any(0 < b - a < 1e-12 for a, b in zip(values, values[1:]))
 
 
