@@ -29,7 +29,12 @@ Specs (``cavallo_env.bots.make``):
   everywhere (default ``1``: where the game's ending is a game of perfect
   information, Scopa's last round once the stock is empty, the move is the
   exact solver's, ``games.learning.decide_move``, the model's own move first
-  among equally good ones).  Example: ``policy:default@t=0.7``.
+  among equally good ones); ``@search=1000`` hands the decisions where a
+  search measured a gain over the model (``Learning.searched``: Scopa's
+  second card of a round while the stock lasts, 5 of a seat's 18 decisions)
+  to ``ismcts:1000``, about 0.3 s each, so a decision's median time stays the
+  model's but its mean is about 80 ms (default ``0``: the model alone; a game
+  without such decisions refuses the option).  Example: ``policy:default@t=0.7``.
 
 A decision (``choose(view)``): the view is checked and rebuilt as a state of
 its game (``cavallo_env.games.checked_view``; a malformed or inconsistent view,
@@ -55,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games.learning import decide_move
-from .base import Bot, BotSpecError, PerGameBot, game_of, view_seed
+from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
@@ -189,8 +194,10 @@ class PolicyBot(Bot):
     validates_views = True
 
     def __init__(self, path, seed=None, temperature: float = 0.0, threads: int = 1, name: str | None = None,
-                 endgame: bool = True):
+                 endgame: bool = True, search: int = 0):
         super().__init__(seed)
+        if isinstance(search, bool) or not isinstance(search, int) or search < 0:
+            raise BotSpecError(f"policy search must be an ismcts iteration count >= 0 (0: none), got {search!r}")
         if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
             raise BotSpecError(f"policy temperature must be a finite number >= 0, got {temperature!r}")
         if not (isinstance(threads, int) and 1 <= threads <= 64):
@@ -205,6 +212,13 @@ class PolicyBot(Bot):
         #: the game this model plays (its views only)
         self.game = self.learning.game
         self.name = name or f"policy:{self.path}"
+        #: ``ismcts:<search>`` playing the decisions the game hands to a search (``Learning.searched``)
+        self.search = None
+        if search:
+            if not self.learning.searches:
+                raise BotSpecError(f"{self.name}: @search is not measured to help {self.game}; "
+                                   "only Scopa's model takes it (policy:scopa@search=1000)")
+            self.search = make(f"ismcts:{search}", seed=seed, game=self.game)
         self._outputs = ["logits"]
         #: whether the model reads the heuristic prior (an extra ``prior`` input)
         self.uses_prior = any(i.name == "prior" for i in self.session.get_inputs())
@@ -246,6 +260,7 @@ class PolicyBot(Bot):
             "evaluation": m.get("evaluation"),
             "temperature": self.temperature,
             "endgame": self.endgame,
+            "search": self.search.iterations if self.search is not None else 0,
         }
 
     # -- playing ---------------------------------------------------------------
@@ -254,6 +269,8 @@ class PolicyBot(Bot):
 
         game_of(view, self.game)  # a view of another game: ViewError naming both
         game, state, legal, by_move = checked_view(view, self.game)
+        if self.search is not None and len(legal) > 1 and self.learning.searched(state):
+            return self.search.choose(view)
         move = legal[0] if len(legal) == 1 else self._decide(state, view)
         if by_move is not None:
             return by_move[move]
@@ -298,8 +315,11 @@ def _parse_options(parts: list[str], spec: str) -> dict:
                 kwargs["threads"] = int(v)
             elif k == "endgame":
                 kwargs["endgame"] = _switch(v, k, spec)
+            elif k == "search":
+                kwargs["search"] = int(v)
             else:
-                raise BotSpecError(f"unknown policy option {k!r} in {spec!r}; known: t (temperature), threads, endgame")
+                raise BotSpecError(f"unknown policy option {k!r} in {spec!r}; "
+                                   "known: t (temperature), threads, endgame, search")
         except ValueError as e:
             if isinstance(e, BotSpecError):
                 raise
@@ -372,8 +392,13 @@ def from_spec(arg, seed=None, game: str | None = None):
         name += f"@t={kwargs['temperature']:g}"
     if kwargs.get("endgame") is False:
         name += "@endgame=0"
+    if kwargs.get("search"):
+        name += f"@search={kwargs['search']}"
     if path_text == "default":
         if game is None:
+            if kwargs.get("search"):
+                raise BotSpecError(f"{spec}: @search is for one game's model (policy:scopa@search=1000), "
+                                   "not policy:default")
             return DefaultPolicy(seed=seed, name=name, **kwargs)
         path_text = game
     bot = PolicyBot(resolve(path_text), seed=seed, name=name, **kwargs)

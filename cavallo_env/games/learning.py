@@ -97,6 +97,15 @@ class Learning:
         ending becomes a game of perfect information says so there.  None of them by default."""
         return False
 
+    def searched(self, state) -> bool:
+        """Whether a policy with a search (``policy:...@search=N``) hands the decision at ``state``
+        to the search: the decisions where searching measured a gain over the model.  A game
+        without such decisions (the default, ``searches = False``) refuses the option."""
+        return False
+
+    #: whether ``searched`` names some decisions (``policy:...@search=N`` is refused otherwise)
+    searches = False
+
     def solve(self, state, prefer):
         """The best move at a ``solvable`` ``state`` (as the game's solver values it); ``prefer``
         (a legal move, e.g. the policy's) first among equals."""

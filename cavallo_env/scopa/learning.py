@@ -78,6 +78,15 @@ class ScopaLearning(Learning):
         """The last round of a deal (the stock empty: nothing hidden), with a choice to make."""
         return endgame.solvable(state)
 
+    searches = True
+
+    def searched(self, state: ScopaState) -> bool:
+        """The second card of a round while the stock lasts (a seat's 5 of 18 decisions in a
+        deal, so a decision's median time stays the model's): searching there measured
+        +3.2 points of deals won against ``heuristic`` (docs/bots.md, "The model with a search")."""
+        deal = state.deal
+        return not state.done and deal.stock_size > 0 and len(deal.hands[deal.current]) == 2
+
     def solve(self, state: ScopaState, prefer):
         return endgame.solve(state, prefer)
 
