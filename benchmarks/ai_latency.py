@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     views = make_views(bot, args.deals, game=args.game)
     lat = decision_latency(bot, views, args.repeats)
     print(f"decision time of {args.bot} from a view ({lat['decisions']} decisions, {os.cpu_count()} CPUs): "
-          f"median {lat['median_ms']:.3f} ms, p90 {lat['p90_ms']:.3f} ms, p99 {lat['p99_ms']:.3f} ms, "
+          f"median {lat['median_ms']:.3f} ms, mean {lat['mean_ms']:.3f} ms, p90 {lat['p90_ms']:.3f} ms, p99 {lat['p99_ms']:.3f} ms, "
           f"max {lat['max_ms']:.3f} ms; CPU time per decision median {lat['cpu_median_ms']:.3f} ms, "
           f"p99 {lat['cpu_p99_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
     out = {"bot": args.bot, "game": args.game, "decision": lat}
