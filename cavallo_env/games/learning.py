@@ -100,11 +100,14 @@ class Learning:
     def searched(self, state) -> bool:
         """Whether a policy with a search (``policy:...@search=N``) hands the decision at ``state``
         to the search: the decisions where searching measured a gain over the model.  A game
-        without such decisions (the default, ``searches = False``) refuses the option."""
+        that does not override it has no such decisions and refuses the option (``searches``)."""
         return False
 
-    #: whether ``searched`` names some decisions (``policy:...@search=N`` is refused otherwise)
-    searches = False
+    @property
+    def searches(self) -> bool:
+        """Whether the game names decisions to search (overrides ``searched``); ``policy:...@search=N``
+        is refused otherwise."""
+        return type(self).searched is not Learning.searched
 
     def solve(self, state, prefer):
         """The best move at a ``solvable`` ``state`` (as the game's solver values it); ``prefer``

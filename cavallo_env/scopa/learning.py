@@ -78,8 +78,6 @@ class ScopaLearning(Learning):
         """The last round of a deal (the stock empty: nothing hidden), with a choice to make."""
         return endgame.solvable(state)
 
-    searches = True
-
     def searched(self, state: ScopaState) -> bool:
         """The second card of a round while the stock lasts (a seat's 5 of 18 decisions in a
         deal, so a decision's median time stays the model's): searching there measured
