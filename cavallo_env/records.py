@@ -8,6 +8,7 @@ the first thing that is wrong (by move number, seat and reason) as a
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from typing import Iterable, Iterator
@@ -165,6 +166,192 @@ def read_json_text(path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise RecordError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+#: The longest record inside a ``.json`` file, whitespace included.  A record
+#: is a few KiB (a Scopa match written with indents, some tens); a longer one
+#: is not a record.  ``iter_json`` holds one record's text (and one read
+#: beyond it) at a time, however long the file.
+MAX_RECORD_BYTES = 1 << 20
+_READ_BYTES = 1 << 16  # one read of a .json file
+_WHITESPACE = " \t\n\r"  # JSON's whitespace
+_DECODER = json.JSONDecoder()
+
+
+class _Stop(Exception):
+    """``iter_json`` cannot go on: the problem, and the record (1-based index) it is in, if any."""
+
+    def __init__(self, problem: str, index: int | None = None):
+        super().__init__(problem)
+        self.problem, self.index = problem, index
+
+
+class _JsonText:
+    """The text of a ``.json`` file, read a piece at a time, knowing where each character is.
+
+    ``buf[start:]`` is the text read and not yet consumed; ``where(i)`` says
+    where ``buf[i]`` is in the file.  Reading past ``MAX_JSON_BYTES``, or bytes
+    that are not UTF-8, is a ``_Stop``.
+    """
+
+    def __init__(self, f):
+        self.f = f
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf = ""
+        self.start = 0
+        self.read_bytes = 0  # bytes read from the file so far
+        self.byte0, self.line0, self.col0 = 0, 1, 0  # where buf[0] is: byte offset, line, 0-based column
+        self.eof = False
+
+    def more(self, at_least: int = 0) -> None:
+        """Forget the consumed text and read at least ``at_least`` more bytes (nothing at the end)."""
+        self._forget()
+        if self.eof:
+            return
+        chunk = self.f.read(max(at_least, _READ_BYTES))
+        before, pending = self.read_bytes, len(self.decoder.getstate()[0])
+        self.read_bytes += len(chunk)
+        if self.read_bytes > MAX_JSON_BYTES:  # a file with no size (a pipe, a device) that goes on
+            raise _Stop(f"longer than {_mib(MAX_JSON_BYTES)}, more than a record file may have; "
+                        "write many records as .jsonl")
+        try:
+            self.buf += self.decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as e:  # e.start counts from the bytes the decoder held back
+            raise _Stop(f"not UTF-8 text ({e.reason} at byte {before - pending + e.start})") from None
+        self.eof = not chunk
+
+    def _forget(self) -> None:
+        gone = self.buf[:self.start]
+        if not gone:
+            return
+        self.byte0 += len(gone.encode("utf-8"))
+        nl = gone.rfind("\n")
+        if nl >= 0:
+            self.line0 += gone.count("\n")
+            self.col0 = len(gone) - nl - 1
+        else:
+            self.col0 += len(gone)
+        self.buf, self.start = self.buf[self.start:], 0
+
+    def where(self, i: int) -> str:
+        """``"line L column C, byte B"``: where ``buf[i]`` is in the file (columns count characters,
+        from 1 as ``json`` does; bytes from 0)."""
+        nl = self.buf.rfind("\n", 0, i)
+        line = self.line0 + self.buf.count("\n", 0, i)
+        col = i - nl if nl >= 0 else self.col0 + i + 1
+        return f"line {line} column {col}, byte {self.byte0 + len(self.buf[:i].encode('utf-8'))}"
+
+    def next_char(self) -> str:
+        """Consume whitespace; the next character (not consumed), or ``""`` at the end of the file."""
+        while True:
+            i, n = self.start, len(self.buf)
+            while i < n and self.buf[i] in _WHITESPACE:
+                i += 1
+            self.start = i
+            if i < n:
+                return self.buf[i]
+            if self.eof:
+                return ""
+            self.more()
+
+    def value(self, index: int | None):
+        """Decode the JSON value at ``start`` and consume it; ``index`` is its record number (problems).
+
+        A value longer than ``MAX_RECORD_BYTES`` is a problem found without
+        reading it whole.
+        """
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.start)
+            except json.JSONDecodeError as e:
+                # an error at the end of what was read, or a string not closed yet, may be the
+                # value going on in the next read; any other is in the file whatever follows
+                at_end = e.pos >= len(self.buf.rstrip()) - 8 or e.msg.startswith("Unterminated string")
+                if at_end and not self.eof:
+                    self._grow(index)
+                    continue
+                msg = e.msg if e.msg.endswith(" at") else f"{e.msg} at"  # "Unterminated string starting at"
+                raise _Stop(f"not valid JSON ({msg} {self.where(e.pos)}{'; truncated file?' if at_end else ''})",
+                            index) from None
+            except RecursionError:
+                raise _Stop(f"not valid JSON (nested too deeply, from {self.where(self.start)})", index) from None
+            except ValueError as e:  # a plain ValueError: an integer of more than 4300 digits
+                raise _Stop(f"{json_problem(e)[:-1]}, in the value from {self.where(self.start)})", index) from None
+            if end == len(self.buf) and not self.eof and self.buf[end - 1] not in '}]"':
+                self._grow(index)  # a number or a literal may go on in the next read
+                continue
+            self.start = end
+            return value
+
+    def _grow(self, index: int | None) -> None:
+        """Read more of the value at ``start``: as much again as it has, within ``MAX_RECORD_BYTES``."""
+        have = len(self.buf) - self.start
+        if have > MAX_RECORD_BYTES // 4 and len(self.buf[self.start:].encode("utf-8")) > MAX_RECORD_BYTES:
+            raise _Stop(f"longer than {_mib(MAX_RECORD_BYTES)} from {self.where(self.start)}: not a record "
+                        "(the rest of the file is not read)", index)
+        self.more(have)
+
+
+def iter_json(path) -> Iterator[tuple[int | None, object, str | None]]:
+    """Read a ``.json`` record file (one record, or a list of records) one record at a time.
+
+    Yields ``(index, record, None)`` for each record of a list (``index``
+    from 1) or ``(None, record, None)`` for a file of one record.  A problem
+    ends the file: one ``(index, None, problem)`` and nothing more, ``index``
+    the record it is in (None between records, then ``problem`` says after
+    which) and ``problem`` naming the line, column and byte offset.  Memory is
+    bounded by ``MAX_RECORD_BYTES``, whatever the size of the file; a file of
+    more than ``MAX_JSON_BYTES`` is refused.  ``OSError`` from opening or
+    reading the file propagates.
+    """
+    with open(path, "rb") as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+        except OSError:
+            size = 0
+        if size > MAX_JSON_BYTES:
+            yield None, None, (f"the file has {size} bytes, more than a record file may have "
+                               f"({_mib(MAX_JSON_BYTES)}); write many records as .jsonl")
+            return
+        text = _JsonText(f)
+        n = 0  # records read
+        try:
+            c = text.next_char()
+            if c == "":
+                raise _Stop(f"not valid JSON (Expecting value at {text.where(text.start)}; no record in the file)")
+            if c != "[":  # one record
+                record = text.value(None)
+                if text.next_char() != "":
+                    raise _Stop(f"not valid JSON (Extra data at {text.where(text.start)}; "
+                                "one record per line? name the file .jsonl)")
+                yield None, record, None
+                return
+            text.start += 1
+            if text.next_char() == "]":
+                text.start += 1
+            else:
+                while True:
+                    record = text.value(n + 1)
+                    n += 1
+                    yield n, record, None
+                    c = text.next_char()
+                    if c == "]":
+                        text.start += 1
+                        break
+                    if c == "":
+                        raise _Stop(f"not valid JSON (the file ends at {text.where(text.start)}, after record {n}, "
+                                    "without the list's closing ']'; truncated file?)")
+                    if c != ",":
+                        raise _Stop(f"not valid JSON (Expecting ',' delimiter at {text.where(text.start)}, "
+                                    f"after record {n})")
+                    text.start += 1
+                    if text.next_char() == "]":
+                        raise _Stop(f"not valid JSON (a ',' then the list's closing ']' at {text.where(text.start)}, "
+                                    f"after record {n})")
+            if text.next_char() != "":
+                raise _Stop(f"not valid JSON (Extra data after the list's closing ']' at {text.where(text.start)})")
+        except _Stop as e:
+            yield e.index, None, e.problem
 
 
 def load(path) -> dict:

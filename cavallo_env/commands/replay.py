@@ -9,7 +9,6 @@ traceback: it is what this command exists to diagnose.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
@@ -52,25 +51,15 @@ def _jsonl_entries(path):
 
 
 def _json_entries(path):
-    """Yield ``(index, record, None)`` for a ``.json`` file holding one record or a list."""
-    from ..records import RecordError, json_problem, read_json_text
+    """Yield ``(index, record, None)`` for a ``.json`` file holding one record or a list.
 
-    try:
-        data = json.loads(read_json_text(path))
-    except RecordError as e:  # too large, or not UTF-8; the message names the file
-        yield None, None, str(e).removeprefix(f"{path}: ")
-        return
-    except RecursionError:
-        yield None, None, "not valid JSON (nested too deeply)"
-        return
-    except ValueError as e:  # JSONDecodeError, or an integer of more than 4300 digits
-        yield None, None, json_problem(e)
-        return
-    if isinstance(data, list):
-        for i, rec in enumerate(data, start=1):
-            yield i, rec, None
-    else:
-        yield None, data, None
+    ``records.iter_json``: the records are parsed one at a time (memory does
+    not grow with the file), and a problem is one ``(index, None, reason)``
+    that ends the file, naming the record and the byte offset.
+    """
+    from ..records import iter_json
+
+    yield from iter_json(path)
 
 
 def check_file(path, stop_at_first: bool = True) -> FileReport:
