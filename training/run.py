@@ -143,7 +143,10 @@ class Run:
     # -- checkpoints ----------------------------------------------------------------
     def save(self, path=None, *, full: bool = True, evals: list | None = None):
         """Write a checkpoint (default ``checkpoints/last``): the weights, and with ``full``
-        the optimizer, the league and every generator's state, to resume from."""
+        the optimizer, the league and every generator's state, to resume from.  The save is
+        atomic as a whole (``training.checkpoint.save``: a kill at any instant leaves the
+        previous checkpoint or this one), and weights that are not finite are refused, so a
+        diverged run keeps its last good checkpoint."""
         path = self.last_path if path is None else path
         cfg, counters = self.cfg, self.counters
         tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
@@ -166,7 +169,7 @@ class Run:
 
     def load(self, path) -> None:
         """Restore weights, optimizer, league, generators, counters and evaluations from a
-        training checkpoint."""
+        training checkpoint, verified by ``training.checkpoint.load`` (its sha256, finite values)."""
         tensors, meta = ckpt.load(path)
         if meta.get("kind") != "training":
             raise ckpt.CheckpointError(f"{path}: a model-only checkpoint, not a training checkpoint to resume from")

@@ -5,10 +5,12 @@
     cavallo train --backend rllib --config configs/rllib/briscola.yaml [--address auto]
 
 A run writes runs/<name>-<timestamp>/: config.yaml, metrics.csv, TensorBoard
-events (tb/), checkpoints/ (last.* to resume, update-NNNNN.* evaluated
-models) and learning_curve.png.  --resume continues a stopped run from its
-last checkpoint (weights, optimizer, league, RNG); --config may then be given
-to change the run's length: it must match the run's config except `updates`
+events (tb/), checkpoints/ (last.json and the last.<hash>.safetensors it
+names, to resume; update-NNNNN.* evaluated models) and learning_curve.png.
+Checkpoints are saved atomically, so --resume works after a kill at any
+instant; it continues a stopped run from its last checkpoint (weights,
+optimizer, league, RNG; verified: sha256, finite weights); --config may then
+be given to change the run's length: it must match the run's config except `updates`
 (the learning-rate schedule follows the new length from then on) and
 `prior_workers` (how many processes compute the prior; the run is the same).
 
