@@ -53,7 +53,7 @@ except ImportError:
 
 from . import ACTION_CONTRACT_VERSION, __version__
 from .cavalloicera.encoding import OBS_VERSION
-from . import games
+from . import budget, games
 from .tables import TableError, TableStore, catalog
 from .views import ViewError
 
@@ -241,9 +241,14 @@ class BotRunner:
         self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"cavallo-{name}")
 
     def _choose(self, view: dict, deadline: float) -> dict:
-        if time.monotonic() > deadline:  # its caller has given up: skip the work
+        left = deadline - time.monotonic()
+        if left <= 0:  # its caller has given up: skip the work
             raise BotTimeout()
-        return self.bot.choose(view)
+        try:  # the searches check the deadline: a late move is abandoned, not left running
+            with budget.deadline(left):
+                return self.bot.choose(view)
+        except budget.OverBudget:
+            raise BotTimeout() from None
 
     async def choose(self, view: dict) -> dict:
         if self.waiting >= self.max_waiting:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import random
 
+from ..budget import check
 from .base import Bot, BotSpecError, game_of, view_seed
 
 EXPANSIONS = ("greedy", "random")
@@ -303,6 +304,7 @@ class _Search:
     def iterate(self, state, node, path, rng: random.Random, root) -> None:
         """One ISMCTS iteration from ``node`` (whose moves are ``state``'s): select,
         expand one move, roll out, evaluate and back the reward up ``path``."""
+        check()  # past the move's deadline (budget.deadline) the search is abandoned here
         c_explore = self.c
         log = math.log
         sqrt = math.sqrt

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
+from ..budget import ByteCache
 from ..games.shuffle import shuffle as _shuffle
 from .cards import (
     COINS_10,
@@ -47,8 +48,9 @@ Move = tuple  # (card: int, capture: tuple[int, ...])
 
 # ---------------------------------------------------------------- capture sets
 
-_SUMS_CACHE: dict[tuple, tuple] = {}
-_SUMS_CACHE_MAX = 200_000
+#: ``sum_captures`` memo, bounded in bytes: one table of 40+ numerals holds ~4,000 sets (~0.4 MB)
+SUMS_CACHE_MB = 32
+_SUMS_CACHE = ByteCache(SUMS_CACHE_MB)
 _PLACE = tuple((c, ()) for c in range(NUM_CARDS))  # the place-only move of each card
 _CAPS_ONLY = object()  # GameState._legal: captures() is cached, legal_moves() not yet
 
@@ -73,9 +75,8 @@ def sum_captures(numerals: tuple) -> tuple:
         if len(t) >= 2:
             by_sum[s].append(t)
     result = tuple(tuple(x) for x in by_sum)
-    if len(_SUMS_CACHE) >= _SUMS_CACHE_MAX:
-        _SUMS_CACHE.clear()
-    _SUMS_CACHE[numerals] = result
+    # what the entry holds: 12 tuple headers, one per set, and 8 bytes per slot (the ints are shared)
+    _SUMS_CACHE.put(numerals, result, 56 * (len(partial) + 12) + 8 * (2 * len(numerals) + len(partial) * 4))
     return result
 
 

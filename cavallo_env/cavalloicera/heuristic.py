@@ -64,6 +64,7 @@ from itertools import permutations
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE, card_id
 from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
 from ..bots.base import Bot
+from ..budget import check
 from ..views import ViewError, require, unreadable
 
 _SQRT2 = math.sqrt(2.0)
@@ -336,7 +337,10 @@ class HeuristicBot(Bot):
         """
         legal = state.legal_moves()
         if NUM_TURNS - state.turn <= self.endgame_turns:
-            return endgame_scores(state, legal)
+            try:
+                return endgame_scores(state, legal)
+            except EndgameTooLarge:
+                pass
         return self._scores(_Info.from_state(state), legal)
 
     @staticmethod
@@ -353,6 +357,7 @@ class HeuristicBot(Bot):
         scores = []
         cache: dict = {}
         for card, capture in legal:
+            check()
             if capture:
                 left = [t for t in table if t not in capture]
                 suit = SUIT[card]
@@ -389,14 +394,36 @@ class HeuristicBot(Bot):
         """Average exact result over every deal of the unseen cards (last round)."""
         from .views import state_from_view
 
-        return legal[self.best_index(endgame_scores(state_from_view(view), legal), legal)]
+        try:
+            scores = endgame_scores(state_from_view(view), legal)
+        except EndgameTooLarge:
+            scores = self.move_scores(view, legal)
+        return legal[self.best_index(scores, legal)]
 
 
-def endgame_scores(base: GameState, legal) -> list[float]:
+#: the most work the exact endgame may do for one decision, in moves tried (16 more for each position
+#: whose moves are listed): the worst legal last round (a table of 40+ cards, each seat holding a numeral
+#: with hundreds of capture sets) would need billions, a typical one needs a few thousand (docs/bots.md,
+#: "Worst positions"); past the cap the one-ply scores decide instead
+ENDGAME_NODES = 40_000
+
+
+class EndgameTooLarge(Exception):
+    """The exact endgame of a position needs more work than ``ENDGAME_NODES``."""
+
+
+def endgame_scores(base: GameState, legal, max_nodes: int = ENDGAME_NODES) -> list[float]:
     """Per legal move: the final point difference for the seat's team, averaged over
     every way the unseen cards can be dealt to the other hands, each deal solved
     exactly with both teams playing their best.  Independent of how ``base``
-    itself deals the unseen cards (all deals are enumerated)."""
+    itself deals the unseen cards (all deals are enumerated).
+
+    Each move's value is searched with alpha-beta inside a full window, so it
+    is exact; ``EndgameTooLarge`` when the search would try more than
+    ``max_nodes`` moves (counted over all deals and moves, each position
+    listed counting 16 more), and
+    ``budget.OverBudget`` past the thread's deadline.
+    """
     seat = base.current
     team = seat % 2
     others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
@@ -404,6 +431,7 @@ def endgame_scores(base: GameState, legal) -> list[float]:
     sizes = [len(base.hands[s]) for s in others]
     totals = [0.0] * len(legal)
     seen_deals = set()
+    left = [max_nodes]
     for perm in permutations(unseen):
         hands = []
         i = 0
@@ -421,25 +449,37 @@ def endgame_scores(base: GameState, legal) -> list[float]:
         for j, (card, capture) in enumerate(legal):
             child = state.copy()
             child.play(card, capture)
-            totals[j] += _solve(child, team)
+            totals[j] += _solve(child, team, -1e9, 1e9, left)
     n = max(len(seen_deals), 1)
     return [t / n for t in totals]
 
 
-def _solve(state: GameState, team: int) -> float:
-    """Exact final point difference for ``team`` with both teams playing best."""
+def _solve(state: GameState, team: int, alpha: float, beta: float, left: list) -> float:
+    """The final point difference for ``team`` with both teams playing best (alpha-beta: exact
+    inside ``(alpha, beta)``, a bound outside it); ``left[0]`` counts down the work allowed."""
     if state.done:
         tp = state.result()["team_points"]
         return float(tp[team] - tp[1 - team])
+    legal = state.legal_moves()
+    left[0] -= 16 + len(legal)  # a position's moves, and listing them (a few moves' cost)
+    if left[0] < 0:
+        raise EndgameTooLarge()
+    check()
     maximize = state.current % 2 == team
     best = -1e9 if maximize else 1e9
-    for card, capture in state.legal_moves():
+    for card, capture in legal:
         child = state.copy()
         child.play(card, capture)
-        v = _solve(child, team)
+        v = _solve(child, team, alpha, beta, left)
         if maximize:
             if v > best:
                 best = v
+                if v > alpha:
+                    alpha = v
         elif v < best:
             best = v
+            if v < beta:
+                beta = v
+        if alpha >= beta:
+            break
     return best

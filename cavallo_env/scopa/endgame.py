@@ -35,6 +35,7 @@ The policy runtime (``policy:``, option ``endgame``) and the trainer's
 
 from __future__ import annotations
 
+from ..budget import check
 from .engine import ScopaDeal, score_deal
 
 __all__ = ["solvable", "solve", "value", "outcome_value", "SLIP"]
@@ -76,6 +77,7 @@ def value(deal: ScopaDeal, seat: int, totals, target, slip: float = SLIP) -> flo
     the other seat a worst one for ``seat`` with chance ``1 - slip`` and any legal move with ``slip``."""
     if deal.done:
         return outcome_value(deal, seat, totals, target)
+    check()
     values = []
     for move in deal.legal_moves():
         child = deal.copy()
