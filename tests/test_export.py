@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -230,7 +231,9 @@ def test_sidecar_contents(exported):
     assert meta["training_config"]["model"] == {"hidden": [64, 64], "activation": "relu"}
     assert meta["evaluation"] == {"eval": {"vs_greedy": {"score": 0.5}}}
     assert meta["source"]["step"] == 123
-    assert meta["source"]["checkpoint"].endswith("model-ckpt.safetensors")
+    source = Path(meta["source"]["checkpoint"])
+    assert source.name.startswith("model-ckpt.") and source.suffix == ".safetensors"
+    assert meta["source"]["checkpoint_sha256"] == file_sha256(source)
     for label in ("random_inputs", "game_positions"):
         c = meta["check"][label]
         assert c["max_abs"] <= 1e-5 and c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5 and c["n"] > 0
@@ -257,11 +260,19 @@ def test_checkpoint_version_mismatch_is_refused_at_export(tmp_path):
     assert not (tmp_path / "m.onnx").exists()
 
 
+def _tensors_file(ckpt) -> Path:
+    """The .safetensors file a checkpoint's manifest names."""
+    from training.checkpoint import read_manifest
+
+    return read_manifest(ckpt)[1]
+
+
 def test_truncated_checkpoint(tmp_path):
     ckpt = make_checkpoint(tmp_path / "c")
-    data = (tmp_path / "c.safetensors").read_bytes()
-    (tmp_path / "c.safetensors").write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match="truncated or foreign"):
+    st = _tensors_file(ckpt)
+    data = st.read_bytes()
+    st.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or foreign file, or one damaged"):
         export_checkpoint(ckpt, tmp_path / "m.onnx")
     assert not (tmp_path / "m.onnx").exists()
 
@@ -306,13 +317,15 @@ def test_corrupt_or_unpaired_model_files(exported, tmp_path):
         make(f"policy:{tmp_path / 'lonely.onnx'}")
     with pytest.raises(ModelError, match="not found"):
         make(f"policy:{tmp_path / 'absent.onnx'}")
-    # a sidecar without a hash still cannot make onnxruntime accept garbage
+    # a sidecar hashing garbage still cannot make the runtime accept it
     meta = json.loads((d / "model.json").read_text())
-    del meta["onnx_sha256"]
-    (tmp_path / "g.onnx").write_bytes(b"not an onnx model at all")
-    (tmp_path / "g.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelError, match="onnxruntime cannot load"):
-        make(f"policy:{tmp_path / 'g.onnx'}")
+    for garbage, error in ((b"not an onnx model at all", "not a readable ONNX model"),
+                           (b"", "onnxruntime cannot load")):
+        meta["onnx_sha256"] = hashlib.sha256(garbage).hexdigest()
+        (tmp_path / "g.onnx").write_bytes(garbage)
+        (tmp_path / "g.json").write_text(json.dumps(meta))
+        with pytest.raises(ModelError, match=error):
+            make(f"policy:{tmp_path / 'g.onnx'}")
 
 
 def test_cli_export(tmp_path, capsys):

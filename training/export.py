@@ -1,8 +1,10 @@
 """Export a training checkpoint as the in-game AI: one ONNX file plus a JSON sidecar.
 
-``export_checkpoint(checkpoint, out)`` loads ``<ckpt>.safetensors`` +
-``<ckpt>.json`` (``training.checkpoint.load``: truncated, foreign or
-other-version checkpoints raise ``CheckpointError``), rebuilds the
+``export_checkpoint(checkpoint, out)`` loads the checkpoint ``<ckpt>.json`` and
+the tensors file it names (``training.checkpoint.load``: truncated, foreign,
+other-version or unverifiable checkpoints, a manifest without its
+``weights_sha256`` and non-finite weights raise ``CheckpointError``: export
+never writes fresh hashes over what it could not verify), rebuilds the
 ``PolicyNet`` from the config in the sidecar, and exports its ``forward`` with
 the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
 
@@ -15,6 +17,8 @@ the legacy TorchScript ONNX exporter (opset 17, no onnxscript needed):
 - all weights inside the one ``.onnx`` file (never an external data file:
   the export happens in a private temporary folder and anything other than
   the one file it should produce is an error);
+- every weight of the written graph must be finite (``cavallo_env.bots.policy.
+  check_finite_onnx``, the runtime's own check);
 - ``onnx.checker`` (full check, with shape inference) must pass, and
   onnxruntime must reproduce the torch outputs within ``tolerance`` (1e-5) on
   random observations and masks and on the positions of a few real deals, or
@@ -46,7 +50,7 @@ import warnings
 from pathlib import Path
 
 from cavallo_env import __version__
-from cavallo_env.bots.policy import FORMAT, file_sha256, sidecar_path
+from cavallo_env.bots.policy import FORMAT, ModelError, check_finite_onnx, file_sha256, sidecar_path
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -233,20 +237,20 @@ def compare(net, onnx_path, obs, mask, prior=None) -> dict:
 def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolerance: float = TOLERANCE,
                       check_deals: int = 256) -> tuple[Path, Path]:
     """Write ``out`` (.onnx) and its sidecar; returns both paths.  See the module doc."""
-    from training.checkpoint import learning_of, paths
+    from training.checkpoint import learning_of, paths, weights_path
 
     out = Path(out)
     if out.suffix != ".onnx":
         raise ExportError(f"--out must name a .onnx file, got {str(out)!r}")
     net, meta = load_policy_net(checkpoint)
-    st_path, ckpt_json = paths(checkpoint)
+    st_path = weights_path(paths(checkpoint)[1], meta)
     about = {
         "model": net.cfg.to_dict(),
         "training_config": meta.get("config"),
         "evaluation": _evaluation(meta, evaluation),
         "source": {
             "checkpoint": str(st_path),
-            "checkpoint_sha256": file_sha256(st_path),
+            "checkpoint_sha256": meta["weights_sha256"],  # the bytes load() verified
             "step": meta.get("step", meta.get("global_step")),
             "updates": meta.get("update", meta.get("updates")),
             "seed": meta.get("seed"),
@@ -288,6 +292,10 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
         for init in model.graph.initializer:
             if init.data_location == onnx.TensorProto.EXTERNAL:
                 raise ExportError(f"initializer {init.name} is stored outside the .onnx file")
+        try:
+            check_finite_onnx(tmp.read_bytes(), out)
+        except ModelError as e:
+            raise ExportError(str(e)) from None
         try:
             onnx.checker.check_model(model, full_check=True)
         except onnx.checker.ValidationError as e:

@@ -8,10 +8,14 @@ position), outputs ``logits`` [N, num_actions] with illegal actions at -1e9
 and ``value`` [N]; Cavalloìcera's sizes are 702, 156 and 312) and the sidecar
 ``<name>.json`` (format tag, the game, observation layout and action contract
 versions, the training config, evaluation results and the sha256 of the
-``.onnx``).  Loading checks the sidecar against this ``cavallo_env`` (the
-game's ``Learning``: versions and sizes; a sidecar without ``"game"`` is
-Cavalloìcera's) and the file against its hash, and raises ``ModelError``
-saying what does not match.
+``.onnx``).  Loading (``verify_model``) checks the sidecar against this
+``cavallo_env`` (the game's ``Learning``: versions and sizes; a sidecar
+without ``"game"`` is Cavalloìcera's), the file against its hash (a sidecar
+without ``onnx_sha256`` is refused: ``cavallo export --rehash <name>.onnx``
+records it for a file the user vouches for, ``rehash_model``) and every
+weight in the graph for NaN and Inf (``check_finite_onnx``), hands onnxruntime
+the very bytes it verified, and raises ``ModelError`` saying what does not
+match and what to do.
 
 This module never imports torch: the runtime needs only numpy and onnxruntime.
 
@@ -55,6 +59,7 @@ import json
 import math
 import os
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -130,10 +135,251 @@ def read_sidecar(model_path) -> dict:
                          f"{meta.get('num_actions')} actions, this cavallo-env's {learning.game} has "
                          f"{learning.obs_size} and {learning.num_actions}")
     want_hash = meta.get("onnx_sha256")
-    if want_hash is not None and file_sha256(model_path) != want_hash:
-        raise ModelError(f"{model_path}: the file does not match its sidecar (sha256 differs); "
-                         "it was changed, truncated or the sidecar belongs to another export")
+    if want_hash is None:
+        raise ModelError(f"{meta_path}: the sidecar carries no onnx_sha256, so {model_path.name} cannot be verified "
+                         f"and is not used; re-export it from its checkpoint (`cavallo export CHECKPOINT --out "
+                         f"{model_path}`) or, if you vouch for the file, record its hash with "
+                         f"`cavallo export --rehash {model_path}` (docs/in_game_ai.md)")
+    if not isinstance(want_hash, str) or not re.fullmatch(r"[0-9a-f]{64}", want_hash):
+        raise ModelError(f"{meta_path}: onnx_sha256 is {want_hash!r}, not a sha256 (64 hex digits); "
+                         "restore the sidecar or re-export the model")
     return meta
+
+
+def verify_model(model_path) -> tuple[dict, bytes]:
+    """``(sidecar, the file's bytes)`` of an exported model, verified: the sidecar
+    (``read_sidecar``), the bytes against its ``onnx_sha256`` and every weight finite
+    (``check_finite_onnx``); ``ModelError`` otherwise."""
+    model_path = Path(model_path)
+    meta = read_sidecar(model_path)
+    try:
+        data = model_path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"{model_path}: cannot read the model ({e.strerror or e})") from None
+    if hashlib.sha256(data).hexdigest() != meta["onnx_sha256"]:
+        raise ModelError(f"{model_path}: the file does not match its sidecar (sha256 differs); "
+                         "it was changed, truncated or the sidecar belongs to another export; restore it or "
+                         "re-export it from its checkpoint")
+    check_finite_onnx(data, model_path)
+    return meta, data
+
+
+def rehash_model(model_path) -> tuple[Path, str, bool]:
+    """Record the sha256 of an exported model in a sidecar that lacks it: ``(sidecar, sha256,
+    whether the sidecar was changed)``.
+
+    For a file the user vouches for (``cavallo export --rehash``): the sidecar must
+    fit this cavallo-env, the graph's weights must be finite and onnxruntime must load
+    it; a hash already recorded is never replaced (a different one is an error).
+    """
+    model_path = Path(model_path)
+    meta_path = sidecar_path(model_path)
+    try:
+        read_sidecar(model_path)
+    except ModelError as e:
+        if "carries no onnx_sha256" not in str(e):
+            raise
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    data = model_path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    want = meta.get("onnx_sha256")
+    if want is not None:
+        if want != sha:
+            raise ModelError(f"{model_path}: the file does not match its sidecar (sha256 differs), and --rehash "
+                             "never replaces a recorded hash: restore the file or re-export it from its checkpoint")
+        return meta_path, sha, False
+    check_finite_onnx(data, model_path)
+    _session(data, model_path, 1)  # onnxruntime must accept it
+    meta["onnx_sha256"] = sha
+    _write_sidecar(meta_path, meta)
+    return meta_path, sha, True
+
+
+def _write_sidecar(meta_path: Path, meta: dict) -> None:
+    """Write a sidecar to a temporary file beside it, then rename it into place."""
+    tmp = Path(str(meta_path) + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, meta_path)
+
+
+# -- reading the tensors of an ONNX file (protobuf wire format), without the onnx package ------------
+# ModelProto.graph 7, .training_info 20 (TrainingInfoProto.initialization 1, .algorithm 2), .functions 25
+# (FunctionProto.node 7); GraphProto.node 1, .initializer 5, .sparse_initializer 15; NodeProto.attribute 5;
+# AttributeProto.f 2, .t 5, .g 6, .floats 7, .tensors 10, .graphs 11, .sparse_tensor 22, .sparse_tensors 23;
+# SparseTensorProto.values 1; TensorProto.data_type 2, .float_data 4, .int32_data 5, .name 8, .raw_data 9,
+# .double_data 10, .data_location 14 (1 = EXTERNAL)
+_FLOAT_TYPES = {1: "<f4", 10: "<f2", 11: "<f8", 16: "bfloat16"}
+
+
+def _varint(buf, i: int) -> tuple[int, int]:
+    shift = result = 0
+    while True:
+        if i >= len(buf) or shift > 63:
+            raise ValueError("truncated varint")
+        b = buf[i]
+        i += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, i
+        shift += 7
+
+
+def _fields(buf):
+    """``(field number, wire type, value)`` of a protobuf message: an int for varints, a
+    memoryview of the bytes for fixed-size and length-delimited fields."""
+    i, n = 0, len(buf)
+    while i < n:
+        key, i = _varint(buf, i)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(buf, i)
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            value, i = buf[i:i + size], i + size
+        elif wire == 2:
+            size, i = _varint(buf, i)
+            value, i = buf[i:i + size], i + size
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+        if i > n:
+            raise ValueError("truncated field")
+        yield field, wire, value
+
+
+def _floats(chunks: list, dtype: str) -> np.ndarray:
+    if dtype == "bfloat16":
+        bits = np.concatenate([np.frombuffer(c, "<u2") for c in chunks] or [np.zeros(0, "<u2")])
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+    return np.concatenate([np.frombuffer(c, dtype) for c in chunks] or [np.zeros(0, dtype)])
+
+
+def _tensor_bad(buf, where: str, out: list) -> None:
+    name, dtype, raw, packed, halves, external = "", None, [], [], [], False
+    for field, wire, value in _fields(buf):
+        if field == 2 and wire == 0:
+            dtype = _FLOAT_TYPES.get(value)
+        elif field == 8 and wire == 2:
+            name = bytes(value).decode("utf-8", "replace")
+        elif field == 9 and wire == 2:
+            raw.append(value)
+        elif field in (4, 10) and wire != 0:
+            packed.append((field, value))
+        elif field == 5:  # float16/bfloat16 bits as int32 varints
+            if wire == 0:
+                halves.append(value)
+            elif wire == 2:
+                j = 0
+                while j < len(value):
+                    v, j = _varint(value, j)
+                    halves.append(v)
+        elif field == 14 and wire == 0 and value == 1:
+            external = True
+    label = f"{where} {name!r}" if name else where
+    if external:
+        out.append(f"{label} (stored outside the .onnx file)")
+        return
+    if dtype is None:
+        return
+    if raw:
+        values = _floats(raw, dtype)
+    elif packed:
+        values = _floats([v for f, v in packed], "<f8" if packed[0][0] == 10 else "<f4")
+    else:
+        bits = np.asarray(halves, np.uint32) & 0xFFFF
+        values = (bits << 16).view(np.float32) if dtype == "bfloat16" else bits.astype(np.uint16).view(np.float16)
+    n = int(values.size - np.isfinite(values).sum())
+    if n:
+        out.append(f"{label} ({n} of {values.size})")
+
+
+def _graph_bad(buf, out: list) -> None:
+    for field, wire, value in _fields(buf):
+        if wire != 2:
+            continue
+        if field == 5:
+            _tensor_bad(value, "initializer", out)
+        elif field == 15:
+            _sparse_bad(value, "sparse initializer", out)
+        elif field == 1:
+            _node_bad(value, out)
+
+
+def _sparse_bad(buf, where: str, out: list) -> None:
+    for field, wire, value in _fields(buf):
+        if field == 1 and wire == 2:
+            _tensor_bad(value, where, out)
+
+
+def _node_bad(buf, out: list) -> None:
+    for field, wire, value in _fields(buf):
+        if field == 5 and wire == 2:
+            _attribute_bad(value, out)
+
+
+def _attribute_bad(buf, out: list) -> None:
+    name, floats = "", []
+    for field, wire, value in _fields(buf):
+        if field == 1 and wire == 2:
+            name = bytes(value).decode("utf-8", "replace")
+        elif field in (2, 7) and wire in (2, 5):
+            floats.append(value)
+        elif field in (5, 10) and wire == 2:
+            _tensor_bad(value, "constant", out)
+        elif field in (6, 11) and wire == 2:
+            _graph_bad(value, out)
+        elif field in (22, 23) and wire == 2:
+            _sparse_bad(value, "sparse constant", out)
+    values = _floats(floats, "<f4")
+    if values.size and not np.isfinite(values).all():
+        out.append(f"attribute {name!r}")
+
+
+def check_finite_onnx(data: bytes, where) -> None:
+    """``ModelError`` unless every floating-point tensor of the ONNX model in ``data`` (the
+    graph's initializers, constants and float attributes, in subgraphs and functions too) is
+    finite and stored inside the file.  Reads the protobuf directly: needs neither the onnx
+    package nor torch."""
+    bad: list = []
+    try:
+        for field, wire, value in _fields(memoryview(data)):
+            if wire != 2:
+                continue
+            if field == 7:
+                _graph_bad(value, bad)
+            elif field == 20:
+                for f, w, v in _fields(value):
+                    if f in (1, 2) and w == 2:
+                        _graph_bad(v, bad)
+            elif field == 25:
+                for f, w, v in _fields(value):
+                    if f == 7 and w == 2:
+                        _node_bad(v, bad)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ModelError(f"{where}: not a readable ONNX model ({e}); truncated or foreign file? "
+                         "Re-export it from its checkpoint") from None
+    if bad:
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        raise ModelError(f"{where}: the model's weights are not all finite: NaN or Inf in {', '.join(bad[:3])}{more}; "
+                         "a diverged run or a damaged file cannot play: export an earlier checkpoint or retrain")
+
+
+def _session(data: bytes, path, threads: int):
+    """An onnxruntime session of the model bytes ``data`` (read from ``path``), tuned for one
+    decision at a time; ``ModelError`` if onnxruntime refuses the graph."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    if threads == 1:
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        return ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
+        raise ModelError(f"{path}: onnxruntime cannot load the model ({str(e).strip()[:300]})") from None
 
 
 # (resolved path, size, mtime_ns, threads) -> (session, meta); sessions are thread-safe and read-only
@@ -151,21 +397,8 @@ def load_model(path, threads: int = 1):
     hit = _SESSIONS.get(key)
     if hit is not None:
         return hit
-    meta = read_sidecar(path)
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.log_severity_level = 3
-    if threads == 1:
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    try:
-        sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
-        raise ModelError(f"{path}: onnxruntime cannot load the model ({str(e).strip()[:300]})") from None
+    meta, data = verify_model(path)
+    sess = _session(data, path, threads)
     inputs = {i.name: i for i in sess.get_inputs()}
     outputs = {o.name for o in sess.get_outputs()}
     if set(inputs) not in ({"obs", "mask"}, {"obs", "mask", "prior"}) or not {"logits", "value"} <= outputs:
@@ -417,6 +650,4 @@ def add_evaluation(model_path, results: dict) -> None:
     ev = meta.get("evaluation") or {}
     ev.update(results)
     meta["evaluation"] = ev
-    tmp = Path(str(meta_path) + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, meta_path)
+    _write_sidecar(Path(meta_path), meta)

@@ -1,12 +1,19 @@
 """Export a training checkpoint as the in-game AI: a single-file ONNX model + JSON sidecar.
 
-CHECKPOINT is ``<name>.safetensors``, ``<name>.json`` or their common stem.
-Writes ``--out`` (one self-contained .onnx, checked with onnx.checker and
+CHECKPOINT is the checkpoint's ``<name>.json`` (its manifest), a ``.safetensors``
+file of it or their common stem; it must verify (``training.checkpoint.load``:
+its sha256, finite weights), or nothing is written.  Writes ``--out`` (one
+self-contained .onnx, checked with onnx.checker, for finite weights and
 against the torch model within 1e-5) and ``<out stem>.json`` (observation
 layout and action contract versions, training config, evaluation results,
 source checkpoint, sha256).  ``--eval-deals N`` also plays N duplicate deals of
 the exported model against ``--eval-opponent`` and adds the result to the
 sidecar.  The exported model plays as ``policy:<out>`` without torch.
+
+``cavallo export --rehash FILE`` writes nothing else: it records the sha256 of
+a file the user vouches for in a sidecar that has none (a checkpoint's
+``.json``/``.safetensors``/stem, or an exported ``.onnx``), after checking that
+the file reads and its weights are finite.  A recorded hash is never replaced.
 """
 
 from __future__ import annotations
@@ -15,8 +22,13 @@ import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("checkpoint", metavar="CHECKPOINT", help="training checkpoint (.safetensors, .json or their stem)")
-    p.add_argument("--out", required=True, metavar="MODEL.onnx", help="the ONNX file to write (its sidecar is MODEL.json)")
+    p.add_argument("checkpoint", metavar="CHECKPOINT",
+                   help="training checkpoint (.json, .safetensors or their stem); with --rehash also a .onnx")
+    p.add_argument("--out", metavar="MODEL.onnx", help="the ONNX file to write (its sidecar is MODEL.json); required "
+                                                      "unless --rehash")
+    p.add_argument("--rehash", action="store_true",
+                   help="only record the sha256 of CHECKPOINT (or of a .onnx) in its sidecar where it is missing, "
+                        "for a file you vouch for; a recorded hash is never replaced")
     p.add_argument("--eval-deals", type=int, default=0, metavar="N",
                    help="also evaluate the exported model over N duplicate deals and record it (default 0: no)")
     p.add_argument("--eval-opponent", default="greedy", metavar="SPEC", help="opponent of that evaluation (default greedy)")
@@ -25,6 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    if args.rehash:
+        return rehash(args)
+    if not args.out:
+        raise ValueError("give --out MODEL.onnx, the file to write (or --rehash to only record a hash)")
     from training.export import export_checkpoint
 
     from ..bots.policy import add_evaluation
@@ -45,4 +61,26 @@ def run(args) -> int:
         print(format_result(result))
         add_evaluation(onnx_path, {f"vs_{args.eval_opponent}": result.to_dict()})
         print(f"added the evaluation to {json_path}")
+    return 0
+
+
+def rehash(args) -> int:
+    """``--rehash``: record the sha256 of a checkpoint's tensors or of an exported model."""
+    if args.out or args.eval_deals:
+        raise ValueError("--rehash only records a hash: leave out --out and --eval-deals")
+    from pathlib import Path
+
+    path = Path(args.checkpoint)
+    if path.suffix == ".onnx":
+        from ..bots.policy import rehash_model
+
+        where, sha, changed = rehash_model(path)
+    else:
+        from training.checkpoint import rehash as rehash_checkpoint
+
+        where, sha, changed = rehash_checkpoint(path)
+    if changed:
+        print(f"recorded sha256 {sha} in {where}")
+    else:
+        print(f"{where} already records sha256 {sha}, which the file matches: nothing to do")
     return 0
