@@ -222,8 +222,8 @@ def read_manifest(base) -> tuple[dict, Path, Path]:
     """``(meta, tensors file, manifest)`` of a checkpoint, its format checked (not its files)."""
     json_path = paths(base)[1]
     if not json_path.exists():
-        raise CheckpointError(f"{json_path}: checkpoint manifest not found (expected <name>.json beside its "
-                              "<name>.*.safetensors)")
+        raise CheckpointError(f"{json_path}: checkpoint sidecar not found (the manifest <name>.json, beside the "
+                              "<name>.*.safetensors it names)")
     try:
         meta = json.loads(json_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
