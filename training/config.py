@@ -4,6 +4,13 @@ Every key of ``configs/*.yaml`` is a field below; an unknown key, a missing
 section's wrong type or a bad value raises ``ConfigError`` naming the key path
 (``ppo.clip``) and what is allowed.  Defaults are the values of
 ``configs/default.yaml`` unless stated.
+
+Every number has a stated range (``check``), and the file itself has limits
+(``read_yaml``): its size, how deep it nests, no duplicated key and no alias.
+The sizes that cost memory (the network, deals per rollout, the teacher's
+deals, snapshots) are bounded so that a config past them is refused before a
+run directory is made, not a failed allocation after.  docs/training.md,
+"Config limits", lists them.
 """
 
 from __future__ import annotations
@@ -15,6 +22,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 OPPONENT_KINDS = ("self", "snapshots", "greedy", "heuristic")
+
+#: The largest config file read; a config is a few KiB.
+MAX_CONFIG_BYTES = 1 << 20
+#: How deep mappings and lists may nest in a config file (the shipped ones nest 3 deep).
+MAX_CONFIG_DEPTH = 32
+#: The network: at most this many hidden layers, each at most this wide ...
+MAX_LAYERS = 8
+MAX_WIDTH = 8192
+#: ... and at most this many parameters for its game (the shipped 256-256 Cavalloìcera model has 285,000).
+MAX_PARAMETERS = 50_000_000
+#: Parameters held in memory by a run: the learner, its gradient and the optimizer's two moments
+#: (4 copies) and ``league.max_snapshots`` frozen snapshots; 500M float32 parameters are 2 GB.
+MAX_HELD_PARAMETERS = 500_000_000
 
 
 class ConfigError(ValueError):
@@ -30,12 +50,23 @@ class ModelSection:
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
 
     def check(self, where):
-        if len(self.prior_gain) != 2 or not all(math.isfinite(g) for g in self.prior_gain):
-            raise ConfigError(f"{where}.prior_gain: two finite numbers (score, choice), got {self.prior_gain!r}")
-        if not self.hidden or any(h < 1 for h in self.hidden):
-            raise ConfigError(f"{where}.hidden: a non-empty list of positive layer widths, got {self.hidden!r}")
+        if len(self.prior_gain) != 2 or not all(math.isfinite(g) and abs(g) <= 1000 for g in self.prior_gain):
+            raise ConfigError(f"{where}.prior_gain: two numbers (score, choice) from -1000 to 1000, "
+                              f"got {_short(self.prior_gain)}")
+        if not self.hidden or len(self.hidden) > MAX_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in self.hidden):
+            raise ConfigError(f"{where}.hidden: a non-empty list of 1 to {MAX_LAYERS} layer widths, each 1 to "
+                              f"{MAX_WIDTH}, got {_short(self.hidden)}")
         if self.activation not in ("relu", "tanh", "gelu"):
             raise ConfigError(f"{where}.activation: one of relu, tanh, gelu, got {self.activation!r}")
+
+    def parameters(self, obs_size: int, num_actions: int, prior_size: int) -> int:
+        """The number of parameters of this network for a game of these sizes (``training.model.PolicyNet``)."""
+        width = obs_size + (num_actions if self.mask_input else 0) + (prior_size if self.prior else 0)
+        n = 0
+        for h in self.hidden:
+            n += (width + 1) * h
+            width = h
+        return n + (width + 1) * num_actions + (width + 1) + (2 if self.prior else 0)
 
 
 @dataclass
@@ -64,7 +95,7 @@ class PPOSection:
         _range(where, "gamma", self.gamma, 0, 1)
         _range(where, "gae_lambda", self.gae_lambda, 0, 1)
         _range(where, "epochs", self.epochs, 1, 100)
-        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 16)
         _range(where, "clip", self.clip, 0, 10, lo_open=True)
         _range(where, "vf_coef", self.vf_coef, 0, 100)
         _range(where, "ent_coef", self.ent_coef, 0, 10)
@@ -96,8 +127,8 @@ class LeagueSection:
         # One order, whatever the order written: the league splits a rollout's games in this
         # order, and a checkpoint's JSON (sorted keys) must give back the same run on --resume.
         self.mix = {k: self.mix[k] for k in OPPONENT_KINDS if k in self.mix}
-        _range(where, "snapshot_every", self.snapshot_every, 1, 1 << 30)
-        _range(where, "max_snapshots", self.max_snapshots, 1, 1000)
+        _range(where, "snapshot_every", self.snapshot_every, 1, 1_000_000)
+        _range(where, "max_snapshots", self.max_snapshots, 1, 64)
         _range(where, "pfsp_power", self.pfsp_power, 0, 100)
         _range(where, "score_decay", self.score_decay, 0, 1)
 
@@ -111,9 +142,11 @@ class EvalSection:
     jobs: int = 2
 
     def check(self, where):
-        _range(where, "every", self.every, 0, 1 << 30)
-        _range(where, "deals", self.deals, 1, 1_000_000)
-        _range(where, "jobs", self.jobs, 1, 1024)
+        _range(where, "every", self.every, 0, 1_000_000)
+        _range(where, "deals", self.deals, 1, 100_000)
+        _range(where, "jobs", self.jobs, 1, 64)
+        if not 1 <= len(self.opponents) <= 16:
+            raise ConfigError(f"{where}.opponents: 1 to 16 bots, got {len(self.opponents)}")
         for spec in self.opponents:
             _check_bot(where, "opponents", spec)
 
@@ -141,12 +174,12 @@ class PretrainSection:
     cache: typing.Optional[str] = None
 
     def check(self, where):
-        _range(where, "games", self.games, 0, 1_000_000)
-        _range(where, "jobs", self.jobs, 1, 256)
+        _range(where, "games", self.games, 0, 20_000)
+        _range(where, "jobs", self.jobs, 1, 64)
         _range(where, "soft", self.soft, 0, 1)
         _range(where, "epochs", self.epochs, 1, 1000)
         _range(where, "lr", self.lr, 0, 1, lo_open=True)
-        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 20)
+        _range(where, "minibatch_size", self.minibatch_size, 1, 1 << 16)
         _range(where, "sharpen", self.sharpen, 0, 100, lo_open=True)
         if self.cache is not None and not self.cache.strip():
             raise ConfigError(f"{where}.cache: must be a folder path or null, got {self.cache!r}")
@@ -175,8 +208,8 @@ class TrainConfig:
     pretrain: PretrainSection = field(default_factory=PretrainSection)
 
     def check(self, where="config"):
-        if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
-            raise ConfigError(f"{where}.name: letters, digits, '-', '_' or '.', got {self.name!r}")
+        if not self.name or len(self.name) > 100 or not all(c.isalnum() or c in "-_." for c in self.name):
+            raise ConfigError(f"{where}.name: 1 to 100 letters, digits, '-', '_' or '.', got {_short(self.name)}")
         from cavallo_env import games
 
         try:
@@ -189,24 +222,38 @@ class TrainConfig:
             raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
         _range(where, "threads", self.threads, 1, 256)
         _range(where, "prior_workers", self.prior_workers, 0, 16)
-        _range(where, "updates", self.updates, 1, 1 << 30)
-        _range(where, "games", self.games, 1, 1 << 20)
+        _range(where, "updates", self.updates, 1, 1_000_000)
+        _range(where, "games", self.games, 1, 4096)
         if self.ppo.advantage == "paired" and self.games % 2:
             raise ConfigError(f"{where}.games: ppo.advantage paired plays every deal twice, so games must be even, got {self.games}")
         if self.reward not in ("points", "win"):
             raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
         _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
-        _range(where, "checkpoint_every", self.checkpoint_every, 1, 1 << 30)
+        _range(where, "checkpoint_every", self.checkpoint_every, 1, 1_000_000)
         self.model.check(f"{where}.model")
         self.ppo.check(f"{where}.ppo")
         self.league.check(f"{where}.league")
         self.eval.check(f"{where}.eval")
         self.pretrain.check(f"{where}.pretrain")
+        self._check_memory(where, game.learning())
         for key, spec in [("eval.opponents", s) for s in self.eval.opponents] + [("pretrain.teacher", self.pretrain.teacher)]:
             try:
                 _check_bot_game(spec, self.game)
             except ValueError as e:
                 raise ConfigError(f"{where}.{key}: {e}") from None
+
+    def _check_memory(self, where, learning) -> None:
+        """The network's parameters for the game, and those a run holds, within the stated bounds."""
+        n = self.model.parameters(learning.obs_size, learning.num_actions, learning.prior_size)
+        if n > MAX_PARAMETERS:
+            raise ConfigError(f"{where}.model.hidden: {_short(self.model.hidden)} makes a network of {n:,} parameters "
+                              f"for {self.game}, more than {MAX_PARAMETERS:,}")
+        held = (4 + self.league.max_snapshots) * n
+        if held > MAX_HELD_PARAMETERS:
+            raise ConfigError(f"{where}.league.max_snapshots: {self.league.max_snapshots} snapshots of a network of "
+                              f"{n:,} parameters, with the learner, its gradient and optimizer, hold {held:,} "
+                              f"parameters, more than {MAX_HELD_PARAMETERS:,}; keep fewer snapshots or a smaller "
+                              "model.hidden")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -269,9 +316,16 @@ def _drop_removed(data: dict, where: str) -> dict:
     return data
 
 
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a config value may be long)."""
+    from cavallo_env.records import short_repr
+
+    return short_repr(value, limit)
+
+
 def _range(where, key, v, lo, hi, lo_open=False):
     if not (lo < v if lo_open else lo <= v) or not v <= hi:
-        raise ConfigError(f"{where}.{key}: must be {'>' if lo_open else '>='} {lo} and <= {hi}, got {v!r}")
+        raise ConfigError(f"{where}.{key}: must be {'>' if lo_open else '>='} {lo} and <= {hi}, got {_short(v)}")
 
 
 def _coerce(value, tp, where):
@@ -344,15 +398,93 @@ def from_dict(data, where="config") -> TrainConfig:
     return cfg
 
 
+def _config_loader():
+    """``yaml.SafeLoader`` made strict for configs (built on first use: yaml is imported late).
+
+    It refuses a key written twice in one mapping (naming it and both lines),
+    an alias (``*name``: a config writes its values out, so the limits below
+    hold for what is read) and mappings or lists nested deeper than
+    ``MAX_CONFIG_DEPTH``.  The depth is counted as nodes are composed, so a
+    deep file is refused before PyYAML's recursive composer could overflow
+    the stack.  Problems are ``yaml.MarkedYAMLError`` with the line.
+    """
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+    from yaml.composer import ComposerError
+    from yaml.constructor import ConstructorError
+
+    class ConfigLoader(yaml.SafeLoader):
+        def __init__(self, stream):
+            super().__init__(stream)
+            self.depth = 0
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise ComposerError(None, None, f"an alias (*{event.anchor}): a config writes each value out",
+                                    event.start_mark)
+            nested = isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
+            if nested:
+                self.depth += 1
+                if self.depth > MAX_CONFIG_DEPTH:
+                    raise ComposerError(None, None, f"nested more than {MAX_CONFIG_DEPTH} levels deep",
+                                        event.start_mark)
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                if nested:
+                    self.depth -= 1
+
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue  # "<<": merged keys may be overridden
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.setdefault((type(key), key), key_node.start_mark.line)
+                    except TypeError:
+                        continue  # an unhashable key: SafeLoader says so
+                    if first != key_node.start_mark.line:
+                        raise ConstructorError(None, None, f"duplicate key {_short(key)} (first at line {first + 1})",
+                                               key_node.start_mark)
+            return super().construct_mapping(node, deep)
+
+    _LOADER = ConfigLoader
+    return _LOADER
+
+
+_LOADER = None
+
+
 def read_yaml(path):
-    """The data of a YAML config file; ``ConfigError`` if it is missing or not YAML."""
+    """The data of a YAML config file; ``ConfigError`` in one line if it cannot be one.
+
+    Missing, larger than ``MAX_CONFIG_BYTES``, binary (a NUL byte), not UTF-8,
+    not YAML, or refused by ``_config_loader`` (a duplicated key, an alias,
+    nesting deeper than ``MAX_CONFIG_DEPTH``): each names the file and, where
+    there is one, the line.
+    """
     import yaml
 
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config ({e.strerror or e})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES} bytes (1 MiB): not a config (a config is a few KiB)")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise ConfigError(f"{path}: a binary file (a NUL byte at byte {nul}), not a YAML config")
+    try:
+        data = yaml.load(raw.decode("utf-8"), Loader=_config_loader())
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -360,6 +492,10 @@ def read_yaml(path):
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not a text file ({e.reason} at byte {e.start})") from None
+    except RecursionError:  # not expected past the depth check; still one line, never a traceback
+        raise ConfigError(f"{path}: nested too deeply for a config") from None
+    except ValueError as e:  # an integer of more than 4300 digits (Python's limit)
+        raise ConfigError(f"{path}: not a usable value ({str(e).split(';')[0]})") from None
     if data is None:  # an empty file (or only comments) would silently be every default
         raise ConfigError(f"{path}: the config is empty; start from one in configs/, e.g. configs/quick.yaml")
     return data
