@@ -30,7 +30,7 @@ MAX_CONFIG_DEPTH = 32
 #: The network: at most this many hidden layers, each at most this wide ...
 MAX_LAYERS = 8
 MAX_WIDTH = 8192
-#: ... and at most this many parameters for its game (the shipped 256-256 Cavalloìcera model has 285,000).
+#: ... and at most this many parameters for its game (the shipped Cavalloìcera model, 256-256 with the prior, has 365,983).
 MAX_PARAMETERS = 50_000_000
 #: Parameters held in memory by a run: the learner, its gradient and the optimizer's two moments
 #: (4 copies) and ``league.max_snapshots`` frozen snapshots; 500M float32 parameters are 2 GB.
