@@ -429,19 +429,19 @@ def endgame_scores(base: GameState, legal, max_nodes: int = ENDGAME_NODES) -> li
     others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
     unseen = sorted(c for s in others for c in base.hands[s])
     sizes = [len(base.hands[s]) for s in others]
-    totals = [0.0] * len(legal)
-    seen_deals = set()
-    left = [max_nodes]
+    deals = {}  # every way to deal the unseen cards, in a fixed order
     for perm in permutations(unseen):
         hands = []
         i = 0
         for n in sizes:
             hands.append(tuple(sorted(perm[i:i + n])))
             i += n
-        key = tuple(hands)
-        if key in seen_deals:
-            continue
-        seen_deals.add(key)
+        deals[tuple(hands)] = None
+    if base.turn < NUM_TURNS - 1 and len(deals) * len(legal) * 17 > max_nodes:
+        raise EndgameTooLarge()  # each move of each deal leads to a position that costs 17 at least
+    totals = [0.0] * len(legal)
+    left = [max_nodes]
+    for hands in deals:
         state = base.copy()
         for s, h in zip(others, hands):
             state.hands[s] = list(h)
@@ -450,7 +450,7 @@ def endgame_scores(base: GameState, legal, max_nodes: int = ENDGAME_NODES) -> li
             child = state.copy()
             child.play(card, capture)
             totals[j] += _solve(child, team, -1e9, 1e9, left)
-    n = max(len(seen_deals), 1)
+    n = max(len(deals), 1)
     return [t / n for t in totals]
 
 
