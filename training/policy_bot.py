@@ -18,19 +18,24 @@ import random
 from pathlib import Path
 
 from cavallo_env.bots import Bot, BotSpecError, register
+from cavallo_env.budget import ByteCache
 from cavallo_env.bots.base import game_of
 from cavallo_env.games.learning import decide_move
 
-_CACHE: dict = {}
+#: checkpoints loaded by this process, bounded in bytes (a net holds about its tensors file)
+CACHE_MB = 512
+_CACHE = ByteCache(CACHE_MB)
 
 
 def load_net(path: str):
-    """``(PolicyNet, meta)`` of a checkpoint, loaded once per process."""
-    if path not in _CACHE:
+    """``(PolicyNet, meta)`` of a checkpoint, loaded once per process (while the cache holds it)."""
+    hit = _CACHE.get(path)
+    if hit is None:
         from .export import load_policy_net
 
-        _CACHE[path] = load_policy_net(path)
-    return _CACHE[path]
+        hit = load_policy_net(path)
+        _CACHE.put(path, hit, sum(p.numel() * p.element_size() for p in hit[0].parameters()))
+    return hit
 
 
 class CheckpointBot(Bot):

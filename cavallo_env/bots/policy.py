@@ -64,6 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..budget import ByteCache
 from ..games.learning import decide_move
 from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 
@@ -382,8 +383,11 @@ def _session(data: bytes, path, threads: int):
         raise ModelError(f"{path}: onnxruntime cannot load the model ({str(e).strip()[:300]})") from None
 
 
-# (resolved path, size, mtime_ns, threads) -> (session, meta); sessions are thread-safe and read-only
-_SESSIONS: dict = {}
+#: (resolved path, size, mtime_ns, threads) -> (session, meta); sessions are thread-safe and read-only.
+#: Bounded in bytes (a session holds about twice its file): past it the oldest sessions are dropped
+#: (the bots that hold them keep them)
+SESSIONS_MB = 512
+_SESSIONS = ByteCache(SESSIONS_MB)
 
 
 def load_model(path, threads: int = 1):
@@ -416,7 +420,7 @@ def load_model(path, threads: int = 1):
             raise ModelError(f"{path}: the model reads heuristic prior {meta.get('prior_version')!r}, but this "
                              f"cavallo-env computes {learning.prior_version!r}; re-export it or install the "
                              "matching version")
-    _SESSIONS[key] = (sess, meta)
+    _SESSIONS.put(key, (sess, meta), 2 * st.st_size)
     return sess, meta
 
 
