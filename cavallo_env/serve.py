@@ -15,8 +15,15 @@ field of the wrong type, an unknown or duplicated card, a hand or table that
 contradicts the history, ``legal_moves`` that are not the legal moves of the
 position (an empty list included) all get **422** with ``{"detail": "<what is
 wrong>"}`` (plus ``"errors"``, the field-by-field list, for schema errors).
-The body is read as JSON whatever its Content-Type (game engines' HTTP
-clients often label a posted string text/plain or form-encoded).  The bot
+A POST body must be JSON sent as ``Content-Type: application/json``
+(``; charset=utf-8`` and other parameters allowed): any other Content-Type, or
+a body with none, gets **415** (a browser posts text/plain and forms to any
+site unasked; a JSON post it must ask about first, and this server says no).
+A table request other than a GET that carries another site's ``Origin`` gets
+**403**; one client holds at most ``tables_per_client`` tables (429 past it);
+a request's headers and body must arrive within ``read_timeout`` seconds
+(408).  An error message that quotes the request escapes what UTF-8 cannot
+carry (a lone surrogate shows as ``\\ud800``).  The bot
 (``policy:default`` unless told otherwise) is built once, when the app is
 created, and shared by all requests of the process.
 
@@ -30,13 +37,16 @@ read); a bad request gets a 4xx saying what is wrong, never a 500.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
+import logging
 import os
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Annotated, Optional
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -54,13 +64,16 @@ except ImportError:
 from . import ACTION_CONTRACT_VERSION, __version__
 from .cavalloicera.encoding import OBS_VERSION
 from . import budget, games
-from .tables import TableError, TableStore, catalog
+from .tables import TableError, TableStore, catalog, shown
 from .views import ViewError
 
 API_VERSION = "v1"
 ENV_BOT = "CAVALLO_SERVE_BOT"
 ENV_SEED = "CAVALLO_SERVE_SEED"
 ENV_OPTIONS = "CAVALLO_SERVE_OPTIONS"
+ENV_READ_TIMEOUT = "CAVALLO_SERVE_READ_TIMEOUT"
+#: seconds a client has to send a request's headers, and then its body (``--read-timeout``)
+READ_TIMEOUT = 10.0
 
 #: the table's AI choices when none are given: the shipped models first (the default)
 TABLE_AIS = ("policy:default", "heuristic", "greedy")
@@ -271,39 +284,183 @@ def public_spec(spec: str) -> str:
     return spec
 
 
-class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413, having read at most ``limit`` bytes of it.
+class Clients:
+    """Who a request comes from: the key of the per-client table quota, and the scheme the client used.
 
-    The body (bounded) is read here and handed to the app in one piece.
+    The key is the client's address (an IPv6 address by its /64, which one
+    subscriber usually holds whole).  ``trusted`` names the reverse proxies
+    (addresses or networks, or ``"*"`` for any peer) whose ``X-Forwarded-For``
+    and ``X-Forwarded-Proto`` are believed: from them the client is the
+    rightmost address of ``X-Forwarded-For`` that is not itself a trusted
+    proxy (the one the proxy appended; what the client wrote to its left is not
+    believed).  From any other peer those headers are ignored, so a client
+    cannot choose its own key.  The key is an opaque string: a table token can
+    take the address's place here without a change to ``TableStore``.
     """
 
-    def __init__(self, app, limit: int):
+    def __init__(self, trusted=()):
+        if isinstance(trusted, str):
+            trusted = [t for t in trusted.split(",") if t.strip()]
+        self.any = False
+        self.networks = []
+        for item in trusted or ():
+            item = str(item).strip()
+            if item == "*":
+                self.any = True
+                continue
+            try:
+                self.networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise ValueError(f"trust_proxy: {item!r} is not an IP address or network (or '*')") from None
+        self.warned = False
+
+    @property
+    def trusting(self) -> bool:
+        return self.any or bool(self.networks)
+
+    def _trusted(self, host) -> bool:
+        if self.any:
+            return True
+        address = _ip(host)
+        return address is not None and any(address in n for n in self.networks)
+
+    @staticmethod
+    def _header(scope, name: bytes) -> str | None:
+        values = [v.decode("latin-1") for k, v in scope.get("headers", ()) if k == name]
+        return ",".join(values) if values else None
+
+    def _from_proxy(self, scope) -> bool:
+        peer = (scope.get("client") or (None,))[0]
+        return self.trusting and peer is not None and self._trusted(peer)
+
+    def address(self, scope) -> str:
+        """The client's address (``"-"`` when the connection has none, e.g. a Unix socket)."""
+        peer = (scope.get("client") or (None,))[0]
+        if self._from_proxy(scope):
+            forwarded = self._header(scope, b"x-forwarded-for")
+            if forwarded:
+                for entry in reversed([e.strip() for e in forwarded.split(",")]):
+                    if entry and not self._trusted(entry):
+                        return entry
+        elif not self.warned and self._header(scope, b"x-forwarded-for") is not None:
+            self.warned = True
+            logging.getLogger("uvicorn.error").warning(
+                "a request came with X-Forwarded-For from %s, which is not a trusted proxy: the header is ignored "
+                "and the client is that address (behind your own reverse proxy, start cavallo serve with "
+                "--trust-proxy <its address>, else every visitor counts as one client)", shown(str(peer), 64))
+        return "-" if peer is None else str(peer)
+
+    def key(self, scope) -> str:
+        """The client's key for the table quota: its address, an IPv6 one by its /64 network."""
+        address = self.address(scope)
+        ip = _ip(address)
+        if ip is None:
+            return shown(address, 64)
+        if ip.version == 6:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ip)
+
+    def scheme(self, scope) -> str:
+        """``http`` or ``https`` as the client used it (a trusted proxy's ``X-Forwarded-Proto``)."""
+        if self._from_proxy(scope):
+            proto = (self._header(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()
+            if proto in ("http", "https"):
+                return proto
+        return scope.get("scheme", "http")
+
+
+def _ip(text):
+    """``text`` as an IP address (an IPv4-mapped IPv6 one as IPv4; ``[v6]`` and a port allowed), else None."""
+    text = str(text).strip()
+    if text.startswith("["):
+        text = text[1:].split("]", 1)[0]
+    elif text.count(":") == 1:  # IPv4 with a port
+        text = text.split(":", 1)[0]
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _host_port(netloc: str, scheme: str):
+    """``(host, port)`` of ``netloc`` (``host[:port]``), the scheme's port when none; None if malformed."""
+    try:
+        parts = urlsplit("//" + netloc)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return parts.hostname.lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _json_media_type(value: bytes) -> bool:
+    """Whether a Content-Type header says JSON: ``application/json``, with parameters or not."""
+    return value.split(b";", 1)[0].strip().lower() == b"application/json"
+
+
+class RequestGuard:
+    """ASGI middleware: what every request must pass before the app sees it, cheapest first.
+
+    1. A state-changing table request (``/v1/tables...`` by any method but
+       GET and HEAD) that carries an ``Origin`` other than the page's own (the
+       scheme, host and port the request came to, by its ``Host`` header) gets
+       403: another site's page cannot play, open or close tables from a
+       visitor's browser.
+    2. A POST whose Content-Type is not ``application/json`` (parameters such
+       as ``; charset=utf-8`` allowed) gets 415; so does one with a body and no
+       Content-Type.  A browser sends such "simple" requests to any site without
+       asking it first; a JSON one it must ask about, and this server says no.
+    3. The body is read whole (and handed to the app in one piece) within
+       ``read_timeout`` seconds, else 408; past ``limit`` bytes it gets 413,
+       having read at most ``limit`` bytes of it.
+
+    Every refusal is JSON ``{"detail": ...}`` and closes the connection.
+    """
+
+    def __init__(self, app, limit: int, read_timeout: float = 10.0, clients: Clients | None = None):
         self.app = app
         self.limit = limit
+        self.read_timeout = read_timeout
+        self.clients = clients or Clients()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        for name, value in scope.get("headers", ()):
+        method = scope.get("method", "GET")
+        headers = scope.get("headers", ())
+        ctype = None
+        for name, value in headers:
             if name == b"content-length":
                 try:
                     if int(value) > self.limit:
-                        return await self._refuse(send)
+                        return await _refuse(send, 413, f"the request body is over the limit of {self.limit} bytes")
                 except ValueError:
                     pass
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                return await self._refuse(send)
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+            elif name == b"content-type":
+                ctype = value
+            elif name == b"origin" and method not in ("GET", "HEAD") and \
+                    scope.get("path", "").startswith(f"/{API_VERSION}/tables"):
+                why = self._foreign(scope, value.decode("latin-1"))
+                if why:
+                    return await _refuse(send, 403, why)
+        if method == "POST" and ctype is not None and not _json_media_type(ctype):
+            return await _refuse(send, 415, f"the body must be JSON sent as Content-Type: application/json, "
+                                            f"got Content-Type {shown(ctype.decode('latin-1'))!r}")
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.read_timeout)
+        except asyncio.TimeoutError:
+            return await _refuse(send, 408, f"the request body did not arrive within {self.read_timeout:g} s")
+        if body is None:  # the client left
+            return
+        if body is _TOO_BIG:
+            return await _refuse(send, 413, f"the request body is over the limit of {self.limit} bytes")
+        if method == "POST" and ctype is None and body.strip():
+            return await _refuse(send, 415, "the body must be JSON sent as Content-Type: application/json, "
+                                            "and the request has no Content-Type")
         sent = False
 
         async def replay():
@@ -315,12 +472,46 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send):
-        body = json.dumps({"detail": f"the request body is over the limit of {self.limit} bytes"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+    async def _read(self, receive):
+        """The whole body, ``_TOO_BIG`` past ``limit`` bytes, None if the client left."""
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return _TOO_BIG
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _foreign(self, scope, origin: str) -> str | None:
+        """Why a request with this ``Origin`` is refused (it is not the page's own), or None."""
+        scheme = self.clients.scheme(scope)
+        host = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"), None)
+        if host is None and scope.get("server"):
+            host = "%s:%s" % tuple(scope["server"])
+        own = _host_port(host, scheme) if host else None
+        parts = urlsplit(origin.strip())
+        theirs = _host_port(parts.netloc, parts.scheme.lower()) if parts.scheme.lower() in ("http", "https") else None
+        if own is not None and parts.scheme.lower() == scheme and theirs == own:
+            return None
+        return (f"a table request from another site's page is refused: its Origin {shown(origin, 80)!r} is not "
+                f"this site's {scheme}://{shown(host or '?', 80)}")
+
+
+_TOO_BIG = object()
+
+
+async def _refuse(send, status: int, detail: str) -> None:
+    """A JSON error answered by the middleware, closing the connection (the body may be unread)."""
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _error_text(err: dict) -> str:
@@ -342,14 +533,20 @@ def _validation_response(errors) -> JSONResponse:
         loc = list(e.get("loc", ()))
         if loc[:1] != ["body"]:
             loc.insert(0, "body")
-        safe.append({"loc": loc, "msg": str(e.get("msg")), "type": str(e.get("type"))})
-    return JSONResponse({"detail": f"invalid view: {text}", "errors": safe}, status_code=422)
+        safe.append({"loc": [p if isinstance(p, int) else _sendable(str(p)) for p in loc],
+                     "msg": _sendable(str(e.get("msg"))), "type": str(e.get("type"))})
+    return JSONResponse({"detail": _sendable(f"invalid view: {text}"), "errors": safe}, status_code=422)
+
+
+def _sendable(text: str) -> str:
+    """``text`` with every character UTF-8 cannot carry escaped (an error message may quote the request)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _game_field(data):
     """The ``"game"`` of a parsed body (``"cavalloicera"`` when absent or not an object)."""
     if isinstance(data, dict) and data.get("game") is not None:
-        return data["game"] if isinstance(data["game"], str) else repr(data["game"])
+        return data["game"] if isinstance(data["game"], str) else shown(data["game"])
     return "cavalloicera"
 
 
@@ -382,7 +579,8 @@ async def _json_object(request: Request, what: str) -> dict:
 
 def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, max_tables: int = 200,
                table_ttl: float = 1800.0, move_timeout: float = 10.0, max_body: int = 1_000_000,
-               tables: bool = True, table_seeds: bool = False) -> FastAPI:
+               tables: bool = True, table_seeds: bool = False, tables_per_client: int = 8,
+               read_timeout: float = READ_TIMEOUT, trust_proxy=()) -> FastAPI:
     """The app with its bots built now (a bad spec or model fails here, not on a request).
 
     ``bot_spec`` answers ``/v1/move``; ``table_ais`` (default ``TABLE_AIS``,
@@ -393,6 +591,12 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     lives in one process: ``tables=False`` (several workers) refuses new
     tables with 503 saying so.  ``table_seeds`` lets a new table be asked
     for a seed (tests, benchmarks; off by default: a seed deals every card).
+
+    One client (``Clients.key``: its address) holds at most
+    ``tables_per_client`` tables; ``trust_proxy`` names the reverse proxies
+    (addresses or networks, ``"*"`` any) whose ``X-Forwarded-For`` says who the
+    client is.  A request body must arrive within ``read_timeout`` seconds
+    (``RequestGuard``; the headers' deadline is ``NoDelayHTTPProtocol``'s).
     """
     from .bots import make
     from .games import checked_view
@@ -401,6 +605,9 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         raise ValueError(f"move_timeout must be in (0, 3600] seconds, got {move_timeout!r}")
     if not (isinstance(max_body, int) and max_body >= 1024):
         raise ValueError(f"max_body must be an int >= 1024 bytes, got {max_body!r}")
+    if not (isinstance(read_timeout, (int, float)) and 0 < read_timeout <= 3600):
+        raise ValueError(f"read_timeout must be in (0, 3600] seconds, got {read_timeout!r}")
+    clients = Clients(trust_proxy)
     bot = make(bot_spec, seed=seed)
     refused = getattr(bot, "refused", None)
     if refused:  # the server answers views of every game: say so now, not on a valid view
@@ -420,7 +627,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
     # a table's AI past the time limit (or failing) plays the game's heuristic instead, on its own thread
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
-    store = TableStore(list(by_public), max_tables=max_tables, ttl=table_ttl, seeds=table_seeds)
+    store = TableStore(list(by_public), max_tables=max_tables, ttl=table_ttl, seeds=table_seeds,
+                       per_client=tables_per_client)
     known_games = games.names()
     # the versions of the games the bot plays (a bot of one game, e.g. a policy:<file>, plays only its own);
     # the top-level pair is that game's, or Cavalloìcera's for a bot of every game (as in version 1)
@@ -446,7 +654,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     )
     app.state.bot = bot
     app.state.tables = store
-    app.add_middleware(BodyLimit, limit=max_body)
+    app.state.clients = clients
+    app.add_middleware(RequestGuard, limit=max_body, read_timeout=read_timeout, clients=clients)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -454,11 +663,11 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
 
     @app.exception_handler(ViewError)
     async def _inconsistent(request: Request, exc: ViewError):
-        return JSONResponse({"detail": f"invalid view: {exc}"}, status_code=422)
+        return JSONResponse({"detail": _sendable(f"invalid view: {exc}")}, status_code=422)
 
     @app.exception_handler(TableError)
     async def _refused(request: Request, exc: TableError):
-        return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
+        return JSONResponse({"detail": _sendable(str(exc)), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(BotTimeout)
     async def _slow(request: Request, exc: BotTimeout):
@@ -541,7 +750,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         if unknown:
             raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                              "known: game, deck, ai, seed")
-        table = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"))
+        table = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+                             client=clients.key(request.scope))
         with table.lock:
             return table.snapshot()
 
@@ -562,7 +772,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
         data = await _json_object(request, "a move")
         expect = data.pop("expect", None)
         if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
-            raise TableError(f"'expect' must be the move count the page saw (an int), got {str(expect)[:40]}")
+            raise TableError(f"'expect' must be the move count the page saw (an int), got {shown(expect)}")
         if "capture" not in data:
             data["capture"] = []
         with table.lock:
@@ -621,12 +831,31 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
 
 
 class NoDelayHTTPProtocol(_BaseHTTP):
-    """uvicorn's HTTP protocol (httptools when installed, else h11) with TCP_NODELAY on every connection.
+    """uvicorn's HTTP protocol (httptools when installed, else h11) with TCP_NODELAY on every connection,
+    a deadline for each request's headers, and a quiet accept loop.
 
     With ``--workers > 1`` uvicorn binds the listening socket itself with
     protocol number 0, and asyncio then skips TCP_NODELAY on the connections it
     accepts: a response written in two parts (head, body) then waits ~40 ms for
     the client's delayed ACK.  ``cavallo serve`` uses this class for ``http``.
+
+    A connection must deliver a request's complete headers within
+    ``read_timeout`` seconds of opening, or of the first byte of a later
+    request on it; else it gets 408 and is closed (uvicorn alone waits
+    forever for a connection that sends nothing or half a request line, and
+    its keep-alive timer is reset by every byte).  The body's own deadline is
+    ``RequestGuard``'s.  The timeout is the uvicorn config's ``read_timeout``
+    attribute when set (``cavallo serve`` sets it), else ``$CAVALLO_SERVE_READ_TIMEOUT``
+    (its workers), else ``READ_TIMEOUT``.
+
+    A process out of file descriptors cannot accept, and asyncio (3.11) then
+    logs and reschedules its accept loop up to ``backlog`` times per attempt:
+    megabytes of log a second and a busy loop.  So a connection past
+    ``connection_cap()`` (the open files limit less a reserve) is answered 503
+    and closed at once, and the accept errors that still come are logged once
+    a minute with a count (``_quiet_accept_errors``).  ``cavallo serve`` sizes
+    the backlog to the limit (``listen_backlog``): asyncio accepts up to a
+    backlog of connections in one go, before any of them is counted here.
     """
 
     def connection_made(self, transport):
@@ -636,7 +865,141 @@ class NoDelayHTTPProtocol(_BaseHTTP):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:  # not TCP (a Unix socket)
                 pass
+        _quiet_accept_errors(self.loop)
         super().connection_made(transport)
+        self._header_timer = None
+        self._awaiting = False
+        if len(self.connections) > connection_cap(self.config.backlog):
+            _throttled("connections", logging.WARNING,
+                       "refusing connections: %d open, the most this process's open files limit leaves room for "
+                       "(ulimit -n; a reverse proxy's limit_conn keeps clients from holding them)",
+                       len(self.connections))
+            self._refuse_now(503, "the server has too many open connections: try again in a moment")
+            return
+        self._awaiting_headers(True)  # a connection that sends nothing is closed too
+
+    def _refuse_now(self, status: int, detail: str) -> None:
+        """Answer ``status`` outside any request (the client's bytes are not read) and close."""
+        body = json.dumps({"detail": detail}).encode()
+        reason = {408: b"Request Timeout", 503: b"Service Unavailable"}[status]
+        self.transport.write(b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+                             b"connection: close\r\n\r\n%s" % (status, reason, len(body), body))
+        self.transport.close()
+
+    def _read_timeout(self) -> float:
+        timeout = getattr(self.config, "read_timeout", None)
+        if timeout is None:
+            timeout = float(os.environ.get(ENV_READ_TIMEOUT) or READ_TIMEOUT)
+        return timeout
+
+    def _awaiting_headers(self, awaiting: bool) -> None:
+        """Start the headers' deadline (if not running) when a request's headers are awaited, else stop it."""
+        self._awaiting = awaiting
+        if awaiting and self._header_timer is None:
+            self._header_timer = self.loop.call_later(self._read_timeout(), self._header_deadline)
+        elif not awaiting and self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    # httptools: its parser says when a request begins and when its headers are complete
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._awaiting_headers(True)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers(False)
+        super().on_headers_complete()
+
+    # h11: after its events are handled, the connection awaits headers when it is idle with bytes buffered
+    def _h11_state(self) -> None:
+        import h11
+
+        self._awaiting_headers(self.conn.their_state is h11.IDLE and bool(self.conn.trailing_data[0]))
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if not hasattr(self, "parser") and not self.transport.is_closing():
+            self._h11_state()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not hasattr(self, "parser") and not self.transport.is_closing():
+            self._h11_state()  # a pipelined request's first bytes may wait in the buffer
+
+    def connection_lost(self, exc):
+        self._awaiting_headers(False)
+        super().connection_lost(exc)
+
+    def _header_deadline(self) -> None:
+        self._header_timer = None
+        if self.transport.is_closing() or not self._awaiting:
+            return
+        self._refuse_now(408, f"the request's headers did not arrive within {self._read_timeout():g} s")
+
+
+def _open_files_limit() -> int:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 20 if soft == resource.RLIM_INFINITY else soft
+
+
+def listen_backlog() -> int:
+    """The listening socket's backlog: 4096, or a sixteenth of the open files limit when that is smaller
+    (asyncio accepts up to a backlog of connections at once, before the cap can close any)."""
+    return min(4096, max(16, _open_files_limit() // 16))
+
+
+def connection_cap(backlog: int) -> int:
+    """The most connections one process keeps open: its open files limit less room for the connections
+    accepted in a few turns of the accept loop (``4 * backlog``) and 64 descriptors for everything else."""
+    return max(16, _open_files_limit() - 4 * backlog - 64)
+
+
+def raise_open_files_limit(most: int = 65536) -> None:
+    """Raise this process's soft open files limit to its hard limit (at most ``most``), as a server should."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = most if hard == resource.RLIM_INFINITY else min(hard, most)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError):
+            pass
+
+
+#: seconds between two log lines about one kind of overload (the rest are counted)
+LOG_EVERY = 60.0
+_LOGGED: dict = {}
+
+
+def _throttled(kind: str, level: int, message: str, *args) -> None:
+    """Log ``message`` about ``kind`` at most once every ``LOG_EVERY`` seconds, with how many times it happened."""
+    now = time.monotonic()
+    last, count = _LOGGED.get(kind, (None, 0))
+    count += 1
+    if last is None or now - last >= LOG_EVERY:
+        logging.getLogger("uvicorn.error").log(level, message + " (%d time(s) since the last report)", *args, count)
+        last, count = now, 0
+    _LOGGED[kind] = (last, count)
+
+
+def _quiet_accept_errors(loop) -> None:
+    """Log asyncio's "socket.accept() out of system resource" (too many open files) once a minute, with a
+    count, instead of at every turn of the accept loop; other errors go to the loop's handler as before."""
+    previous = loop.get_exception_handler()
+    if getattr(previous, "quiet_accept", False):
+        return
+
+    def handler(loop, context):
+        if context.get("message") != "socket.accept() out of system resource":
+            return previous(loop, context) if previous else loop.default_exception_handler(context)
+        _throttled("accept", logging.ERROR, "cannot accept connections: %s (raise the open files limit, ulimit -n, "
+                   "or put a reverse proxy that limits connections in front)", context.get("exception"))
+
+    handler.quiet_accept = True
+    loop.set_exception_handler(handler)
 
 
 def app_from_env() -> FastAPI:

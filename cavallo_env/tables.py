@@ -8,8 +8,10 @@ score so far, the last move with its bonuses, the completed deals' results --
 and never another seat's hand or the stock.  Every move the page sends is
 read and checked by the engine (``Game.check_move``) before it is played.
 
-``TableStore`` bounds the number of tables of a process and lets idle ones
-expire.  Nothing here knows about HTTP (``cavallo_env.serve`` adds the
+``TableStore`` bounds the number of tables of a process and of each client
+(an opaque client key: the client's address today, a table token later),
+lets idle ones expire, and when full drops the longest-idle ones past a short
+grace.  Nothing here knows about HTTP (``cavallo_env.serve`` adds the
 routes) or about threads beyond each table's lock: the caller computes the
 AI's move off its event loop with ``Table.ai_view`` and plays it with
 ``Table.play_ai``.
@@ -64,15 +66,28 @@ def catalog() -> list[dict]:
     return out
 
 
+def shown(value, limit: int = 40) -> str:
+    """``value`` as a request's text may echo it: at most ``limit`` characters, and every
+    character UTF-8 cannot carry (a lone surrogate such as ``"\\ud800"``) escaped, so an
+    error message about a hostile value can always be sent."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except (ValueError, RecursionError):  # an int too long to write out, a list nested too deep
+        text = f"<{type(value).__name__} too long to show>"
+    return text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _offered(game_name, deck) -> bool:
     return any(e["deck"] == deck and game_name in e["games"] for e in CATALOG)
 
 
 class Table:
-    """One game at one table: seat 0 is the person, the other seats ``ai`` (a bot spec)."""
+    """One game at one table: seat 0 is the person, the other seats ``ai`` (a bot spec);
+    ``client`` is the key of the client that opened it (``TableStore``'s quota)."""
 
-    def __init__(self, table_id: str, game_name: str, deck: str, ai: str, seed: int):
+    def __init__(self, table_id: str, game_name: str, deck: str, ai: str, seed: int, client=None):
         self.id = table_id
+        self.client = client
         self.game = games.get(game_name)
         self.options = {"deck": deck}
         if "match" in self.game.options:
@@ -175,7 +190,7 @@ class Table:
             raise TableError(f"invalid move: {e}", code="invalid_move") from None
         played = move_dict.get("play")
         if played not in game.make_view(state, HUMAN)["hand"]:
-            raise TableError(f"illegal move: {str(played)[:20]} is not in your hand", code="illegal_move")
+            raise TableError(f"illegal move: {shown(played, 20)} is not in your hand", code="illegal_move")
         why = game.check_move(state, move)  # about seat 0's own card and the table only
         if why is not None:
             raise TableError(f"illegal move: {why}", code="illegal_move")
@@ -234,22 +249,36 @@ class Table:
 
 
 class TableStore:
-    """The tables of one process: at most ``max_tables``, each dropped after ``ttl`` idle seconds."""
+    """The tables of one process: at most ``max_tables``, at most ``per_client`` per client,
+    each dropped after ``ttl`` idle seconds.
 
-    #: a finished table is kept this long after its last request when the store is full
-    FINISHED_GRACE = 60.0
+    A client is whatever key the caller gives ``create`` (``cavallo_env.serve``
+    gives the client's address; a table token can take its place without a
+    change here): one client at its quota first gives up its own longest-idle
+    table past ``GRACE`` (finished ones first), else is refused with 429.  A
+    full store makes room the same way from every client's tables: the finished
+    ones idle past ``GRACE``, then the unfinished one idle longest past it.  A
+    table whose AI is thinking is never dropped.
+    """
 
-    def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0, seeds: bool = False):
+    #: a table idle this long (seconds) may be dropped to make room when the store, or its client's share, is full
+    GRACE = 60.0
+
+    def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0, seeds: bool = False,
+                 per_client: int = 8):
         if not ai_specs:
             raise ValueError("a table store needs at least one AI bot spec")
         if not (isinstance(max_tables, int) and max_tables >= 1):
             raise ValueError(f"max_tables must be an int >= 1, got {max_tables!r}")
+        if not (isinstance(per_client, int) and per_client >= 1):
+            raise ValueError(f"per_client must be an int >= 1, got {per_client!r}")
         if not ttl > 0:
             raise ValueError(f"ttl must be > 0 seconds, got {ttl!r}")
         self.ai_specs = list(ai_specs)
         #: whether a new table may be asked for a seed (tests, benchmarks): the seed deals every card
         self.seeds = seeds
         self.max_tables = max_tables
+        self.per_client = per_client
         self.ttl = float(ttl)
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
@@ -266,32 +295,45 @@ class TableStore:
                 del self._tables[k]
         return len(old)
 
-    def create(self, game_name, deck=None, ai=None, seed=None) -> Table:
-        """A new table; ``TableError`` for a game, deck or AI the site does not offer, or when full."""
+    def open_tables(self, client) -> int:
+        """How many tables ``client`` holds now."""
+        with self._lock:
+            return sum(1 for t in self._tables.values() if t.client == client)
+
+    def create(self, game_name, deck=None, ai=None, seed=None, client=None) -> Table:
+        """A new table for ``client`` (a key; None = no quota); ``TableError`` for a game, deck or AI
+        the site does not offer, when the client holds its quota of tables (429) or the store is full (503)."""
         if not isinstance(game_name, str) or game_name not in games.names():
-            raise TableError(f"unknown game {str(game_name)[:40]!r}; known games: {', '.join(games.names())}")
+            raise TableError(f"unknown game {shown(game_name)!r}; known games: {', '.join(games.names())}")
         game = games.get(game_name)
         deck = game.decks[0] if deck is None else deck
         if not isinstance(deck, str) or not _offered(game_name, deck):
             offered = [e["deck"] for e in CATALOG if game_name in e["games"]]
-            raise TableError(f"{game.title} is not offered with the deck {str(deck)[:40]!r}; "
+            raise TableError(f"{game.title} is not offered with the deck {shown(deck)!r}; "
                              f"decks: {', '.join(offered)}")
         ai = self.ai_specs[0] if ai is None else ai
         if ai not in self.ai_specs:
-            raise TableError(f"the AI {str(ai)[:60]!r} is not offered here; choose one of: {', '.join(self.ai_specs)}")
+            raise TableError(f"the AI {shown(ai, 60)!r} is not offered here; choose one of: {', '.join(self.ai_specs)}")
         if seed is None:
             seed = secrets.randbits(128)  # the seed deals every card: too many to try them all
         elif not self.seeds:
             raise TableError("this server does not take seeds (they would deal every card): leave 'seed' out")
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
-            raise TableError(f"seed must be an int in 0..2**63-1, got {str(seed)[:40]}")
+            raise TableError(f"seed must be an int in 0..2**63-1, got {shown(seed)}")
         self.expire()
         with self._lock:
+            now = time.monotonic()
+            if client is not None:
+                mine = [t for t in self._tables.values() if t.client == client]
+                if len(mine) >= self.per_client and not self._drop_one(mine, now):
+                    raise TableError(f"this client already holds {len(mine)} open tables, the most one client may "
+                                     f"hold: finish or leave one (DELETE /v1/tables/{{id}}), or try again in a "
+                                     f"minute", 429, "full")
             if len(self._tables) >= self.max_tables:
-                self._drop_finished()
+                self._make_room(now)
             if len(self._tables) >= self.max_tables:
                 raise TableError(f"all {self.max_tables} tables are taken: try again later", 503, "full")
-            table = Table(secrets.token_urlsafe(12), game_name, deck, ai, seed)
+            table = Table(secrets.token_urlsafe(12), game_name, deck, ai, seed, client)
             self._tables[table.id] = table
         return table
 
@@ -299,11 +341,26 @@ class TableStore:
         """Whether ``table`` has been idle past ``ttl`` (a table whose AI is thinking is not)."""
         return now - table.touched > self.ttl and not table.thinking
 
-    def _drop_finished(self) -> None:
-        """Make room: drop the finished tables idle for ``FINISHED_GRACE`` seconds (under the lock)."""
-        now = time.monotonic()
-        for k in [k for k, t in self._tables.items() if t.state.done and now - t.touched > self.FINISHED_GRACE]:
-            del self._tables[k]
+    def _droppable(self, tables, now: float) -> list[Table]:
+        """Of ``tables``, those idle past ``GRACE`` and not thinking: finished first, then the longest idle."""
+        idle = [t for t in tables if now - t.touched > self.GRACE and not t.thinking]
+        return sorted(idle, key=lambda t: (not t.state.done, t.touched))
+
+    def _drop_one(self, tables, now: float) -> bool:
+        """Drop the first of ``_droppable(tables)`` (under the lock); whether there was one."""
+        victims = self._droppable(tables, now)
+        if victims:
+            del self._tables[victims[0].id]
+        return bool(victims)
+
+    def _make_room(self, now: float) -> None:
+        """A full store makes room (under the lock): every finished table idle past ``GRACE``,
+        else the unfinished table idle longest past it."""
+        finished = [t for t in self._droppable(self._tables.values(), now) if t.state.done]
+        for t in finished:
+            del self._tables[t.id]
+        if not finished:
+            self._drop_one(self._tables.values(), now)
 
     def get(self, table_id) -> Table:
         """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""

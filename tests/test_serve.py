@@ -111,11 +111,17 @@ def test_legal_moves_may_be_left_out(server, views):
         assert r.json() in view["legal_moves"]
 
 
-def test_any_content_type(server, views):
+def test_json_content_type_only(server, views):
+    """A view is JSON sent as such: other content types (a browser's "simple" cross-site POSTs) get 415."""
     view = views[20]
-    for ctype in ("text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"):
+    for ctype in ("application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"):
         r = server.post("/v1/move", content=json.dumps(view), headers={"content-type": ctype})
         assert r.status_code == 200 and r.json() in view["legal_moves"], (ctype, r.text)
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                  "application/jsonx", ""):
+        r = server.post("/v1/move", content=json.dumps(view), headers={"content-type": ctype})
+        assert r.status_code == 415, (ctype, r.text)
+        assert "Content-Type: application/json" in r.json()["detail"]
 
 
 def test_concurrent_requests(server, model, views):
@@ -174,7 +180,7 @@ def test_malformed_views_get_422_with_a_message(server, views):
     (b"[1, 2]", "application/json", "must be a JSON object"),
     (b"null", "application/json", "must be a JSON object"),
     (b"[" * 50_000, "application/json", "not valid JSON"),
-    (b'{"seat": 0}', "text/plain", "Field required"),
+    (b'{"seat": 0}', "application/json; charset=utf-8", "Field required"),
 ])
 def test_bad_bodies_get_422(server, body, ctype, words):
     r = server.post("/v1/move", content=body, headers={"content-type": ctype})

@@ -32,11 +32,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def add_service_arguments(p: argparse.ArgumentParser) -> None:
     """The server's limits and logging, shared by ``cavallo serve`` and ``cavallo table``."""
     p.add_argument("--max-tables", type=int, default=200, help="tables at once per worker (default 200)")
+    p.add_argument("--tables-per-client", type=int, default=8,
+                   help="tables one client (one address; an IPv6 /64) may hold at once (default 8)")
     p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
     p.add_argument("--move-timeout", type=float, default=10.0,
                    help="seconds a bot may think per move (default 10; past it /v1/move answers 503 and a "
                         "table's AI plays the heuristic's move)")
     p.add_argument("--max-body", type=int, default=1_000_000, help="largest request body in bytes (default 1000000)")
+    p.add_argument("--read-timeout", type=float, default=10.0,
+                   help="seconds a client has to send a request's headers, and then its body (default 10; "
+                        "past it 408 and the connection is closed)")
+    p.add_argument("--trust-proxy", action="append", default=None, metavar="ADDR",
+                   help="a reverse proxy (address or network, '*' any; repeat, or comma-separate) whose "
+                        "X-Forwarded-For names the client; default none: the connection's address is the client")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default warning)")
     p.add_argument("--access-log", action="store_true", help="log every request (off by default: it costs throughput)")
@@ -46,7 +54,8 @@ def app_options(args) -> dict:
     """``create_app``'s keyword options from the command line."""
     return {"table_ais": args.ai, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
             "move_timeout": args.move_timeout, "max_body": args.max_body,
-            "table_seeds": getattr(args, "table_seeds", False)}
+            "table_seeds": getattr(args, "table_seeds", False), "tables_per_client": args.tables_per_client,
+            "read_timeout": args.read_timeout, "trust_proxy": ",".join(args.trust_proxy or ())}
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -68,8 +77,14 @@ def serve(app, sock: socket.socket, args, on_ready=None) -> None:
     """Run uvicorn on ``sock`` (one worker); ``on_ready()`` once it accepts connections."""
     import uvicorn
 
+    from ..serve import listen_backlog, raise_open_files_limit
+
+    raise_open_files_limit()
+    # proxy_headers off: uvicorn would believe X-Forwarded-For from 127.0.0.1; the app reads it (--trust-proxy)
     config = uvicorn.Config(app, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
-                            backlog=4096, http="cavallo_env.serve:NoDelayHTTPProtocol")
+                            backlog=listen_backlog(), http="cavallo_env.serve:NoDelayHTTPProtocol",
+                            proxy_headers=False)
+    config.read_timeout = args.read_timeout  # the headers' deadline (NoDelayHTTPProtocol)
     server = uvicorn.Server(config)
     if on_ready is not None:
         startup = server.startup
@@ -89,7 +104,8 @@ def run(args) -> int:
 
     import uvicorn
 
-    from ..serve import ENV_BOT, ENV_OPTIONS, ENV_SEED, create_app
+    from ..serve import ENV_BOT, ENV_OPTIONS, ENV_READ_TIMEOUT, ENV_SEED, create_app, listen_backlog, \
+        raise_open_files_limit
 
     if not 1 <= args.workers <= 64:
         raise ValueError(f"--workers must be in 1..64, got {args.workers}")
@@ -110,7 +126,9 @@ def run(args) -> int:
               flush=True)
         if args.seed is not None:
             os.environ[ENV_SEED] = str(args.seed)
+        os.environ[ENV_READ_TIMEOUT] = str(args.read_timeout)
+        raise_open_files_limit()  # the workers inherit it
         uvicorn.run("cavallo_env.serve:app_from_env", factory=True, workers=args.workers, host=args.host,
                     port=port, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
-                    backlog=4096, http="cavallo_env.serve:NoDelayHTTPProtocol")
+                    backlog=listen_backlog(), http="cavallo_env.serve:NoDelayHTTPProtocol", proxy_headers=False)
     return 0
