@@ -13,47 +13,10 @@ import json
 import os
 from typing import Iterable, Iterator
 
-
-def short_repr(value, limit: int = 60) -> str:
-    """A short repr for an error message that never fails (huge ints included)."""
-    if value.__class__ is int and value.bit_length() > 128:
-        return f"<an int of {value.bit_length()} bits>"
-    try:
-        text = repr(value)
-    except Exception:  # pragma: no cover - defensive
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def same_json(a, b) -> bool:
-    """Equal as JSON values, telling ints from bools and floats (``True == 1`` and ``1.0 == 1`` are
-    not equal here)."""
-    if isinstance(b, list):
-        return isinstance(a, list) and len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return a.__class__ is b.__class__ and a == b
-
-
-class RecordError(ValueError):
-    """A record that is malformed or disagrees with the rules.
-
-    ``move`` is the 1-based move number (None for problems outside the moves),
-    ``seat`` the seat of that move when known, ``line`` the JSONL line number,
-    ``deal`` the 1-based deal of a record that holds several (a Scopa match).
-    """
-
-    def __init__(self, reason: str, move: int | None = None, seat: int | None = None, line: int | None = None,
-                 deal: int | None = None):
-        self.reason, self.move, self.seat, self.line, self.deal = reason, move, seat, line, deal
-        where = []
-        if line is not None:
-            where.append(f"line {line}")
-        if deal is not None:
-            where.append(f"deal {deal}")
-        if move is not None:
-            where.append(f"move {move}")
-        if seat is not None:
-            where.append(f"seat {seat}")
-        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+from . import games
+from .cavalloicera.records import FORMAT, to_record  # noqa: F401  (version 1 import paths: Cavalloìcera's record format lived here)
+from .errors import RecordError, short_repr  # noqa: F401  (re-exported: their home until errors.py)
+from .games.base import same_json  # noqa: F401  (re-exported: records of every game compare results with it)
 
 
 def replay(record, *, line: int | None = None):
@@ -64,18 +27,7 @@ def replay(record, *, line: int | None = None):
     Raises ``RecordError`` at the first problem.  A record without ``result``
     is a game in progress; a finished game without one is an error.
     """
-    from . import games
-
     return games.of_record(record, line=line).replay(record, line=line)
-
-
-def __getattr__(name):
-    # version 1 import paths: Cavalloìcera's record format lived here
-    if name in ("FORMAT", "to_record"):
-        from .cavalloicera import records as _cavalloicera
-
-        return getattr(_cavalloicera, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------- files

@@ -30,7 +30,7 @@ from __future__ import annotations
 from math import comb
 
 from ..bots.base import Bot
-from ..views import ViewError
+from ..errors import ViewError
 from .cards import IDS, NUM_CARDS, POINTS, RANK, STRENGTH, SUIT, ACE, THREE
 from .engine import BEATS
 

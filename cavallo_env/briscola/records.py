@@ -10,9 +10,9 @@ thing by move number, seat and reason (``RecordError``), whatever the input.
 
 from __future__ import annotations
 
-from ..records import RecordError
-from ..records import same_json as _same
-from ..records import short_repr as _short
+from ..errors import RecordError
+from ..errors import short_repr as _short
+from ..games.base import same_json as _same
 from .cards import DECKS, NAMES, card_id
 from .engine import NUM_MOVES, BriscolaState, parse_deal
 

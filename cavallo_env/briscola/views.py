@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import random
 
-from ..records import short_repr as _short
-from ..views import ViewError
+from ..errors import short_repr as _short
+from ..errors import ViewError
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, SUIT, card_id
 from .engine import BEATS, HAND_SIZE, NUM_MOVES, STOCK_SIZE, BriscolaState
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..bots.base import Bot
-from ..views import ViewError, require, unreadable
+from ..errors import ViewError, require, unreadable
 from .cards import card_id
 from .engine import capture_points
 from .values import CARD_VALUE

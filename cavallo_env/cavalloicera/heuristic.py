@@ -65,7 +65,7 @@ from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS,
 from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
 from ..bots.base import Bot
 from ..budget import check
-from ..views import ViewError, require, unreadable
+from ..errors import ViewError, require, unreadable
 
 _SQRT2 = math.sqrt(2.0)
 _FIXED = {LA_MATA: 1.0, COINS_10: 1.0, CUPS_FANTE: 1.0}

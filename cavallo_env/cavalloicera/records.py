@@ -9,9 +9,9 @@ The file helpers and the replay of any game's record are in ``cavallo_env.record
 
 from __future__ import annotations
 
-from ..records import RecordError
-from ..records import same_json as _same
-from ..records import short_repr as _short
+from ..errors import RecordError
+from ..errors import short_repr as _short
+from ..games.base import same_json as _same
 from .cards import NAMES, card_id
 from .engine import BREAKDOWN_KEYS, NUM_TURNS, GameState, parse_deal
 

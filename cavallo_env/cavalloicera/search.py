@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 
-from ..bots.base import BotSpecError
+from ..errors import BotSpecError
 from .heuristic import expected_napula_diff
 from .values import CARD_VALUE
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE

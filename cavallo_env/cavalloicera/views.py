@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from ..views import ViewError
+from ..errors import ViewError
 from .cards import NAMES, NUM_CARDS, card_id
 from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, GameState
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import RecordError, ViewError
+
 # name -> module defining GAME.  A new game adds its folder and one line here.
 _GAMES = {
     "cavalloicera": "cavallo_env.cavalloicera",
@@ -43,8 +45,6 @@ def get(name):
 
 def of_view(view):
     """The ``Game`` a view belongs to: its ``"game"`` field, Cavalloìcera without one."""
-    from ..views import ViewError
-
     if not isinstance(view, dict):
         raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
     name = view.get("game", DEFAULT_GAME)
@@ -55,8 +55,6 @@ def of_view(view):
 
 def of_record(record, line=None):
     """The ``Game`` whose record format is ``record["format"]`` (``RecordError`` otherwise)."""
-    from ..records import RecordError
-
     if not isinstance(record, dict):
         raise RecordError(f"a record must be a JSON object, got {type(record).__name__}", line=line)
     known = ", ".join(repr(get(n).record_format) for n in _GAMES)
@@ -97,8 +95,6 @@ def checked_view(view, expected: str | None = None) -> tuple:
     ``expected`` (a game name) a view of another game is refused.  Raises
     ``ViewError`` saying what is wrong.
     """
-    from ..views import ViewError
-
     game = of_view(view)
     if expected is not None and game.name != expected:
         raise ViewError(f"this bot plays {expected}, but the view is of {game.name}")

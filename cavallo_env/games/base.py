@@ -246,3 +246,11 @@ class SearchHooks:
 
     def prior_scores(self, view, legal):
         return None
+
+
+def same_json(a, b) -> bool:
+    """Equal as JSON values, telling ints from bools and floats (``True == 1`` and ``1.0 == 1`` are
+    not equal here)."""
+    if isinstance(b, list):
+        return isinstance(a, list) and len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a.__class__ is b.__class__ and a == b

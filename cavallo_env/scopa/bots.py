@@ -24,7 +24,7 @@ from math import comb
 
 from ..bots.base import Bot
 from ..briscola.cards import IDS, card_id
-from ..views import ViewError, require, unreadable
+from ..errors import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "heuristic_move",

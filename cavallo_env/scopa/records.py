@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import random
 
-from ..records import RecordError
-from ..records import same_json as _same
+from ..errors import RecordError
+from ..games.base import same_json as _same
 from ..briscola.cards import DECKS, IDS, NAMES
 from .engine import BREAKDOWN_KEYS, MONEY_SUIT, NUM_PLAYS, TARGET, ScopaDeal, ScopaState, parse_deal
 from .engine import show as _show

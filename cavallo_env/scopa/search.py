@@ -35,7 +35,7 @@ from bisect import bisect_right, insort
 from itertools import combinations
 from math import comb
 
-from ..bots.base import BotSpecError
+from ..errors import BotSpecError
 from ..games.base import SearchHooks
 from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
 from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 
-from ..views import ViewError
+from ..errors import ViewError
 from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS
 from .engine import (HAND_SIZE, MONEY_SUIT, NUM_PLAYS, STOCK_SIZE, TABLE_SIZE, TARGET, ScopaDeal, ScopaState,
                      kings_on_table, show)
