@@ -18,7 +18,7 @@ import sys as _sys
 __version__ = "0.1.0"
 
 #: version of the action contract (docs/contract.md) implemented here
-ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"
+ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"  # == cavalloicera.actions.ACTION_VERSION
 
 #: id of the environment in PettingZoo's registry
 ENV_ID = "cavallo/Cavalloicera-v1"
@@ -26,15 +26,11 @@ _REGISTRY_MODULE = "pettingzoo.env_registry.registration"
 
 
 def _register_env(registration) -> None:
-    """Register every game's env in PettingZoo's AEC registry (module ``registration``)
-    under the game's ``env_id`` (``cavallo/Cavalloicera-v1``, ``cavallo/Briscola-v1``,
-    ``cavallo/Scopa-v1``); the game modules are light, the envs load on first use."""
-    from . import games
+    """Register every game's env in PettingZoo's AEC registry (``games.register_envs``)."""
+    # lazy: called only once PettingZoo's registry loads; `import cavallo_env` imports nothing else
+    from .games import register_envs
 
-    for name in games.names():
-        game = games.get(name)
-        if game.env_id not in registration.aec_registry:
-            registration.register("aec", game.env_id, entry_point=game.env_entry_point)
+    register_envs(registration)
 
 
 class _RegisterOnImport:

@@ -14,8 +14,11 @@ when an env is built (``env()``/``raw_env()``).
 
 from __future__ import annotations
 
-
 from ..games.base import Game
+from .cards import card_name
+from .engine import BriscolaState, random_deal
+from .search import BriscolaSearch
+from .views import move_from_dict, move_to_dict, render_text
 
 ENV_ID = "cavallo/Briscola-v1"
 
@@ -37,14 +40,10 @@ class Briscola(Game):
 
     # -- rules -------------------------------------------------------------------
     def new_state(self, seed=None, **options):
-        from .engine import random_deal
-
         opts = self.check_options(options)
         return random_deal(seed, opts["deck"])
 
     def state_from_deal(self, deal, **options):
-        from .engine import BriscolaState
-
         opts = self.check_options(options)
         return BriscolaState.from_deal(deal, opts["deck"])
 
@@ -72,18 +71,13 @@ class Briscola(Game):
     # -- interchange ---------------------------------------------------------------
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         """``{"play": name}``, the card named in ``deck`` (default: milanesi)."""
-        from .views import move_to_dict
 
         return move_to_dict(move, deck or self.decks[0])
 
     def move_from_dict(self, d, deck: str | None = None):
-        from .views import move_from_dict
-
         return move_from_dict(d, deck or self.decks[0])
 
     def describe_move(self, move, deck: str | None = None) -> str:
-        from .cards import card_name
-
         return f"play {card_name(move, deck or self.decks[0])}"
 
     rules_summary = """
@@ -114,14 +108,10 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
         return "\n".join(lines) + "\n"
 
     def render(self, state) -> str:
-        from .aec import render_text
-
         return render_text(state)
 
     # -- search ------------------------------------------------------------------------
     def search(self, **options):
-        from .search import BriscolaSearch
-
         return BriscolaSearch(**options)
 
 

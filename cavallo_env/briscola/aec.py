@@ -27,6 +27,7 @@ from .cards import DECKS, NAMES, NUM_CARDS
 from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features
 from .engine import BriscolaState
 from .records import to_record
+from .views import render_text  # also importable from here, where it lived
 
 ACTION_VERSION = "briscola-actions/1"
 
@@ -102,34 +103,6 @@ class BriscolaEnv(CardEnv):
         if action.__class__ is int and 0 <= action < NUM_CARDS:
             return NAMES[self.deck][action]
         return f"not a card id: {action!r:.40}"
-
-
-def render_text(state: BriscolaState) -> str:
-    """A plain-text picture of a deal: trump, hands, stock, trick, score."""
-    names = NAMES[state.deck]
-
-    def cards(cs):
-        return " ".join(names[c] for c in cs) if cs else "-"
-
-    lines = []
-    status = "over" if state.done else f"seat {state.current} (player_{state.current}) to play"
-    lines.append(f"Briscola ({state.deck})  trick {min(len(state.moves) // 2 + 1, 20)}/20  {status}")
-    where = "under the stock" if state.trump_holder is None else f"drawn by seat {state.trump_holder}"
-    lines.append(f"Trump: {names[state.trump]} ({where}); stock: {len(state.stock)} cards")
-    for seat in (0, 1):
-        mark = ">" if seat == state.current and not state.done else " "
-        lines.append(f"{mark} seat {seat} (player_{seat}): {cards(sorted(state.hands[seat]))}"
-                     f"   won {state.tricks[seat]} tricks, {state.points[seat]} points")
-    if state.trick:
-        lines.append(f"Trick: seat {state.leader} led {cards(state.trick)}")
-    elif len(state.moves) >= 2:
-        (s1, c1), (s2, c2) = state.moves[-2:]
-        lines.append(f"Last trick: seat {s1} {names[c1]}, seat {s2} {names[c2]}; seat {state.leader} won it")
-    if state.done:
-        r = state.result()
-        w = r["winner"]
-        lines.append(f"Result: {r['points'][0]} - {r['points'][1]}: " + ("draw" if w is None else f"seat {w} wins"))
-    return "\n".join(lines)
 
 
 raw_env = BriscolaEnv

@@ -17,8 +17,12 @@ modules.
 
 from __future__ import annotations
 
-
 from ..games.base import Game
+from .actions import ActionGame
+from .cards import NAMES
+from .engine import BREAKDOWN_KEYS, GameState, capture_points
+from .search import CavalloiceraSearch
+from .views import move_from_dict, move_to_dict, render_text
 
 ENV_ID = "cavallo/Cavalloicera-v1"
 
@@ -37,22 +41,14 @@ class Cavalloicera(Game):
         "heuristic": "cavallo_env.cavalloicera.heuristic:HeuristicBot",
     }
 
-    @property
-    def breakdown_keys(self):
-        from .engine import BREAKDOWN_KEYS
-
-        return BREAKDOWN_KEYS
+    breakdown_keys = BREAKDOWN_KEYS
 
     # -- rules
     def new_state(self, seed=None, **options):
-        from .engine import GameState
-
         self.check_options(options)
         return GameState.new(seed)
 
     def state_from_deal(self, deal, **options):
-        from .engine import GameState
-
         self.check_options(options)
         return GameState.from_deal(deal)
 
@@ -75,8 +71,6 @@ class Cavalloicera(Game):
         return {key: [b[0][i], b[1][i]] for i, key in enumerate(self.breakdown_keys[:4])}
 
     def move_bonuses(self, state, move) -> list[str]:
-        from .engine import capture_points
-
         card, capture = move
         if not capture:
             return []
@@ -85,33 +79,22 @@ class Cavalloicera(Game):
 
     # -- interchange
     def move_to_dict(self, move, deck: str | None = None) -> dict:
-        from .views import move_to_dict
-
         return move_to_dict(move)
 
     def move_from_dict(self, d, deck: str | None = None):
-        from .views import move_from_dict
-
         return move_from_dict(d)
 
     def describe_move(self, move, deck: str | None = None) -> str:
-        from .cards import NAMES
-
         card, capture = move
         if not capture:
             return f"place {NAMES[card]}"
         return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
 
     def render(self, state) -> str:
-        from .actions import ActionGame
-        from .aec import render_text
-
         return render_text(ActionGame(state))
 
     # -- search
     def search(self, **options):
-        from .search import CavalloiceraSearch
-
         return CavalloiceraSearch(**options)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from .cards import NAMES
 from .engine import NUM_TURNS, GameState
 
+#: version of the action contract (docs/contract.md); ``cavallo_env.ACTION_CONTRACT_VERSION``
+ACTION_VERSION = "cavalloicera-actions/1"
 NUM_ACTIONS = 156
 PLACE, CAPTURE, TAKE = 0, 52, 104
 _PLACED = tuple((c, ()) for c in range(CAPTURE))  # the move a place action executes

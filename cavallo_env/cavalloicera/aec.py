@@ -32,12 +32,14 @@ from pettingzoo import AECEnv
 from pettingzoo.env_registry import registration as _registration
 from pettingzoo.utils import wrappers
 
-from .. import ACTION_CONTRACT_VERSION, ENV_ID, _register_env
-from .actions import NUM_ACTIONS, ActionGame, action_name
-from .cards import NAMES, NUM_CARDS, SUIT, SWORDS
+from ..games import register_envs
+from . import ENV_ID
+from .actions import ACTION_VERSION, NUM_ACTIONS, ActionGame, action_name
+from .cards import NAMES, NUM_CARDS
 from .encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_LAYOUT, STATE_SIZE, STATE_VERSION, Features
-from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, GameState
+from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, GameState
 from .records import to_record
+from .views import render_text  # also importable from here, where it lived
 
 __all__ = ["CavalloEnv", "raw_env", "env", "ENV_ID", "AGENTS", "OBS_VERSION", "STATE_VERSION"]
 
@@ -131,7 +133,7 @@ class CavalloEnv(AECEnv):
         # which layouts this env speaks (docs/contract.md): checked by exported models
         "observation_version": OBS_VERSION,
         "state_version": STATE_VERSION,
-        "action_version": ACTION_CONTRACT_VERSION,
+        "action_version": ACTION_VERSION,
     }
 
     def __init__(self, render_mode: str | None = None, reward: str = "points"):
@@ -389,54 +391,4 @@ def env(**kwargs):
     return e
 
 
-# ---------------------------------------------------------------- rendering
-
-
-def _cards(cards) -> str:
-    return " ".join(NAMES[c] for c in cards) if cards else "-"
-
-
-def render_text(game: ActionGame) -> str:
-    """A plain-text picture of the deal: hands, table, piles, last move, score."""
-    st = game.state
-    lines = []
-    status = "over" if st.done else f"seat {st.current} (player_{st.current}) to play"
-    lines.append(f"Cavalloìcera  turn {st.turn}/{NUM_TURNS}  dealer: seat {st.dealer}  {status}")
-    lines.append(f"Table: {_cards(st.table)}")
-    for seat in range(NUM_SEATS):
-        mark = ">" if seat == st.current and not st.done else " "
-        lines.append(f"{mark} seat {seat} (player_{seat}, team {seat & 1}): {_cards(st.hands[seat])}")
-    for team in (0, 1):
-        pile = st.piles[team]
-        swords = sum(1 for c in pile if SUIT[c] == SWORDS)
-        b = st.bonuses[team]
-        bon = ", ".join(f"{k} {v}" for k, v in zip(BONUSES, b) if v) or "none"
-        lines.append(f"Team {team} pile: {len(pile)} cards, {swords} swords; bonuses: {bon}")
-    if st.moves:
-        seat, card, capture = st.moves[-1]
-        took = f"takes {_cards(capture)}" if capture else "places it"
-        lines.append(f"Last move: seat {seat} plays {NAMES[card]} and {took}")
-    if st.last_capturer is not None:
-        lines.append(f"Last capture by seat {st.last_capturer}")
-    if game.building is not None:
-        card, taken, sets = game.building
-        lines.append(f"Building: capture with {NAMES[card]}, taken so far: {_cards(taken)} "
-                     f"({len(sets)} sets still possible)")
-    if st.done:
-        res = st.result()
-        if st.unclaimed:
-            lines.append(f"Nobody captured: {_cards(st.unclaimed)} stay unclaimed")
-        lines.append("Result:")
-        width = max(len(k) for k in BREAKDOWN_KEYS)
-        lines.append(f"  {'':{width}}  team 0  team 1")
-        for k in BREAKDOWN_KEYS:
-            lines.append(f"  {k:{width}}  {res['breakdown'][0][k]:6d}  {res['breakdown'][1][k]:6d}")
-        tp = res["team_points"]
-        lines.append(f"  {'total':{width}}  {tp[0]:6d}  {tp[1]:6d}")
-        lines.append(f"  cards: {res['cards'][0]} - {res['cards'][1]}")
-        w = res["winner"]
-        lines.append("  draw" if w is None else f"  team {w} wins")
-    return "\n".join(lines)
-
-
-_register_env(_registration)  # also done by `import cavallo_env` when PettingZoo loads
+register_envs(_registration)  # also done by `import cavallo_env` when PettingZoo loads

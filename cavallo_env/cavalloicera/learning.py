@@ -12,12 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.learning import Learning, Table
-from .actions import NUM_ACTIONS, ActionGame, move_to_actions
+from .actions import ACTION_VERSION, NUM_ACTIONS, ActionGame, move_to_actions
 from .encoding import OBS_BUILD, OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
 from .engine import GameState, random_deal
 from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
 
-ACTION_VERSION = "cavalloicera-actions/1"  # == cavallo_env.ACTION_CONTRACT_VERSION
 
 
 class CavalloiceraTable(Table):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 
 from ..errors import ViewError
-from .cards import NAMES, NUM_CARDS, card_id
-from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, GameState
+from .cards import NAMES, NUM_CARDS, SUIT, SWORDS, card_id
+from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, GameState
 
 
 def make_view(state: GameState, seat: int) -> dict:
@@ -164,3 +164,53 @@ def legal_moves_of(view) -> list[tuple]:
             raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
         raise ViewError("the view's 'legal_moves' must be a list of moves")
     return [move_from_dict(m) for m in legal]
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _names(cards) -> str:
+    return " ".join(NAMES[c] for c in cards) if cards else "-"
+
+
+def render_text(game) -> str:
+    """A plain-text picture of the deal of an ``actions.ActionGame``: hands, table, piles, last move, score."""
+    st = game.state
+    lines = []
+    status = "over" if st.done else f"seat {st.current} (player_{st.current}) to play"
+    lines.append(f"Cavalloìcera  turn {st.turn}/{NUM_TURNS}  dealer: seat {st.dealer}  {status}")
+    lines.append(f"Table: {_names(st.table)}")
+    for seat in range(NUM_SEATS):
+        mark = ">" if seat == st.current and not st.done else " "
+        lines.append(f"{mark} seat {seat} (player_{seat}, team {seat & 1}): {_names(st.hands[seat])}")
+    for team in (0, 1):
+        pile = st.piles[team]
+        swords = sum(1 for c in pile if SUIT[c] == SWORDS)
+        b = st.bonuses[team]
+        bon = ", ".join(f"{k} {v}" for k, v in zip(BONUSES, b) if v) or "none"
+        lines.append(f"Team {team} pile: {len(pile)} cards, {swords} swords; bonuses: {bon}")
+    if st.moves:
+        seat, card, capture = st.moves[-1]
+        took = f"takes {_names(capture)}" if capture else "places it"
+        lines.append(f"Last move: seat {seat} plays {NAMES[card]} and {took}")
+    if st.last_capturer is not None:
+        lines.append(f"Last capture by seat {st.last_capturer}")
+    if game.building is not None:
+        card, taken, sets = game.building
+        lines.append(f"Building: capture with {NAMES[card]}, taken so far: {_names(taken)} "
+                     f"({len(sets)} sets still possible)")
+    if st.done:
+        res = st.result()
+        if st.unclaimed:
+            lines.append(f"Nobody captured: {_names(st.unclaimed)} stay unclaimed")
+        lines.append("Result:")
+        width = max(len(k) for k in BREAKDOWN_KEYS)
+        lines.append(f"  {'':{width}}  team 0  team 1")
+        for k in BREAKDOWN_KEYS:
+            lines.append(f"  {k:{width}}  {res['breakdown'][0][k]:6d}  {res['breakdown'][1][k]:6d}")
+        tp = res["team_points"]
+        lines.append(f"  {'total':{width}}  {tp[0]:6d}  {tp[1]:6d}")
+        lines.append(f"  cards: {res['cards'][0]} - {res['cards'][1]}")
+        w = res["winner"]
+        lines.append("  draw" if w is None else f"  team {w} wins")
+    return "\n".join(lines)

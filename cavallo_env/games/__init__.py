@@ -43,6 +43,16 @@ def get(name):
     return importlib.import_module(module).GAME
 
 
+def register_envs(registration) -> None:
+    """Register every game's env in PettingZoo's AEC registry (module ``registration``)
+    under the game's ``env_id`` (``cavallo/Cavalloicera-v1``, ``cavallo/Briscola-v1``,
+    ``cavallo/Scopa-v1``); the game modules are light, the envs load on first use."""
+    for name in names():
+        game = get(name)
+        if game.env_id not in registration.aec_registry:
+            registration.register("aec", game.env_id, entry_point=game.env_entry_point)
+
+
 def of_view(view):
     """The ``Game`` a view belongs to: its ``"game"`` field, Cavalloìcera without one."""
     if not isinstance(view, dict):

@@ -18,8 +18,11 @@ methods take a ``deck`` (a view's: ``deck_of(view)``).
 
 from __future__ import annotations
 
-
+from ..briscola.cards import NAMES
 from ..games.base import Game
+from .engine import NUM_PLAYS, random_state, state_from_deal
+from .search import ScopaSearch
+from .views import move_from_dict, move_to_dict, render_text
 
 ENV_ID = "cavallo/Scopa-v1"
 
@@ -50,14 +53,10 @@ class Scopa(Game):
 
     # -- rules -------------------------------------------------------------------
     def new_state(self, seed=None, **options):
-        from .engine import random_state
-
         opts = self.check_options(options)
         return random_state(seed, opts["deck"], opts["match"])
 
     def state_from_deal(self, deal, **options):
-        from .engine import state_from_deal
-
         opts = self.check_options(options)
         return state_from_deal(deal, opts["deck"], opts["match"])
 
@@ -94,8 +93,6 @@ class Scopa(Game):
         return out
 
     def move_bonuses(self, state, move) -> list[str]:
-        from .engine import NUM_PLAYS
-
         deal = state.deal
         card, capture = move
         if capture and len(capture) == len(deal.table) and deal.turn + 1 < NUM_PLAYS:
@@ -108,18 +105,13 @@ class Scopa(Game):
     # -- interchange ---------------------------------------------------------------
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         """``{"play", "capture"}`` named in ``deck`` (default milanesi; a view's: ``deck_of(view)``)."""
-        from .views import move_to_dict
 
         return move_to_dict(move, deck or self.decks[0])
 
     def move_from_dict(self, d, deck: str | None = None):
-        from .views import move_from_dict
-
         return move_from_dict(d, deck or self.decks[0])
 
     def describe_move(self, move, deck: str | None = None) -> str:
-        from ..briscola.cards import NAMES
-
         names = NAMES[deck or self.decks[0]]
         card, capture = move
         if not capture:
@@ -161,14 +153,10 @@ Scopa (two players, 40 cards, {what})
         return "\n".join(lines) + "\n"
 
     def render(self, state) -> str:
-        from .views import render_text
-
         return render_text(state)
 
     # -- search ------------------------------------------------------------------------
     def search(self, **options):
-        from .search import ScopaSearch
-
         return ScopaSearch(**options)
 
 
