@@ -28,7 +28,16 @@ import os
 import random
 import sys
 
+from ..bots import make, split_specs
+from ..cavalloicera.cards import NAMES, SUIT, SWORDS
+from ..cavalloicera.engine import BREAKDOWN_KEYS, GameState, capture_points, score
+from ..cavalloicera.records import to_record
+from ..cavalloicera.views import make_view, move_from_dict
+from ..evaluation import derive_seed
+from ..records import check_output_file, write_json
+from . import play_two
 from ._game import add_game_arguments, game_options
+from ._terminal import HELP_WORDS, ask_choice, terminal_reader  # noqa: F401  (HELP_WORDS: its home until _terminal.py)
 
 BONUS_NAMES = ("Scùa", "Picada", "Simili", "Quadriglia")
 AWARD_LABELS = {
@@ -37,7 +46,6 @@ AWARD_LABELS = {
     "coins_10": "10-coins", "cups_fante": "F-cups", "napula": "Napula",
 }
 HUMAN = 0
-HELP_WORDS = ("rules", "help", "?")
 
 RULES_TEXT = """\
 Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
@@ -83,8 +91,6 @@ def seat_label(seat: int) -> str:
 
 def move_text(card: int, capture: tuple, table, prev_placed) -> str:
     """``"7-coins takes 3-coins + 4-cups  [Simili]"`` or ``"place 7-coins"``."""
-    from ..cavalloicera.cards import NAMES
-    from ..cavalloicera.engine import capture_points
 
     if not capture:
         return f"place {NAMES[card]}"
@@ -95,14 +101,10 @@ def move_text(card: int, capture: tuple, table, prev_placed) -> str:
 
 
 def _cards(cards) -> str:
-    from ..cavalloicera.cards import NAMES
-
     return " ".join(NAMES[c] for c in cards) if cards else "(none)"
 
 
 def _pile(pile) -> str:
-    from ..cavalloicera.cards import SUIT, SWORDS
-
     swords = sum(1 for c in pile if SUIT[c] == SWORDS)
     return f"{len(pile)} cards, {swords} swords: {_cards(sorted(pile))}"
 
@@ -114,9 +116,6 @@ def _bonus_line(b) -> str:
 
 
 def show_position(state, out) -> None:
-    from ..cavalloicera.cards import NAMES
-    from ..cavalloicera.engine import score
-
     w = out.write
     w(f"\n--- turn {state.turn + 1} of 48: your move ---\n")
     w(f"Table:       {_cards(state.table)}\n")
@@ -138,50 +137,8 @@ def ask_move(state, legal, out, read) -> tuple | None:
     return ask_choice(legal, labels, RULES_TEXT, out, read)
 
 
-def terminal_reader():
-    """``input``, or for piped input a reader that echoes each line so the transcript reads like a session."""
-    if sys.stdin.isatty():
-        return input
-
-    def read(prompt):
-        line = input(prompt)
-        print(line.strip())
-        return line
-
-    return read
-
-
-def ask_choice(moves, labels, rules_text: str, out, read):
-    """Show ``labels`` numbered and read a choice: the chosen one of ``moves``, None = quit.
-
-    ``rules``/``help``/``?`` prints ``rules_text`` and asks again; anything
-    else that is not a move number says so and asks again."""
-    w = out.write
-    w("Your moves:\n")
-    for i, label in enumerate(labels, start=1):
-        w(f"  {i:>2}) {label}\n")
-    while True:
-        out.flush()
-        try:
-            pick = "1 (the only legal move)" if len(moves) == 1 else f"1-{len(moves)}"
-            line = read(f"Choose {pick} (? for the rules, q to quit): ")
-        except EOFError:
-            return None
-        text = line.strip().lower()
-        if text in ("q", "quit", "exit"):
-            return None
-        if text in HELP_WORDS:
-            w(rules_text)
-            continue
-        if text.isdigit() and 1 <= int(text) <= len(moves):
-            return moves[int(text) - 1]
-        w(f"  '{line.strip()}' is not a move: type a number from 1 to {len(moves)}, ? for the rules, "
-          "or q to quit\n")
-
-
 def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
     """The full breakdown of a result (``GameState.result()``) as a text table."""
-    from ..cavalloicera.engine import BREAKDOWN_KEYS
 
     a_w, b_w = max(10, len(labels[0]) + 2), max(10, len(labels[1]) + 2)
     lines = [f"\n  {'':<20}{labels[0]:>{a_w}}{labels[1]:>{b_w}}"]
@@ -209,7 +166,6 @@ def show_result(state, out) -> None:
 
 def play(state, bots, out=None, read=input) -> bool:
     """Play ``state`` to the end, seat 0 by ``read``; returns False if the player quit."""
-    from ..cavalloicera.views import make_view, move_from_dict
 
     out = out or sys.stdout
     while not state.done:
@@ -234,7 +190,6 @@ def play(state, bots, out=None, read=input) -> bool:
 
 def opponent_specs(text: str) -> list[str]:
     """``--opponents``: one spec for both (it may hold commas, e.g. ``ismcts:500,rollout=random``) or ``A,B``."""
-    from ..bots import make, split_specs
 
     try:
         specs = split_specs(text)
@@ -248,34 +203,24 @@ def opponent_specs(text: str) -> list[str]:
 
 
 def run(args) -> int:
-    from ..bots import make
-    from ..cavalloicera.engine import GameState
-    from ..evaluation import derive_seed
-    from ..cavalloicera.records import to_record
-    from ..records import write_json
-
     game, options = game_options(args, match_default=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     name = "deal" if game.name == "cavalloicera" else game.name
     path = None if args.no_record else args.record or os.path.join("runs", "play", f"{name}-{seed}.json")
     if path is not None:  # a bad path fails now, not when the record is saved at the end
-        from ..records import check_output_file
 
         try:
             check_output_file(path)
         except OSError as e:
             raise type(e)(f"--record: {e}") from None
     if game.name != "cavalloicera":
-        from ..bots import split_specs
-        from . import play_two
-
         if args.partner is not None:
             raise ValueError(f"--partner: {game.title} is played by two, you against one AI; there is no partner")
         if args.opponents is not None and len(split_specs(args.opponents)) > 1:
             raise ValueError(f"--opponents: {game.title} has one opponent, give one bot spec, got {args.opponents!r}")
 
         if args.opponents is None:  # the game's shipped model; without one, the search
-            from ..bots.policy import shipped_model
+            from ..bots.policy import shipped_model  # lazy: numpy, kept out of `cavallo --help`
 
             args.opponents = "policy:default" if shipped_model(game.name).is_file() else "ismcts:1000"
         return play_two.run(args, game, options, seed, path)

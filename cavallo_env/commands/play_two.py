@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import sys
 
-from .play import ask_choice, terminal_reader
+from ..bots import make
+from ..evaluation import derive_seed
+from ..records import write_json
+from ._terminal import ask_choice, terminal_reader
 
 HUMAN = 0
 
@@ -74,10 +77,6 @@ def play(game, state, bot, out=None, read=input, options: dict | None = None) ->
 
 
 def run(args, game, options: dict, seed: int, path) -> int:
-    from ..bots import make
-    from ..evaluation import derive_seed
-    from ..records import write_json
-
     spec = args.opponents
     bot = make(spec, seed=derive_seed("play", seed, 1), game=game.name)
     state = game.new_state(seed, **options)
