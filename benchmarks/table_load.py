@@ -105,7 +105,9 @@ def main(argv=None) -> int:
     p.add_argument("--json", type=Path, default=None, help="write the result here")
     args = p.parse_args(argv)
     port = free_port()
-    proc = start_server(args.ai, 1, port, extra=("--ai", args.ai, "--max-tables", "1000", "--table-seeds"))
+    # every table comes from this one address: its quota must hold them all
+    proc = start_server(args.ai, 1, port, extra=("--ai", args.ai, "--max-tables", "1000", "--table-seeds",
+                                                 "--tables-per-client", str(args.tables)))
     try:
         res = asyncio.run(load(port, args.tables, args.seconds, args.seed))
     finally:
