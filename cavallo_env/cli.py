@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from .bots import BotSpecError, register, registered
 
 # name -> one-line help, in the order shown by `cavallo --help`
 COMMANDS = {
@@ -30,7 +31,6 @@ def _checkpoint_bot(arg, seed):
     """``checkpoint:<path>``: a training checkpoint played in numpy (``training.policy_bot``),
     so ``cavallo eval``/``tournament``/``simulate``/``play`` take a run's checkpoints as they are,
     without an export.  The training package is imported on first use only."""
-    from .bots import BotSpecError
 
     try:
         from training.policy_bot import from_spec
@@ -70,8 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from .bots import register, registered
-
     if "checkpoint" not in registered():
         register("checkpoint", _checkpoint_bot)
     parser = build_parser()

@@ -36,6 +36,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from . import games as _games
+from .bots import make
+from .cavalloicera.engine import random_deal
 
 Z95 = 1.959963984540054
 
@@ -51,7 +53,6 @@ def derive_seed(*parts) -> int:
 
 def deal_for(seed, index: int):
     """Cavalloìcera deal number ``index`` of a run with ``seed``: ``(hands, table, dealer)``."""
-    from .cavalloicera.engine import random_deal
 
     return random_deal(derive_seed("deal", seed, index))
 
@@ -122,7 +123,6 @@ def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int, game: str = 
     Returns the two ``GameRecord``s and the decision timings
     ``{"a": [seconds, decisions], "b": [...]}``.
     """
-    from .bots import make
 
     g = _games.get(game)
     options = options or {}
@@ -170,7 +170,6 @@ def run_deals(tasks: Sequence[tuple], jobs: int | None = None, progress: Callabl
     if not tasks:
         return []
     # Fail fast, in this process, on a bad spec rather than inside a worker.
-    from .bots import make
 
     for spec, game in {(spec, t[4] if len(t) > 4 else "cavalloicera") for t in tasks for spec in t[:2]}:
         make(spec, seed=0, game=game)

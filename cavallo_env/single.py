@@ -68,6 +68,8 @@ import numpy as np
 from gymnasium import spaces
 
 from . import games
+from .bots import make
+from .evaluation import derive_seed
 from .games.cardenv import as_action
 
 __all__ = ["SingleAgentEnv", "make_env", "env_id", "ON_ILLEGAL"]
@@ -310,9 +312,6 @@ def _raw_env(game, render_mode, options: dict):
 
 def _opponent(entry, seat: int, game: str, bot_seed):
     if isinstance(entry, str):
-        from .bots import make
-        from .evaluation import derive_seed
-
         seed = None if bot_seed is None else derive_seed("single", bot_seed, seat)
         return make(entry, seed=seed, game=game)  # BotSpecError (a ValueError) for a bad spec
     if hasattr(entry, "choose") or callable(entry):

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 
 from cavallo_env import games as game_registry
 
-from . import advantages
+from . import advantages, warmstart
 from .config import ConfigError, PPOSection, TrainConfig
 from .logs import RunLog, label, plot_learning_curve
 from .model import PolicyNet
@@ -143,19 +143,18 @@ def iteration(run: Run, timers: Timers, workers: PriorWorkers | None = None) -> 
 def warm_start(run: Run, *, progress: bool = True, log=print) -> None:
     """Imitate ``pretrain.teacher`` on ``pretrain.games`` deals (``training.warmstart``),
     sharpen the logits, anchor the league with the imitation and evaluate it."""
-    from .warmstart import behaviour_clone, teacher_games
 
     cfg, p = run.cfg, run.cfg.pretrain
     t0 = time.perf_counter()
     run.save()  # so that --resume works during the warm start too
     teacher_dir = Path(p.cache) if p.cache else run.run_dir / "teacher"
     log(f"warm start: {p.games} deals of {p.teacher} in every seat (recorded in {teacher_dir}, reused on --resume)")
-    data = teacher_games(run.learning, p.games, teacher=p.teacher, rng=run.rng, reward=cfg.reward,
+    data = warmstart.teacher_games(run.learning, p.games, teacher=p.teacher, rng=run.rng, reward=cfg.reward,
                          reward_scale=cfg.reward_scale, prior=cfg.model.prior, jobs=p.jobs, progress=progress,
                          soft=p.soft, cache_dir=teacher_dir, options=cfg.game_options)
     t1 = time.perf_counter()
     log(f"warm start: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
-    bc = behaviour_clone(run.model, data, epochs=p.epochs, lr=p.lr, minibatch_size=p.minibatch_size,
+    bc = warmstart.behaviour_clone(run.model, data, epochs=p.epochs, lr=p.lr, minibatch_size=p.minibatch_size,
                          vf_coef=cfg.ppo.vf_coef, gen=run.gen, device=run.device, log=log, anneal_lr=p.anneal_lr)
     del data
     if p.sharpen != 1.0:

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from cavallo_env import games
+from cavallo_env.bots import make
+
 LEARNER = 0
 GREEDY = -1
 HEURISTIC = -2
@@ -244,9 +247,7 @@ def _prior_worker(conn, game: str) -> None:
     """The loop of one ``PriorWorkers`` process: replay the actions, compute the priors asked for."""
     import traceback
 
-    from cavallo_env import games as registry
-
-    learning = registry.get(game).learning()
+    learning = games.get(game).learning()
     tables: dict = {}
     while True:
         try:
@@ -284,7 +285,6 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
     """
     if paired and len(opponents) % 2:
         raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
-    from cavallo_env.bots import make
 
     options = dict(game_options or {})
     timers = timers if timers is not None else Timers()
@@ -332,8 +332,6 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
     if workers is not None:
         workers.start(deals, options)
     if any(code < 0 and code != HEURISTIC for code in np.unique(ctl)):
-        from cavallo_env import games
-
         game = games.get(learning.game)
 
     buf = Buffer(n_games)

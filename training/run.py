@@ -21,6 +21,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cavallo_env import games
+from cavallo_env.evaluation import duplicate_eval
+
 from . import checkpoint as ckpt
 from .config import ConfigError, TrainConfig, dump, from_dict
 from .league import League
@@ -58,8 +61,6 @@ def resolve_device(name: str) -> torch.device:
 
 def make_net(cfg: TrainConfig, device) -> PolicyNet:
     """The config's network for its game, on ``device``."""
-    from cavallo_env import games
-
     mc = ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation, mask_input=cfg.model.mask_input,
                      prior=cfg.model.prior, prior_gain=list(cfg.model.prior_gain))
     return build_policy(mc, games.get(cfg.game).learning()).to(device)
@@ -111,8 +112,6 @@ class Run:
 
     @property
     def learning(self):
-        from cavallo_env import games
-
         return games.get(self.cfg.game).learning()
 
     @property
@@ -215,9 +214,8 @@ class Run:
 def evaluate_checkpoint(model_path: Path, cfg: TrainConfig, deals: int | None = None) -> list[dict]:
     """Duplicate evaluation of a checkpoint against each of ``cfg.eval.opponents``, on the
     config's game (Scopa: single deals; the ``match`` option decides)."""
-    from cavallo_env.evaluation import duplicate_eval
-
-    from . import policy_bot  # noqa: F401  (registers the checkpoint:<path> bot kind)
+    # lazy: a side effect, registering the checkpoint:<path> bot kind, wanted only when a run evaluates
+    from . import policy_bot  # noqa: F401
 
     out = []
     for spec in cfg.eval.opponents:

@@ -24,6 +24,8 @@ import json
 import sys
 from pathlib import Path
 
+from cavallo_env.evaluation import duplicate_eval, format_result
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.ship",
@@ -50,8 +52,6 @@ def main(argv=None) -> int:
                     help="Scopa: duplicate whole matches to 11 per opponent, besides the --deals single deals "
                          "(default 200; 0 = none)")
     args = ap.parse_args(argv)
-
-    from cavallo_env.evaluation import duplicate_eval, format_result
 
     from . import checkpoint as ckpt
     from . import policy_bot  # noqa: F401  (registers checkpoint:<path>)

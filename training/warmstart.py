@@ -27,6 +27,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from cavallo_env import games
+from cavallo_env.bots import make
+
 from .rollout import masks_from_legal
 
 #: deals per file of the teacher-data cache (``teacher_games(cache_dir=...)``)
@@ -178,9 +181,6 @@ def soft_targets(table, move, acts: list[int], visits: dict, soft: float, num_ac
 
 def _teacher_chunk(seeds, game_name: str, options: dict, teacher: str, reward: str, reward_scale: float,
                    prior: bool, soft: float = 0.0) -> dict:
-    from cavallo_env import games
-    from cavallo_env.bots import make
-
     game = games.get(game_name)
     learning = game.learning()
     rec = _Recorder(game, learning, prior, soft)

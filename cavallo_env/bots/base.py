@@ -9,7 +9,9 @@ import json
 import random
 from typing import Callable
 
+from .. import games
 from ..errors import BotSpecError  # re-exported: its home until errors.py
+from ..games import of_view
 
 
 class Bot:
@@ -52,7 +54,6 @@ class Bot:
 
 def game_of(view, expected: str | None = None):
     """The ``Game`` of a view; ``ViewError`` if it is not ``expected`` (when given)."""
-    from ..games import of_view
     from ..views import ViewError
 
     game = of_view(view)
@@ -103,8 +104,6 @@ def registered() -> list[str]:
 
 
 def _game_bot(kind: str, game_name: str, seed):
-    from .. import games
-
     game = games.get(game_name)
     target = game.bots.get(kind)
     if target is None:
@@ -163,8 +162,6 @@ def make(spec: str, seed=None, game: str | None = None) -> Bot:
     if not isinstance(spec, str) or not spec:
         raise BotSpecError(f"a bot spec must be a non-empty string, got {spec!r}")
     if game is not None:
-        from .. import games
-
         try:
             games.get(game)
         except ValueError as e:

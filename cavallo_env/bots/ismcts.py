@@ -39,7 +39,9 @@ from __future__ import annotations
 import math
 import random
 
+from .. import games
 from ..budget import check
+from ..views import ViewError
 from .base import Bot, BotSpecError, game_of, view_seed
 
 EXPANSIONS = ("greedy", "random")
@@ -120,7 +122,6 @@ class ISMCTSBot(Bot):
         # refuses a value (say a Cavalloìcera rollout that Briscola lacks)
         # refuses that game's views, and the construction fails only when no
         # game takes the options.
-        from .. import games
 
         names = [game] if game is not None else games.names()
         known = set()
@@ -177,8 +178,6 @@ class ISMCTSBot(Bot):
     def _hooks_of(self, name: str):
         hooks = self._hooks.get(name)
         if hooks is None:
-            from ..views import ViewError
-
             raise ViewError(f"{self.name} cannot play {name}: {self._refused[name]}")
         return hooks
 
@@ -213,8 +212,6 @@ class ISMCTSBot(Bot):
         dict receives the root visit count of every legal move.
         """
         if game is None:
-            from .. import games
-
             game = games.get(self.game or "cavalloicera")
         hooks = self._hooks_of(game.name)
         determinize = hooks.determinizer(base, base.current)
@@ -404,8 +401,6 @@ def from_spec(arg, seed=None, game: str | None = None) -> ISMCTSBot:
         raise BotSpecError(f"ismcts iteration count must be in 1..{MAX_ITERATIONS}, got {iterations}")
     kwargs = {}
     if rest:
-        from .. import games
-
         game_options = {}
         for name in ([game] if game else games.names()):
             game_options.update(getattr(type(games.get(name).search()), "OPTIONS", {}))

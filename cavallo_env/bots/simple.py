@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from ..cavalloicera import bots
 from .base import Bot, view_seed
 
 
@@ -23,7 +24,5 @@ class RandomBot(Bot):
 def __getattr__(name):
     # version 1 import path of Cavalloìcera's greedy bot
     if name in ("GreedyBot", "immediate_points", "previous_placed"):
-        from ..cavalloicera import bots
-
         return getattr(bots, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

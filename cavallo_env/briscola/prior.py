@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bots import HeuristicBot, Know
 from .cards import NUM_CARDS
 
 PRIOR_VERSION = "briscola-prior/1"
@@ -44,8 +45,6 @@ _BOT = None
 def _bot():
     global _BOT
     if _BOT is None:
-        from .bots import HeuristicBot
-
         _BOT = HeuristicBot()
     return _BOT
 
@@ -68,7 +67,6 @@ def card_scores(state, cache: PriorCache | None = None) -> tuple[list, list, int
     turn = len(state.moves)
     if cache is not None and cache.state is state and cache.turn == turn:
         return cache.legal, cache.scores, cache.best
-    from .bots import Know
 
     legal = state.legal_moves()
     scores = _bot().know_scores(Know.from_state(state, state.current), legal)

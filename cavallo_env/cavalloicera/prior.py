@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame
+from .heuristic import HeuristicBot
 
 PRIOR_VERSION = "heuristic-prior/1"
 PRIOR_SIZE = 2 * NUM_ACTIONS
@@ -40,8 +41,6 @@ _BOT = None
 def _bot():
     global _BOT
     if _BOT is None:
-        from .heuristic import HeuristicBot
-
         _BOT = HeuristicBot()
     return _BOT
 

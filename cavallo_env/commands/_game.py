@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from .. import games
 
 
 def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
     """Add ``--game``, ``--deck`` and (for Scopa) ``--match``/``--single-deal``."""
-    from .. import games
 
     p.add_argument("--game", default="cavalloicera", choices=games.names(),
                    help="the game (default cavalloicera)")
@@ -24,7 +24,6 @@ def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
 
 def game_options(args, match_default: bool = True) -> tuple:
     """``(Game, options)`` from parsed arguments; ``ValueError`` for a deck or flag the game lacks."""
-    from .. import games
 
     game = games.get(args.game)
     options = {}

@@ -26,6 +26,12 @@ import json
 import sys
 import time
 from pathlib import Path
+from .. import games
+from ..bots import make
+from ..cavalloicera.engine import GameState
+from ..cavalloicera.views import make_view, move_from_dict
+from ..evaluation import check_deals, check_jobs, derive_seed, duplicate_eval, format_result
+from .play import _cards, breakdown_table, move_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -73,7 +79,6 @@ TWO_PLAYER_LEGEND = {
 def _two_player_ai(spec: str, game: str) -> str:
     """``spec`` if it plays ``game`` (checked now, before any training); ``policy:default`` without
     the game's shipped model falls back to ``ismcts:300``, saying so."""
-    from ..bots import make
     from ..bots.policy import ModelError
 
     try:
@@ -88,9 +93,6 @@ def _two_player_ai(spec: str, game: str) -> str:
 
 def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
     """Play one deal of a two-player game (``specs[s]`` in seat ``s``), printing every move; returns the outcome."""
-    from .. import games
-    from ..bots import make
-    from ..evaluation import derive_seed
 
     out = out or sys.stdout
     game = games.get(game_name)
@@ -128,11 +130,6 @@ def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
 
 def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     """Play deal ``seed`` with ``bot_spec`` in every seat, printing each move; returns the result."""
-    from ..bots import make
-    from ..evaluation import derive_seed
-    from ..cavalloicera.engine import GameState
-    from ..cavalloicera.views import make_view, move_from_dict
-    from .play import _cards, breakdown_table, move_text
 
     out = out or sys.stdout
     w = out.write
@@ -183,8 +180,6 @@ def compare_with_training(result, evals: list) -> str:
 
 
 def run(args) -> int:
-    from ..bots import make
-    from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
     from training.export import export_checkpoint
 
     from ..bots.policy import add_evaluation

@@ -16,6 +16,9 @@ import argparse
 import json
 import sys
 
+from ..bots import make
+from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
+from ..records import check_output_file
 from ._game import add_game_arguments, game_options
 
 
@@ -31,16 +34,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..bots import make
-    from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
-
     check_deals(args.deals)
     check_jobs(args.jobs)
     game, options = game_options(args, match_default=False)
     make(args.bot_a, seed=0, game=game.name)  # a bad spec fails here with a clear message
     make(args.bot_b, seed=0, game=game.name)
     if args.json and args.json != "-":  # a bad path fails now, not after the evaluation
-        from ..records import check_output_file
 
         check_output_file(args.json)
     bar = None

@@ -19,6 +19,8 @@ the file reads and its weights are finite.  A recorded hash is never replaced.
 from __future__ import annotations
 
 import argparse
+from ..bots import make
+from ..evaluation import duplicate_eval, format_result
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,14 +50,10 @@ def run(args) -> int:
     if args.eval_deals < 0:
         raise ValueError(f"--eval-deals must be >= 0, got {args.eval_deals}")
     if args.eval_deals:
-        from ..bots import make
-
         make(args.eval_opponent, seed=0)  # a bad spec fails before anything is written
     onnx_path, json_path = export_checkpoint(args.checkpoint, args.out)
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and {json_path}")
     if args.eval_deals:
-        from ..evaluation import duplicate_eval, format_result
-
         spec = f"policy:{onnx_path}"
         result = duplicate_eval(spec, args.eval_opponent, args.eval_deals, seed=args.eval_seed, jobs=args.jobs)
         print(format_result(result))

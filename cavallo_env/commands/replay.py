@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from ..records import RecordError, iter_json, parse_jsonl, replay
 
 
 def add_arguments(parser) -> None:
@@ -45,7 +46,6 @@ def _jsonl_entries(path):
     a line longer than ``records.MAX_LINE_BYTES`` is reported unread and ends
     the file).
     """
-    from ..records import parse_jsonl
 
     yield from parse_jsonl(path)
 
@@ -57,14 +57,12 @@ def _json_entries(path):
     not grow with the file), and a problem is one ``(index, None, reason)``
     that ends the file, naming the record and the byte offset.
     """
-    from ..records import iter_json
 
     yield from iter_json(path)
 
 
 def check_file(path, stop_at_first: bool = True) -> FileReport:
     """Replay every record of ``path``; collects one problem per bad record."""
-    from ..records import RecordError, replay
 
     report = FileReport(os.fspath(path))
     is_jsonl = report.path.endswith(".jsonl")

@@ -19,6 +19,9 @@ import os
 import sys
 import time
 
+from .. import games
+from ..bots import BotSpecError, make, split_specs
+from ..records import check_output_file, write_jsonl
 from ._game import add_game_arguments, game_options
 
 _SEED_BYTES = 4  # 32-bit derived seeds: accepted by random, numpy and torch alike
@@ -42,8 +45,6 @@ def bot_seed(seed: int, seat: int) -> int:
 
 def parse_bot_specs(text: str, game=None) -> list[str]:
     """One spec per seat: ``"a"`` (all seats), ``"a,b"`` (one per side) or one per seat."""
-    from .. import games
-    from ..bots import BotSpecError, split_specs
 
     game = game or games.get("cavalloicera")
     n = game.num_seats
@@ -77,7 +78,6 @@ def add_arguments(parser) -> None:
 
 def play_deal(state, bots, deal_index: int = 0, game=None):
     """Play ``state`` to the end with one bot per seat, checking every returned move."""
-    from .. import games
 
     game = game or games.get("cavalloicera")
     while not state.done:
@@ -100,8 +100,6 @@ class Summary:
     """Running totals over deals: wins, points, the breakdown per side (and cards where counted)."""
 
     def __init__(self, specs, seed, game=None):
-        from .. import games
-
         self.game = game or games.get("cavalloicera")
         self.specs = list(specs)
         self.seed = seed
@@ -163,7 +161,6 @@ class Summary:
 
 def format_summary(d: dict) -> str:
     """The summary as a plain-text table."""
-    from .. import games
 
     game = games.get(d.get("game", "cavalloicera"))
     t0, t1 = d["teams"]
@@ -197,14 +194,12 @@ def format_summary(d: dict) -> str:
 
 def make_bots(specs, seed: int, game: str | None = None) -> list:
     """One bot per seat, each seeded from the run seed and its seat."""
-    from ..bots import make
 
     return [make(spec, seed=bot_seed(seed, seat), game=game) for seat, spec in enumerate(specs)]
 
 
 def simulate(deals: int, seed: int, bots, progress=None, game=None, options: dict | None = None):
     """Yield ``(record, final state)`` for each of ``deals`` deals played by ``bots``."""
-    from .. import games
 
     game = game or games.get("cavalloicera")
     options = options or {}
@@ -222,8 +217,6 @@ def run(args) -> int:
     specs = parse_bot_specs(args.bots, game)
     bots = make_bots(specs, args.seed, game.name)  # a bad spec fails here, before any file is touched
     if args.out:
-        from ..records import check_output_file
-
         check_output_file(args.out)
         if not os.fspath(args.out).endswith(".jsonl"):
             raise ValueError(f"--out {args.out}: the records are written one per line (JSONL), and cavallo replay "
@@ -242,8 +235,6 @@ def run(args) -> int:
                 yield rec
 
         if args.out:
-            from ..records import write_jsonl
-
             write_jsonl(args.out, records())
         else:
             for _ in records():

@@ -16,6 +16,10 @@ import json
 import os
 import sys
 
+from .. import games
+from ..bots import make, split_specs
+from ..evaluation import check_deals, check_jobs, run_deals, summarize
+from ..records import check_output_dir
 from ._game import add_game_arguments, game_options
 
 
@@ -31,8 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def parse_bots(text: str, game: str = "cavalloicera") -> list[str]:
-    from ..bots import make, split_specs
-
     merged = split_specs(text)
     if len(merged) < 2:
         raise ValueError(f"--bots needs at least two bot specs separated by commas, got {text!r}")
@@ -69,11 +71,9 @@ def rate(bots: list[str], pair_games: dict) -> dict:
 def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = "cavalloicera",
                options: dict | None = None) -> dict:
     """Play the round robin of ``game`` (with its ``options``); returns the JSON-able summary."""
-    from ..evaluation import check_deals, run_deals, summarize
 
     check_deals(deals)
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
-    from .. import games
 
     options = games.get(game).check_options(options or {})
     tasks = [(bots[i], bots[j], seed, d, game, options) for i, j in pairs for d in range(deals)]
@@ -101,8 +101,6 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
 
 
 def _title(summary: dict) -> str:
-    from .. import games
-
     return games.label(summary.get("game", "cavalloicera"), summary.get("options"))
 
 
@@ -161,13 +159,10 @@ def write_chart(summary: dict, path: str) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import check_deals, check_jobs
-
     game, options = game_options(args, match_default=False)
     bots = parse_bots(args.bots, game.name)
     check_deals(args.deals)
     check_jobs(args.jobs)
-    from ..records import check_output_dir
 
     check_output_dir(args.out)  # a bad folder fails now, not after the round robin
     total = args.deals * len(bots) * (len(bots) - 1) // 2

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from .. import games
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -128,7 +129,6 @@ def _differences(a: dict, b: dict, prefix: str = "") -> list[str]:
 
 def print_summary(summary: dict, steps: str, step: str, cfg=None) -> None:
     """The run's directory, its size and its last evaluation against each opponent."""
-    from .. import games
 
     what = games.counted_as(cfg.game, cfg.game_options) if cfg is not None else "deals"
     print(f"run directory: {summary['run_dir']}")

@@ -22,6 +22,7 @@ priors are float32 numpy rows written into the caller's buffers.
 from __future__ import annotations
 
 import numpy as np
+from . import get
 
 
 class Table:
@@ -85,7 +86,6 @@ class Learning:
 
     def deal(self, seed: int, **options):
         """A random start from ``seed`` (``game.new_state(seed=seed, **options)``)."""
-        from . import get
 
         return get(self.game).new_state(seed=seed, **options)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE
+from .bots import Info, heuristic_scores
 from .engine import NUM_PLAYS, SEVEN, STOCK_SIZE
 
 PRIOR_VERSION = "scopa-prior/1"
@@ -49,7 +50,6 @@ def info_of(state):
 
     Field by field what ``Info(make_view(state, seat))`` holds.
     """
-    from .bots import Info
 
     deal = state.deal
     seat = deal.current
@@ -100,7 +100,6 @@ def move_scores(state, cache: PriorCache | None = None) -> tuple[dict, tuple]:
     deal = state.deal
     if cache is not None and cache.deal is deal and cache.turn == deal.turn:
         return cache.scores, cache.best
-    from .bots import heuristic_scores
 
     legal = deal.legal_moves()
     scores = heuristic_scores(info_of(state), legal)

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cavallo_env import games
+
 from .. import checkpoint as ckpt
 from ..model import ModelConfig, build_policy
 
@@ -39,7 +41,6 @@ def _model_config(model: dict) -> ModelConfig:
 def policy_state(module_state: dict, model: dict, game: str) -> dict[str, torch.Tensor]:
     """The project's ``PolicyNet`` state dict from a ``MaskedPolicyModule`` state (torch tensors or
     the numpy arrays RLlib's ``get_state`` returns), checked against the network of ``model``."""
-    from cavallo_env import games
 
     state = {k[len(PREFIX):]: torch.as_tensor(np.asarray(v)) if not torch.is_tensor(v) else v.detach().cpu()
              for k, v in module_state.items() if k.startswith(PREFIX)}

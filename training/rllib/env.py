@@ -33,6 +33,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cavallo_env import games
+from cavallo_env.bots import make
+from cavallo_env.evaluation import derive_seed
 from cavallo_env.single import bot_actions, engine_state
 
 ENV_NAME = "cavallo_league"
@@ -57,7 +60,6 @@ class LeagueAEC(AECEnv):
     def __init__(self, game: str = "briscola", game_options: dict | None = None, reward: str = "points",
                  reward_scale: float = 1.0, bot_seed: int = 0):
         super().__init__()
-        from cavallo_env import games
 
         self.game = games.get(game)
         self.learning = self.game.learning()
@@ -91,9 +93,6 @@ class LeagueAEC(AECEnv):
     def _bot(self, kind: str, seat: int):
         key = (kind, seat)
         if key not in self._bots:
-            from cavallo_env.bots import make
-            from cavallo_env.evaluation import derive_seed
-
             self._bots[key] = make(kind, seed=derive_seed("rllib", self.bot_seed, seat), game=self.game.name)
         return self._bots[key]
 
