@@ -94,6 +94,12 @@ class Move(BaseModel):
     capture: list[Card] = Field(max_length=12)
 
 
+#: the most legal moves a Cavalloìcera seat can have, bounded from above: 12 places, and four cards each of
+#: values 10, 9 and 8 taking any of the deck's 1702, 1024 and 601 sets of numerals of that sum (a legal
+#: position reached by play has 4,532: tests/fixtures/worst/cavalloicera.json)
+CAVALLOICERA_MAX_LEGAL = 12 + 4 * (1702 + 1024 + 601)
+
+
 class HistoryMove(Move):
     """A move of the deal so far, with the seat that made it."""
 
@@ -133,7 +139,8 @@ class View(BaseModel):
     hand_sizes: Optional[list[StrictInt]] = Field(None, min_length=4, max_length=4, description="cards in each seat's hand (checked when given)")
     piles: Optional[list[list[Card]]] = Field(None, min_length=2, max_length=2, description="each team's captured cards (checked when given)")
     history: list[HistoryMove] = Field(max_length=48, description="every move of the deal so far, in order")
-    legal_moves: Optional[list[Move]] = Field(None, max_length=4096, description="the seat's legal moves; computed from the rules when left out")
+    legal_moves: Optional[list[Move]] = Field(None, max_length=CAVALLOICERA_MAX_LEGAL,
+                                              description="the seat's legal moves; computed from the rules when left out")
 
 
 class CavalloiceraView(View):

@@ -241,3 +241,42 @@ def test_a_thousand_crafted_views_keep_the_service_under_its_memory_ceiling():
     rss = json.loads(out.stdout.strip().splitlines()[-1])
     assert rss["end"] < RSS_CEILING_MB, rss
     assert rss["end"] - rss["warm"] < GROWTH_CEILING_MB, rss
+
+
+# ---------------------------------------------------------------- the one-ply scores on large tables
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_after_captures_gives_best_replies_bit_for_bit(seed):
+    """The ranked sets of the table before a capture give each table left exactly ``best_replies``."""
+    rng = random.Random(seed)
+    for turn in (0, 9, 18, 27, 36):
+        state = placing_position(rng.randrange(1 << 30), turn)
+        values = [rng.random() * 2 for _ in range(52)]
+        after = heuristic.AfterCaptures(state.table, values)
+        ranks = set(rng.sample(range(13), rng.randrange(1, 14)))
+        for card, capture in state.legal_moves():
+            if capture:
+                left = [t for t in state.table if t not in capture]
+                want = heuristic.best_replies(left, None, values, ranks)
+                assert repr(after.replies(left, capture, ranks)) == repr(want), (turn, card, capture)
+
+
+def test_the_view_schema_takes_the_most_legal_moves_a_seat_can_have():
+    from cavallo_env.cavalloicera.cards import VALUE
+    from cavallo_env.cavalloicera.engine import _SETS
+    from cavallo_env.serve import CAVALLOICERA_MAX_LEGAL, create_app
+
+    by_sum = [0] * 11
+    for st in _SETS.values():
+        by_sum[sum(VALUE[t] for t in st)] += 1
+    assert CAVALLOICERA_MAX_LEGAL == 12 + 4 * (by_sum[10] + by_sum[9] + by_sum[8])
+    worst = json.loads(open("tests/fixtures/worst/cavalloicera.json", encoding="utf-8").read())
+    views = [p["view"] for p in (worst["positions"] if isinstance(worst, dict) else worst)]
+    view = max(views, key=lambda v: len(games.checked_view(dict(v))[2]))
+    game, _, legal, _ = games.checked_view(dict(view))
+    assert len(legal) > 4096  # more than the schema took before
+    view = dict(view, legal_moves=[game.move_to_dict(m, None) for m in legal])
+    client = TestClient(create_app("greedy", seed=0, tables=False))
+    answer = client.post("/v1/move", json=view)
+    assert answer.status_code == 200, answer.text[:300]

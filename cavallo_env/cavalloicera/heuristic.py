@@ -268,11 +268,18 @@ def expected_best_reply(table, prev_placed, values, unseen, hand_size: int) -> t
 
     Returns ``(expected gain, probability of having any capture)``.
     """
+    if hand_size <= 0 or not unseen:
+        return 0.0, 0.0
+    return expected_from_replies(best_replies(table, prev_placed, values, {RANK[c] for c in unseen}), values,
+                                 unseen, hand_size)
+
+
+def expected_from_replies(replies, values, unseen, hand_size: int) -> tuple[float, float]:
+    """``expected_best_reply`` from the table's ``best_replies`` (for the ranks of ``unseen``)."""
     u = len(unseen)
     if hand_size <= 0 or u == 0:
         return 0.0, 0.0
     hand_size = min(hand_size, u)
-    replies = best_replies(table, prev_placed, values, {RANK[c] for c in unseen})
     gains = []
     for c in unseen:
         r = replies[RANK[c]]
@@ -297,6 +304,104 @@ def expected_best_reply(table, prev_placed, values, unseen, hand_size: int) -> t
     m = len(gains)
     p_none = math.comb(u - m, hand_size) / math.comb(u, hand_size) if u - m >= hand_size else 0.0
     return expected, 1.0 - p_none
+
+
+class AfterCaptures:
+    """``best_replies`` of every table a capture leaves, from the sets of the table before it.
+
+    A table of 40 numerals has thousands of sets, and a decision thousands of
+    captures: enumerating the sets of each table left costs seconds.  A set's
+    gain does not depend on the table around it except for the scùa (the set
+    is the whole table), so the sets of the table before the capture are
+    ranked once by gain, per sum and per suit for simili, and the best set a
+    capture leaves is the first of them that shares no card with it.  Each
+    gain is summed as ``best_replies`` sums it, so the values are the same
+    bit for bit (``tests/test_bounded_bots.py`` compares them).
+    """
+
+    __slots__ = ("values", "by_sum", "same_suit")
+
+    def __init__(self, table, values):
+        self.values = values
+        numerals = tuple(t for t in table if VALUE[t])
+        sums = sum_captures(numerals) if len(numerals) >= 2 else ((),) * 11
+        self.by_sum = []
+        self.same_suit = []
+        for w in range(11):
+            ranked = []
+            suited = ([], [], [], [])
+            for st in sums[w]:
+                g = len(st) >= 3
+                mask = 0
+                for t in st:
+                    g += values[t]
+                    mask |= 1 << t
+                ranked.append((g, mask))
+                suit0 = SUIT[st[0]]
+                if all(SUIT[t] == suit0 for t in st):
+                    suited[suit0].append((g + 1, mask))
+            ranked.sort(key=_first, reverse=True)
+            for lst in suited:
+                lst.sort(key=_first, reverse=True)
+            self.by_sum.append(ranked)
+            self.same_suit.append(suited)
+
+    def replies(self, left, capture, ranks) -> list:
+        """``best_replies(left, None, values, ranks)`` where ``left`` is the table less ``capture``."""
+        values = self.values
+        taken = 0
+        for t in capture:
+            taken |= 1 << t
+        n = len(left)
+        whole = None  # the sum of the table left when it is all numerals, 2 to 10 of them (a scùa set)
+        if 2 <= n <= 10 and all(VALUE[t] for t in left):
+            whole = sum(VALUE[t] for t in left)
+        by_rank: dict[int, list] = {}
+        for t in left:
+            by_rank.setdefault(RANK[t], []).append(t)
+        out = [None] * 13
+        no = -1e9
+        for rank in ranks:
+            singles = by_rank.get(rank, ())
+            best = no
+            for t in singles:
+                g = values[t] + (n == 1)
+                if g > best:
+                    best = g
+            found = False
+            simili = [no, no, no, no]
+            if rank < 10:
+                w = rank + 1
+                for g, mask in self.by_sum[w]:
+                    if not mask & taken:
+                        found = True
+                        if g > best:
+                            best = g
+                        break
+                for suit in range(4):
+                    for g, mask in self.same_suit[w][suit]:
+                        if not mask & taken:
+                            simili[suit] = g
+                            break
+                if whole == w:  # the whole table: a scùa, counted as best_replies counts it
+                    found = True
+                    g = 1 + (n >= 3)
+                    for t in left:
+                        g += values[t]
+                    if g > best:
+                        best = g
+                    suit0 = SUIT[left[0]]
+                    if all(SUIT[t] == suit0 for t in left) and g + 1 > simili[suit0]:
+                        simili[suit0] = g + 1
+            if not singles and not found:
+                continue
+            out[rank] = [simili[0] if simili[0] > best else best, simili[1] if simili[1] > best else best,
+                         simili[2] if simili[2] > best else best, simili[3] if simili[3] > best else best]
+        return out
+
+
+def _first(pair):
+    return pair[0]
 
 
 class HeuristicBot(Bot):
@@ -356,6 +461,8 @@ class HeuristicBot(Bot):
         prev = info.prev_placed
         scores = []
         cache: dict = {}
+        ranks = {RANK[c] for c in info.unseen}
+        after = None
         for card, capture in legal:
             check()
             if capture:
@@ -371,7 +478,14 @@ class HeuristicBot(Bot):
                 key = (tuple(left), card)
             hit = cache.get(key)
             if hit is None:
-                hit = expected_best_reply(left, key[1], values, info.unseen, next_size)
+                if next_size <= 0 or not info.unseen:
+                    hit = (0.0, 0.0)
+                elif capture:
+                    if after is None:
+                        after = AfterCaptures(table, values)
+                    hit = expected_from_replies(after.replies(left, capture, ranks), values, info.unseen, next_size)
+                else:
+                    hit = expected_best_reply(left, card, values, info.unseen, next_size)
                 cache[key] = hit
             threat, p_capture = hit
             score = gain - self.threat_weight * threat
