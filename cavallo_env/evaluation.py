@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import multiprocessing as mp
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -180,7 +181,6 @@ def run_deals(tasks: Sequence[tuple], jobs: int | None = None, progress: Callabl
             if progress:
                 progress(1)
         return out
-    import multiprocessing as mp
 
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ctx.Pool(min(jobs, len(tasks))) as pool:

@@ -11,6 +11,7 @@ from typing import Callable
 
 from .. import games
 from ..errors import BotSpecError  # re-exported: its home until errors.py
+from ..errors import ViewError
 from ..games import of_view
 
 
@@ -54,8 +55,6 @@ class Bot:
 
 def game_of(view, expected: str | None = None):
     """The ``Game`` of a view; ``ViewError`` if it is not ``expected`` (when given)."""
-    from ..views import ViewError
-
     game = of_view(view)
     if expected is not None and game.name != expected:
         raise ViewError(f"this bot plays {expected}, but the view is of {game.name}")

@@ -65,6 +65,8 @@ from pathlib import Path
 import numpy as np
 
 from ..budget import ByteCache
+from .. import games
+from ..games import checked_view
 from ..games.learning import decide_move
 from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 
@@ -82,8 +84,6 @@ def shipped_model(game: str) -> Path:
 
 
 def _learning(meta: dict, where):
-    from .. import games
-
     name = meta.get("game", "cavalloicera")
     try:
         return games.get(name).learning()
@@ -367,7 +367,7 @@ def check_finite_onnx(data: bytes, where) -> None:
 def _session(data: bytes, path, threads: int):
     """An onnxruntime session of the model bytes ``data`` (read from ``path``), tuned for one
     decision at a time; ``ModelError`` if onnxruntime refuses the graph."""
-    import onnxruntime as ort
+    import onnxruntime as ort  # lazy: onnxruntime, the optional runtime extra
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
@@ -502,8 +502,6 @@ class PolicyBot(Bot):
 
     # -- playing ---------------------------------------------------------------
     def choose(self, view: dict) -> dict:
-        from ..games import checked_view
-
         game_of(view, self.game)  # a view of another game: ViewError naming both
         game, state, legal, by_move = checked_view(view, self.game)
         if self.search is not None and len(legal) > 1 and self.learning.searched(state):

@@ -33,6 +33,7 @@ from ..bots.base import Bot
 from ..errors import ViewError
 from .cards import IDS, NUM_CARDS, POINTS, RANK, STRENGTH, SUIT, ACE, THREE
 from .engine import BEATS
+from .views import state_from_view
 
 _CARICO = tuple(RANK[c] in (ACE, THREE) for c in range(NUM_CARDS))
 
@@ -57,8 +58,6 @@ class Know:
             k.stock_size = view["stock_size"]
             pts = view.get("points")
             if pts is None:
-                from .views import state_from_view
-
                 pts = state_from_view(view).points
             k.points = (pts[k.seat], pts[1 - k.seat])
             sizes = view["hand_sizes"]

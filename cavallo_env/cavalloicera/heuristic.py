@@ -66,6 +66,7 @@ from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
 from ..bots.base import Bot
 from ..budget import check
 from ..errors import ViewError, require, unreadable
+from .views import state_from_view
 
 _SQRT2 = math.sqrt(2.0)
 _FIXED = {LA_MATA: 1.0, COINS_10: 1.0, CUPS_FANTE: 1.0}
@@ -506,8 +507,6 @@ class HeuristicBot(Bot):
     # ------------------------------------------------------------ endgame
     def _endgame(self, view, legal):
         """Average exact result over every deal of the unseen cards (last round)."""
-        from .views import state_from_view
-
         try:
             scores = endgame_scores(state_from_view(view), legal)
         except EndgameTooLarge:

@@ -28,7 +28,7 @@ import math
 import random
 
 from ..errors import BotSpecError
-from .heuristic import expected_napula_diff
+from .heuristic import HeuristicBot, expected_napula_diff
 from .values import CARD_VALUE
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
 from .engine import NUM_TURNS, GameState, sum_captures
@@ -396,6 +396,4 @@ class CavalloiceraSearch(SearchHooks):
         return static_eval(state, 1.5, self.hand_p)
 
     def prior_scores(self, view, legal):
-        from .heuristic import HeuristicBot
-
         return HeuristicBot().move_scores(view, legal)

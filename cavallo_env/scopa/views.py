@@ -37,7 +37,7 @@ def _names(cards, names) -> list[str]:
 
 def make_view(state: ScopaState, seat: int) -> dict:
     """The JSON view of ``seat``; ``legal_moves`` is empty unless it is to play."""
-    from .encoding import totals_before_deal
+    from .encoding import totals_before_deal  # lazy: numpy, kept out of the numpy-free views
 
     deal = state.deal
     names = state.names
@@ -270,7 +270,7 @@ def render_text(state: ScopaState, building=None) -> str:
     def cards(cs):
         return " ".join(names[c] for c in cs) if cs else "-"
 
-    from .encoding import totals_before_deal
+    from .encoding import totals_before_deal  # lazy: numpy, kept out of the numpy-free views
 
     lines = []
     kind = f"match to {state.target}" if state.match else "single deal"
