@@ -501,10 +501,13 @@ class RequestGuard:
         if host is None and scope.get("server"):
             host = "%s:%s" % tuple(scope["server"])
         own = _host_port(host, scheme) if host else None
-        parts = urlsplit(origin.strip())
-        theirs = _host_port(parts.netloc, parts.scheme.lower()) if parts.scheme.lower() in ("http", "https") else None
-        if own is not None and parts.scheme.lower() == scheme and theirs == own:
-            return None
+        try:
+            parts = urlsplit(origin.strip())
+        except ValueError:  # e.g. "http://[": not an origin at all, so not this site's
+            parts = None
+        if parts is not None and own is not None and parts.scheme.lower() == scheme:
+            if _host_port(parts.netloc, scheme) == own:
+                return None
         return (f"a table request from another site's page is refused: its Origin {shown(origin, 80)!r} is not "
                 f"this site's {scheme}://{shown(host or '?', 80)}")
 

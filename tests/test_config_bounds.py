@@ -95,12 +95,15 @@ def test_the_nesting_limit_is_exact(tmp_path):
         read_yaml(path)
 
 
-def test_keys_written_once_and_merges_still_read(tmp_path):
-    """A merge key's entries may be overridden (that is what it is for); other YAML reads as before."""
+def test_keys_written_once_and_merge_keys_refused(tmp_path):
+    """Other YAML reads as before; a merge key is refused (its keys would silently give way to the mapping's)."""
     path = tmp_path / "ok.yaml"
-    path.write_text("ppo: {<<: {lr: 0.1, clip: 0.3}, lr: 0.2}\nmix: {self: 1, snapshots: 1}\n'1': a\n1: b\n")
-    assert read_yaml(path) == {"ppo": {"lr": 0.2, "clip": 0.3}, "mix": {"self": 1, "snapshots": 1}, "1": "a", 1: "b"}
-    path.write_text("ppo:\n  <<: {lr: 0.1}\n  clip: 0.3\n  clip: 0.2\n")
+    path.write_text("mix: {self: 1, snapshots: 1}\n'1': a\n1: b\n")
+    assert read_yaml(path) == {"mix": {"self": 1, "snapshots": 1}, "1": "a", 1: "b"}
+    path.write_text("ppo: {lr: 1, <<: {lr: 2, clip: 0.3}}\n")
+    with pytest.raises(ConfigError, match=r"line 1, column 14: a merge key \(<<\)"):
+        read_yaml(path)
+    path.write_text("ppo:\n  lr: 0.1\n  clip: 0.3\n  clip: 0.2\n")
     with pytest.raises(ConfigError, match=r"line 4, column 3: duplicate key 'clip' \(first at line 3\)"):
         read_yaml(path)
 

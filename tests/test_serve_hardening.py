@@ -339,3 +339,20 @@ def test_the_options_are_checked():
         _app(tables_per_client=0)
     with pytest.raises(ValueError, match="trust_proxy"):
         _app(trust_proxy="not-an-address")
+
+
+_HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40)  # what httpx sends
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(origin=st.one_of(_HEADER_TEXT, st.sampled_from(["http://[", "http://[::1", "https://x:99999", "http://:80",
+                                                        "null", "http://testserver:x"])),
+       host=st.one_of(st.none(), _HEADER_TEXT), method=st.sampled_from(["POST", "DELETE"]))
+def test_no_origin_or_host_header_gets_a_500(hostile, origin, host, method):
+    """Malformed Origin and Host headers on the state-changing table routes: a 4xx, never a 500."""
+    headers = {"Origin": origin, "Content-Type": "application/json"}
+    if host is not None:
+        headers["Host"] = host
+    path = "/v1/tables" if method == "POST" else "/v1/tables/nosuchtable"
+    r = hostile.request(method, path, headers=headers, content=b"{}")
+    _check(r)

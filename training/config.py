@@ -441,8 +441,9 @@ def _config_loader():
             if isinstance(node, yaml.MappingNode):
                 seen = {}
                 for key_node, _ in node.value:
-                    if key_node.tag == "tag:yaml.org,2002:merge":
-                        continue  # "<<": merged keys may be overridden
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # its keys could hide a duplicate
+                        raise ConstructorError(None, None, "a merge key (<<): a config writes each key out once",
+                                               key_node.start_mark)
                     key = self.construct_object(key_node, deep=True)
                     try:
                         first = seen.setdefault((type(key), key), key_node.start_mark.line)

@@ -23,6 +23,7 @@ from bisect import insort
 from math import comb
 
 from ..bots.base import Bot
+from ..budget import ByteCache
 from ..briscola.cards import IDS, card_id
 from ..errors import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
@@ -229,8 +230,10 @@ def _taken(st: tuple, w) -> float:
 
 
 #: table (a tuple of ids) -> its capture sets by the value of the card played: the same few
-#: tables come up again and again within a turn
-_CAPTURES: dict = {}
+#: tables come up again and again within a turn.  Bounded in bytes (an entry of a 30-card table is
+#: about 30 KB; sums stop at 10, so Scopa's entries stay small)
+CAPTURES_MB = 16
+_CAPTURES = ByteCache(CAPTURES_MB)
 
 
 def _captures_on(table: tuple) -> list:
@@ -239,8 +242,6 @@ def _captures_on(table: tuple) -> list:
     gives them."""
     entry = _CAPTURES.get(table)
     if entry is None:
-        if len(_CAPTURES) >= 50_000:
-            _CAPTURES.clear()
         singles: list = [[] for _ in range(11)]
         for t in table:
             singles[VALUE[t]].append((t,))
@@ -248,7 +249,9 @@ def _captures_on(table: tuple) -> list:
         for mask, total in table_entries(table):
             if not singles[total] and mask & (mask - 1):  # two cards or more
                 sums[total].append(SETS[mask])
-        entry = _CAPTURES[table] = [one or sorted(more) for one, more in zip(singles, sums)]
+        entry = [one or sorted(more) for one, more in zip(singles, sums)]
+        # the sets' tuples and the lists holding them: 64 bytes a set and 56 a list, roughly
+        _CAPTURES.put(table, entry, 8 * len(table) + 56 * 11 + 64 * sum(len(x) for x in entry))
     return entry
 
 

@@ -35,6 +35,7 @@ from bisect import bisect_right, insort
 from itertools import combinations
 from math import comb
 
+from ..budget import check
 from ..errors import BotSpecError
 from ..games.base import SearchHooks
 from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
@@ -427,6 +428,7 @@ class _Determinizer:
             drawn: set = set()
             hands = []
             while len(hands) < HANDS:
+                check()
                 h = tuple(sorted(rng.sample(hidden, n)))
                 if h not in drawn:
                     drawn.add(h)
