@@ -49,7 +49,7 @@ class _RegisterOnImport:
             return None
         if self in _sys.meta_path:
             _sys.meta_path.remove(self)
-        from importlib.util import find_spec
+        from importlib.util import find_spec  # lazy: `import cavallo_env` loads nothing but itself
 
         spec = find_spec(fullname)
         loader = getattr(spec, "loader", None)
@@ -81,7 +81,7 @@ def __getattr__(name):
     # The env pulls in numpy/gymnasium/pettingzoo; keep `import cavallo_env` light
     # so the rules engine and the policy runtime load without them.
     if name in ("env", "raw_env", "CavalloEnv"):
-        from .cavalloicera import aec as _env_module
+        from .cavalloicera import aec as _env_module  # lazy: numpy, gymnasium, pettingzoo
 
         return getattr(_env_module, name)
     raise AttributeError(f"module 'cavallo_env' has no attribute {name!r}")

@@ -33,14 +33,14 @@ def _checkpoint_bot(arg, seed):
     without an export.  The training package is imported on first use only."""
 
     try:
-        from training.policy_bot import from_spec
+        from training.policy_bot import from_spec  # lazy: the trainer package (torch-side), never at module level
     except ImportError as e:
         raise BotSpecError(f"checkpoint: bots need the training package next to cavallo_env: {e}") from None
     return from_spec(arg, seed)
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # lazy: slow to load, only --version needs it
 
     try:
         return version("cavallo-env")

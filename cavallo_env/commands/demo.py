@@ -79,7 +79,7 @@ TWO_PLAYER_LEGEND = {
 def _two_player_ai(spec: str, game: str) -> str:
     """``spec`` if it plays ``game`` (checked now, before any training); ``policy:default`` without
     the game's shipped model falls back to ``ismcts:300``, saying so."""
-    from ..bots.policy import ModelError
+    from ..bots.policy import ModelError  # lazy: numpy, kept out of `cavallo --help`
 
     try:
         make(spec, seed=0, game=game)
@@ -180,9 +180,9 @@ def compare_with_training(result, evals: list) -> str:
 
 
 def run(args) -> int:
-    from training.export import export_checkpoint
+    from training.export import export_checkpoint  # lazy: the trainer package (torch), never at module level
 
-    from ..bots.policy import add_evaluation
+    from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
 
     if args.eval_deals is not None:
         check_deals(args.eval_deals)
@@ -196,9 +196,9 @@ def run(args) -> int:
         out_dir = checkpoint.parent
         _step(1, f"training skipped: starting from {checkpoint}")
     else:
-        from training.config import load
-        from training.ppo import train
-        from training.run import new_run_dir
+        from training.config import load  # lazy: the trainer package (torch), never at module level
+        from training.ppo import train  # lazy: the trainer package (torch), never at module level
+        from training.run import new_run_dir  # lazy: the trainer package (torch), never at module level
 
         cfg = load(args.config)
         run_dir = new_run_dir(cfg, args.runs)
@@ -227,7 +227,7 @@ def run(args) -> int:
     _step(3, f"duplicate evaluation of the exported model against {args.eval_opponent} ({deals} deals, seed {seed})")
     bar = progress = None
     if not args.no_progress:
-        from tqdm import tqdm
+        from tqdm import tqdm  # lazy: tqdm (~40 ms), only with a progress bar; kept out of `cavallo --help`
 
         bar = tqdm(total=deals, unit="deal", file=sys.stderr)
         progress = bar.update

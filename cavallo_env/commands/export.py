@@ -19,6 +19,8 @@ the file reads and its weights are finite.  A recorded hash is never replaced.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
 from ..bots import make
 from ..evaluation import duplicate_eval, format_result
 
@@ -43,9 +45,9 @@ def run(args) -> int:
         return rehash(args)
     if not args.out:
         raise ValueError("give --out MODEL.onnx, the file to write (or --rehash to only record a hash)")
-    from training.export import export_checkpoint
+    from training.export import export_checkpoint  # lazy: the trainer package (torch), never at module level
 
-    from ..bots.policy import add_evaluation
+    from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
 
     if args.eval_deals < 0:
         raise ValueError(f"--eval-deals must be >= 0, got {args.eval_deals}")
@@ -66,15 +68,13 @@ def rehash(args) -> int:
     """``--rehash``: record the sha256 of a checkpoint's tensors or of an exported model."""
     if args.out or args.eval_deals:
         raise ValueError("--rehash only records a hash: leave out --out and --eval-deals")
-    from pathlib import Path
-
     path = Path(args.checkpoint)
     if path.suffix == ".onnx":
-        from ..bots.policy import rehash_model
+        from ..bots.policy import rehash_model  # lazy: numpy, kept out of `cavallo --help`
 
         where, sha, changed = rehash_model(path)
     else:
-        from training.checkpoint import rehash as rehash_checkpoint
+        from training.checkpoint import rehash as rehash_checkpoint  # lazy: the trainer package (torch), never at module level
 
         where, sha, changed = rehash_checkpoint(path)
     if changed:

@@ -12,6 +12,8 @@ port is taken, before the server says it is serving.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import socket
 
 
@@ -75,9 +77,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(app, sock: socket.socket, args, on_ready=None) -> None:
     """Run uvicorn on ``sock`` (one worker); ``on_ready()`` once it accepts connections."""
-    import uvicorn
+    import uvicorn  # lazy: uvicorn, the optional runtime extra
 
-    from ..serve import listen_backlog, raise_open_files_limit
+    from ..serve import listen_backlog, raise_open_files_limit  # lazy: fastapi (cavallo_env.serve), the optional runtime extra
 
     raise_open_files_limit()
     # proxy_headers off: uvicorn would believe X-Forwarded-For from 127.0.0.1; the app reads it (--trust-proxy)
@@ -99,11 +101,9 @@ def serve(app, sock: socket.socket, args, on_ready=None) -> None:
 
 
 def run(args) -> int:
-    import json
-    import os
+    import uvicorn  # lazy: uvicorn, the optional runtime extra
 
-    import uvicorn
-
+    # lazy: fastapi (cavallo_env.serve), the optional runtime extra
     from ..serve import ENV_BOT, ENV_OPTIONS, ENV_READ_TIMEOUT, ENV_SEED, create_app, listen_backlog, \
         raise_open_files_limit
 

@@ -222,7 +222,7 @@ def run(args) -> int:
             raise ValueError(f"--out {args.out}: the records are written one per line (JSONL), and cavallo replay "
                              "reads a file by its name: name it .jsonl")
 
-    from tqdm import tqdm
+    from tqdm import tqdm  # lazy: tqdm (~40 ms), only with a progress bar; kept out of `cavallo --help`
 
     summary = Summary(specs, args.seed, game)
     show = not args.quiet and sys.stderr.isatty()

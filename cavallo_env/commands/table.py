@@ -10,6 +10,7 @@ address (e.g. on a machine without a screen).  Ctrl-C stops the server.
 from __future__ import annotations
 
 import argparse
+import webbrowser
 
 from .serve import add_service_arguments, app_options, bind, serve
 
@@ -26,9 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    import webbrowser
-
-    from ..serve import TABLE_AIS, create_app
+    from ..serve import TABLE_AIS, create_app  # lazy: fastapi (cavallo_env.serve), the optional runtime extra
 
     sock = bind(args.host, args.port)
     ais = args.ai or list(TABLE_AIS)

@@ -52,7 +52,7 @@ def rate(bots: list[str], pair_games: dict) -> dict:
     ``pair_games[(i, j)]`` is the list of per-deal game lists of bot i
     against bot j (``evaluation.GameRecord``, from i's point of view).
     """
-    from openskill.models import PlackettLuce
+    from openskill.models import PlackettLuce  # lazy: openskill, the optional eval extra
 
     model = PlackettLuce()
     ratings = [model.rating(name=b) for b in bots]
@@ -123,10 +123,10 @@ def format_table(summary: dict) -> str:
 
 
 def write_chart(summary: dict, path: str) -> None:
-    import matplotlib
+    import matplotlib  # lazy: matplotlib, the optional eval extra
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib, after the Agg backend is chosen
 
     bots = summary["bots"]
     order = summary["order"]
@@ -169,7 +169,7 @@ def run(args) -> int:
     bar = None
     progress = None
     if not args.no_progress:
-        from tqdm import tqdm
+        from tqdm import tqdm  # lazy: tqdm (~40 ms), only with a progress bar; kept out of `cavallo --help`
 
         bar = tqdm(total=total, unit="deal", desc="round robin", file=sys.stderr)
         progress = bar.update

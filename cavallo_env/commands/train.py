@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from .. import games
 
 
@@ -62,14 +63,12 @@ def run(args) -> int:
         raise ValueError("give --config YAML to start a run or --resume RUN_DIR to continue one")
     if args.stop_at is not None and args.stop_at < 0:
         raise ValueError(f"--stop-at must be 0 (after the warm start) or an update number, got {args.stop_at}")
-    from pathlib import Path
-
-    from training.config import ConfigError, dump, load
-    from training.ppo import train
-    from training.run import config_of_run, new_run_dir
+    from training.config import ConfigError, dump, load  # lazy: the trainer package (torch), never at module level
+    from training.ppo import train  # lazy: the trainer package (torch), never at module level
+    from training.run import config_of_run, new_run_dir  # lazy: the trainer package (torch), never at module level
 
     if args.device is not None:
-        from training.config import TrainConfig
+        from training.config import TrainConfig  # lazy: the trainer package (torch), never at module level
 
         try:
             TrainConfig(device=args.device).check("config")
@@ -105,7 +104,7 @@ def run(args) -> int:
             if "unknown key 'rllib'" in str(e) or "unknown key 'iterations'" in str(e):
                 raise ConfigError(f"{e}\n(an RLlib config: add --backend rllib)") from None
             raise
-        from training.run import resolve_device
+        from training.run import resolve_device  # lazy: the trainer package (torch), never at module level
 
         resolve_device(args.device or cfg.device)  # no GPU for `cuda`: say so before a run directory is made
         run_dir = new_run_dir(cfg, args.runs)
@@ -154,15 +153,15 @@ def run_rllib(args) -> int:
         raise ValueError("--stop-at and --device are options of the project's trainer; with --backend rllib "
                          "set iterations/time_limit_s and rllib.gpus_per_learner in the config")
     try:
-        import ray  # noqa: F401
-        import safetensors  # noqa: F401
-        import torch  # noqa: F401
+        import ray  # noqa: F401  (lazy: probes the optional rllib extra)
+        import safetensors  # noqa: F401  (lazy: probes the optional rllib extra)
+        import torch  # noqa: F401  (lazy: probes the optional rllib extra)
     except ImportError:
         raise SystemExit("cavallo train --backend rllib needs Ray RLlib, which is not installed: "
                          "pip install -e '.[rllib]'") from None
-    from training.rllib.config import load
-    from training.rllib.train import train
-    from training.run import new_run_dir
+    from training.rllib.config import load  # lazy: the trainer package (torch), never at module level
+    from training.rllib.train import train  # lazy: the trainer package (torch), never at module level
+    from training.run import new_run_dir  # lazy: the trainer package (torch), never at module level
 
     cfg = load(args.config)
     if args.init_from is not None:
