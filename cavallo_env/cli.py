@@ -33,7 +33,7 @@ def _checkpoint_bot(arg, seed):
     without an export.  The training package is imported on first use only."""
 
     try:
-        from training.policy_bot import from_spec  # lazy: the trainer package (torch-side), never at module level
+        from training.policy_bot import from_spec  # lazy: the trainer package, never imported by cavallo_env at module level
     except ImportError as e:
         raise BotSpecError(f"checkpoint: bots need the training package next to cavallo_env: {e}") from None
     return from_spec(arg, seed)

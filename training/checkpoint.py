@@ -46,6 +46,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_bytes
 from safetensors.torch import load_file, save_file
 
+from cavallo_env import games
 from cavallo_env.records import open_temp
 
 FORMAT = "cavallo-checkpoint/1"
@@ -148,8 +149,6 @@ def _replace_manifest(json_path: Path, meta: dict) -> None:
 
 def learning_of(meta: dict):
     """The ``Learning`` of the checkpoint's game (``meta["game"]``, Cavalloìcera without one)."""
-    from cavallo_env import games
-
     name = meta.get("game", "cavalloicera")
     try:
         return games.get(name).learning()

@@ -41,15 +41,20 @@ trainer: the ``cavallo_env`` package never imports it (``cavallo export`` and
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
+import random
 import shutil
 import tempfile
 import warnings
 from pathlib import Path
 
-from cavallo_env import __version__
+import numpy as np
+
+from cavallo_env import __version__, games
+from cavallo_env.records import prepare_output_file
 from cavallo_env.bots.policy import FORMAT, ModelError, check_finite_onnx, file_sha256, sidecar_path
 
 OPSET = 17
@@ -62,9 +67,7 @@ class ExportError(ValueError):
 
 def _model_config(meta: dict, where: str):
     """``ModelConfig`` from the checkpoint's ``config.model`` section (every field the model has)."""
-    import dataclasses
-
-    from training.model import ModelConfig
+    from training.model import ModelConfig  # lazy: torch, kept out of this torch-free module
 
     cfg = meta.get("config")
     section = cfg.get("model") if isinstance(cfg, dict) else None
@@ -90,8 +93,8 @@ def _model_config(meta: dict, where: str):
 
 def load_policy_net(checkpoint):
     """``(PolicyNet in eval mode, checkpoint meta)`` from a checkpoint; clear errors."""
-    from training.checkpoint import learning_of, load, model_state, paths
-    from training.model import build_policy
+    from training.checkpoint import learning_of, load, model_state, paths  # lazy: torch, kept out of this torch-free module
+    from training.model import build_policy  # lazy: torch, kept out of this torch-free module
 
     tensors, meta = load(checkpoint)
     where = str(paths(checkpoint)[1])
@@ -114,7 +117,7 @@ def load_policy_net(checkpoint):
 
 
 def _export_onnx(net, path: Path) -> None:
-    import torch
+    import torch  # lazy: torch, kept out of this torch-free module
 
     obs_size, num_actions, prior_size = net.sizes
     args = [torch.zeros(2, obs_size, dtype=torch.float32), torch.ones(2, num_actions, dtype=torch.float32)]
@@ -138,8 +141,6 @@ def random_inputs(n: int, seed: int = 0, prior: bool = False, learning=None):
     with ``prior`` also random priors shaped like real ones (scores in [-8, 0] on legal
     actions, one legal choice): ``(obs, mask[, prior])``, sized for ``learning``'s game
     (default Cavalloìcera)."""
-    import numpy as np
-
     learning = learning or _default_learning()
     OBS_SIZE, NUM_ACTIONS, PRIOR_SIZE = learning.obs_size, learning.num_actions, learning.prior_size
     rng = np.random.default_rng(seed)
@@ -157,8 +158,6 @@ def random_inputs(n: int, seed: int = 0, prior: bool = False, learning=None):
 
 
 def _default_learning():
-    from cavallo_env import games
-
     return games.get("cavalloicera").learning()
 
 
@@ -166,10 +165,6 @@ def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False, learning=Non
     """Observations and masks (and with ``prior`` the heuristic priors) of real positions of
     ``learning``'s game (default Cavalloìcera): every decision of ``deals`` deals of random
     play, capture-building steps included."""
-    import random
-
-    import numpy as np
-
     learning = learning or _default_learning()
     obs, masks, priors = [], [], []
     for d in range(deals):
@@ -202,9 +197,8 @@ def compare(net, onnx_path, obs, mask, prior=None) -> dict:
     action probabilities (softmax over the legal actions).  Masked logits must
     be exactly equal (the mask constant); otherwise everything is ``inf``.
     """
-    import numpy as np
-    import onnxruntime as ort
-    import torch
+    import onnxruntime as ort  # lazy: onnxruntime, an optional extra
+    import torch  # lazy: torch, kept out of this torch-free module
 
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     feeds = {"obs": obs, "mask": mask}
@@ -237,7 +231,7 @@ def compare(net, onnx_path, obs, mask, prior=None) -> dict:
 def export_checkpoint(checkpoint, out, *, evaluation: dict | None = None, tolerance: float = TOLERANCE,
                       check_deals: int = 256) -> tuple[Path, Path]:
     """Write ``out`` (.onnx) and its sidecar; returns both paths.  See the module doc."""
-    from training.checkpoint import learning_of, paths, weights_path
+    from training.checkpoint import learning_of, paths, weights_path  # lazy: torch, kept out of this torch-free module
 
     out = Path(out)
     if out.suffix != ".onnx":
@@ -273,9 +267,7 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
     ``about`` (model, training, evaluation, source, exporter).  Only then are
     both moved into place; ``ExportError`` says what failed.
     """
-    import onnx
-
-    from cavallo_env.records import prepare_output_file
+    import onnx  # lazy: onnx, the optional train extra
 
     folder = prepare_output_file(out)
     try:

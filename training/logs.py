@@ -44,7 +44,7 @@ class RunLog:
             self.csv.writeheader()
         self.tb = None
         try:
-            from torch.utils.tensorboard import SummaryWriter
+            from torch.utils.tensorboard import SummaryWriter  # lazy: tensorboard, the optional train extra
 
             self.tb = SummaryWriter(str(run_dir / "tb"))
         except ImportError:  # tensorboard not installed: CSV only
@@ -76,10 +76,10 @@ def _fmt(v):
 
 def plot_learning_curve(run_dir: Path, evals: list, out: Path | None = None) -> Path:
     """Duplicate-evaluation score against each fixed bot and the rollout scores, by decisions trained."""
-    import matplotlib
+    import matplotlib  # lazy: matplotlib, an optional extra
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: matplotlib, after the Agg backend is chosen
 
     out = out or run_dir / "learning_curve.png"
     rows = []

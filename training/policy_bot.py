@@ -22,6 +22,8 @@ from cavallo_env.budget import ByteCache
 from cavallo_env.bots.base import game_of
 from cavallo_env.games.learning import decide_move
 
+from .export import load_policy_net
+
 #: checkpoints loaded by this process, bounded in bytes (a net holds about its tensors file)
 CACHE_MB = 512
 _CACHE = ByteCache(CACHE_MB)
@@ -31,8 +33,6 @@ def load_net(path: str):
     """``(PolicyNet, meta)`` of a checkpoint, loaded once per process (while the cache holds it)."""
     hit = _CACHE.get(path)
     if hit is None:
-        from .export import load_policy_net
-
         hit = load_policy_net(path)
         _CACHE.put(path, hit, sum(p.numel() * p.element_size() for p in hit[0].parameters()))
     return hit
@@ -44,7 +44,7 @@ class CheckpointBot(Bot):
     def __init__(self, path: str, seed=None, endgame: bool = True):
         super().__init__(seed)
         self.endgame = endgame
-        from .checkpoint import learning_of
+        from .checkpoint import learning_of  # lazy: torch (safetensors), loaded with the first checkpoint
 
         self.path = path
         self.net, meta = load_net(path)
@@ -53,7 +53,7 @@ class CheckpointBot(Bot):
         self.uses_prior = self.net.uses_prior
 
     def choose_move(self, view, legal):
-        import torch
+        import torch  # lazy: torch, loaded with the first checkpoint
 
         torch.set_num_threads(1)  # evaluation workers are forked: one thread each
         game = game_of(view, self.game)

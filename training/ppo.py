@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from tqdm import tqdm
 
 from cavallo_env import games as game_registry
 
@@ -199,8 +200,6 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
 
     bar = None
     if progress:
-        from tqdm import tqdm
-
         bar = tqdm(total=cfg.updates, initial=counters["update"], unit="upd", desc=f"ppo: {cfg.game}",
                    dynamic_ncols=True)
     timers = Timers()

@@ -24,7 +24,9 @@ repeats bit for bit from its seed.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import time
+import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -152,8 +154,6 @@ class PriorWorkers:
     """
 
     def __init__(self, n: int, game: str):
-        import multiprocessing as mp
-
         if n < 1:
             raise ValueError(f"PriorWorkers needs at least one worker, got {n}")
         ctx = mp.get_context("fork")
@@ -245,8 +245,6 @@ class PriorWorkers:
 
 def _prior_worker(conn, game: str) -> None:
     """The loop of one ``PriorWorkers`` process: replay the actions, compute the priors asked for."""
-    import traceback
-
     learning = games.get(game).learning()
     tables: dict = {}
     while True:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +46,6 @@ def numeric_platform() -> str:
                 vendor = line.split(":", 1)[1].strip()
                 break
     except OSError:
-        import platform
-
         vendor = platform.processor() or vendor
     return f"torch {torch.__version__}, {torch.backends.cpu.get_cpu_capability()}, {vendor}"
 

@@ -28,6 +28,7 @@ the model itself (the ``sb3`` extra).
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from cavallo_env import __version__, games
@@ -39,7 +40,7 @@ _MASKED = -1e9
 
 def _module(policy, learning):
     """A torch module ``(obs, mask[, prior]) -> (logits, value)`` around an SB3 actor-critic policy."""
-    import torch
+    import torch  # lazy: torch, kept out of this torch-free module
 
     class MaskedPolicy(torch.nn.Module):
         uses_prior = False
@@ -103,8 +104,6 @@ def export_maskable_ppo(model, out, *, game: str, evaluation: dict | None = None
 
 
 def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
     found = {}
     for dist in ("sb3-contrib", "stable-baselines3", "torch"):
         try:

@@ -53,11 +53,11 @@ def main(argv=None) -> int:
                          "(default 200; 0 = none)")
     args = ap.parse_args(argv)
 
-    from . import checkpoint as ckpt
-    from . import policy_bot  # noqa: F401  (registers checkpoint:<path>)
+    from . import checkpoint as ckpt  # lazy: torch, after the arguments parse
+    from . import policy_bot  # noqa: F401  (lazy: registers the checkpoint:<path> bot kind)
 
     run = Path(args.run_dir)
-    from .run import config_of_run
+    from .run import config_of_run  # lazy: torch, after the arguments parse
 
     cfg = config_of_run(run)
     game = cfg.game

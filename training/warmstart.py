@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing as mp
 import os
 import time
 import zipfile
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from tqdm import tqdm
 
 from cavallo_env import games
 from cavallo_env.bots import make
@@ -71,8 +73,6 @@ def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator
     todo = [k for k, part in enumerate(parts) if part is None]
     bar = None
     if progress:
-        from tqdm import tqdm
-
         done = n_games - sum(len(shards[k]) for k in todo)
         bar = tqdm(total=n_games, initial=done, unit="deal", desc=f"warm start: {teacher}", dynamic_ncols=True)
     # the work: 4-deal chunks of the shards still to play, in order
@@ -93,8 +93,6 @@ def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator
         for k, c in chunks:
             collect(k, c, _teacher_chunk(c, *work))
     else:
-        import multiprocessing as mp
-
         with mp.get_context("fork").Pool(jobs) as pool:
             for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *work) for _, c in chunks])):
                 collect(k, c, part)

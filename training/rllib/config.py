@@ -27,6 +27,7 @@ checkpoint of the same network, e.g. the imitation warm start of a
 
 from __future__ import annotations
 
+import copy
 import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -146,7 +147,7 @@ def load(path) -> RLlibTrainConfig:
 
 
 def dump(cfg: RLlibTrainConfig) -> str:
-    import yaml
+    import yaml  # lazy: pyyaml, the optional train extra
 
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
 
@@ -154,8 +155,6 @@ def dump(cfg: RLlibTrainConfig) -> str:
 def project_twin(cfg: RLlibTrainConfig, games_per_rollout: int, updates: int | None = None) -> TrainConfig:
     """The project trainer's config of the same game, network, PPO settings and league mix
     (``games_per_rollout`` deals per update, no warm start): what the benchmarks compare with."""
-    import copy
-
     twin = TrainConfig(name=f"{cfg.name}-project", game=cfg.game, game_options=dict(cfg.game_options), seed=cfg.seed,
                        device="cpu", threads=cfg.threads, updates=updates or cfg.iterations, games=games_per_rollout,
                        reward=cfg.reward, reward_scale=cfg.reward_scale, checkpoint_every=cfg.checkpoint_every,

@@ -210,7 +210,7 @@ def make_env(env_config: dict):
     2.60 builds every sub-env of a runner from one context, so its sub-envs
     share them: harmless while the fixed bots draw nothing at random); other
     keys (``league``) are the callback's."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv  # lazy: ray, the optional rllib extra
 
     worker = getattr(env_config, "worker_index", 0)
     vector = getattr(env_config, "vector_index", 0)
@@ -222,7 +222,7 @@ def make_env(env_config: dict):
 
 def register() -> None:
     """Register ``make_env`` with Ray under ``ENV_NAME`` (the env runners look it up there)."""
-    from ray.tune.registry import register_env
+    from ray.tune.registry import register_env  # lazy: ray, the optional rllib extra
 
     register_env(ENV_NAME, make_env)
 

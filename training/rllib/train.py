@@ -34,6 +34,8 @@ import os
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
 from . import require_ray
 from .config import RLlibTrainConfig, dump
 
@@ -44,13 +46,13 @@ LEARNERS = "learners"
 def ppo_config(cfg: RLlibTrainConfig, *, env_runners: int | None = None, envs_per_env_runner: int | None = None):
     """RLlib's ``PPOConfig`` for ``cfg`` (see the module doc); the counts may be overridden."""
     require_ray()
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.algorithms.ppo import PPOConfig  # lazy: ray, the optional rllib extra
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # lazy: ray, the optional rllib extra
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # lazy: ray, the optional rllib extra
 
-    from .env import ENV_NAME, register
-    from .module import MaskedPolicyModule, model_config_of
-    from .selfplay import MAIN, SelfPlayLeague, agent_to_module, module_ids
+    from .env import ENV_NAME, register  # lazy: numpy, gymnasium and pettingzoo, kept out of this light module
+    from .module import MaskedPolicyModule, model_config_of  # lazy: ray (RLlib's TorchRLModule) and torch
+    from .selfplay import MAIN, SelfPlayLeague, agent_to_module, module_ids  # lazy: ray (RLlib callbacks)
 
     register()
     r, p = cfg.rllib, cfg.ppo
@@ -106,7 +108,7 @@ def iteration_counts(result: dict) -> tuple[float, float, float]:
     """``(decisions, learner decisions, env steps)`` of one iteration: every action applied in the
     games (the bots' included: RLlib's env steps scaled by all decisions / RLlib-stepped decisions of
     the episodes that ended in it), those of ``main`` (trained on), and RLlib's env steps."""
-    from .selfplay import MAIN
+    from .selfplay import MAIN  # lazy: ray (RLlib callbacks)
 
     er = result.get(ENV_RUNNERS, {})
     env_steps = float(er.get("num_env_steps_sampled", 0) or 0)
@@ -118,7 +120,7 @@ def iteration_counts(result: dict) -> tuple[float, float, float]:
 
 def result_row(result: dict, iteration: int, counters: dict, elapsed: float) -> dict:
     """The ``metrics.csv`` row of one RLlib iteration (the project's column names)."""
-    from .selfplay import MAIN
+    from .selfplay import MAIN  # lazy: ray (RLlib callbacks)
 
     er = result.get(ENV_RUNNERS, {})
     lr_ = result.get(LEARNERS, {}).get(MAIN, {})
@@ -151,9 +153,9 @@ def _plain(v):
 def start_from_checkpoint(algo, cfg: RLlibTrainConfig) -> None:
     """Load ``cfg.init_from`` (a project checkpoint of the same game and network) into ``main`` on
     the learner and every env runner, and into every snapshot slot."""
-    from ..checkpoint import CheckpointError
-    from .convert import ConversionError, module_state_from_checkpoint, policy_state
-    from .selfplay import MAIN, set_snapshots
+    from ..checkpoint import CheckpointError  # lazy: torch
+    from .convert import ConversionError, module_state_from_checkpoint, policy_state  # lazy: torch
+    from .selfplay import MAIN, set_snapshots  # lazy: ray (RLlib callbacks)
 
     state, meta = module_state_from_checkpoint(cfg.init_from)
     if meta.get("game", "cavalloicera") != cfg.game:
@@ -181,8 +183,8 @@ def start_from_checkpoint(algo, cfg: RLlibTrainConfig) -> None:
 
 
 def save_main(algo, path, cfg, counters, evals=None):
-    from .convert import save_checkpoint
-    from .selfplay import main_weights
+    from .convert import save_checkpoint  # lazy: torch
+    from .selfplay import main_weights  # lazy: ray (RLlib callbacks)
 
     return save_checkpoint(main_weights(algo), path, cfg, step=counters["update"], counters=counters, evals=evals)
 
@@ -191,10 +193,10 @@ def train(cfg: RLlibTrainConfig, run_dir: Path, *, address: str | None = None, p
           log=print, stop_after: int | None = None) -> dict:
     """Train ``cfg`` on RLlib into ``run_dir``; returns the project's summary dict (``cavallo train``)."""
     ray = require_ray()
-    import torch
+    import torch  # lazy: torch, kept out of this light module
 
-    from ..logs import RunLog, label, plot_learning_curve
-    from ..run import evaluate_checkpoint
+    from ..logs import RunLog, label, plot_learning_curve  # lazy: numpy and torch (via rollout)
+    from ..run import evaluate_checkpoint  # lazy: torch
 
     torch.set_num_threads(cfg.threads)
     run_dir = Path(run_dir)
@@ -217,8 +219,6 @@ def train(cfg: RLlibTrainConfig, run_dir: Path, *, address: str | None = None, p
             f"{cfg.rllib.env_runners} env runner(s) x {cfg.rllib.envs_per_env_runner} envs, built in "
             f"{time.perf_counter() - t0:.0f}s; run {run_dir}")
         if progress:
-            from tqdm import tqdm
-
             bar = tqdm(total=cfg.iterations, unit="it", desc=f"rllib: {cfg.game}", dynamic_ncols=True)
         done = 0
         while True:
