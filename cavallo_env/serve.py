@@ -64,6 +64,8 @@ except ImportError:
 from . import ACTION_CONTRACT_VERSION, __version__
 from .cavalloicera.encoding import OBS_VERSION
 from . import budget, games
+from .bots import BotSpecError, make
+from .games import checked_view
 from .tables import TableError, TableStore, catalog, shown
 from .views import ViewError
 
@@ -608,9 +610,6 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     client is.  A request body must arrive within ``read_timeout`` seconds
     (``RequestGuard``; the headers' deadline is ``NoDelayHTTPProtocol``'s).
     """
-    from .bots import make
-    from .games import checked_view
-
     if not (isinstance(move_timeout, (int, float)) and 0 < move_timeout <= 3600):
         raise ValueError(f"move_timeout must be in (0, 3600] seconds, got {move_timeout!r}")
     if not (isinstance(max_body, int) and max_body >= 1024):
@@ -621,8 +620,6 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     bot = make(bot_spec, seed=seed)
     refused = getattr(bot, "refused", None)
     if refused:  # the server answers views of every game: say so now, not on a valid view
-        from .bots import BotSpecError
-
         raise BotSpecError(f"{bot_spec} cannot serve every game: {'; '.join(refused.values())}; "
                            "give options that every game's search takes")
     runner = BotRunner(bot, move_timeout)
@@ -922,7 +919,7 @@ class NoDelayHTTPProtocol(_BaseHTTP):
 
     # h11: after its events are handled, the connection awaits headers when it is idle with bytes buffered
     def _h11_state(self) -> None:
-        import h11
+        import h11  # lazy: only the h11 parser (no httptools) runs this
 
         self._awaiting_headers(self.conn.their_state is h11.IDLE and bool(self.conn.trailing_data[0]))
 
@@ -948,7 +945,7 @@ class NoDelayHTTPProtocol(_BaseHTTP):
 
 
 def _open_files_limit() -> int:
-    import resource
+    import resource  # lazy: a Unix-only module
 
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     return 1 << 20 if soft == resource.RLIM_INFINITY else soft
@@ -968,7 +965,7 @@ def connection_cap(backlog: int) -> int:
 
 def raise_open_files_limit(most: int = 65536) -> None:
     """Raise this process's soft open files limit to its hard limit (at most ``most``), as a server should."""
-    import resource
+    import resource  # lazy: a Unix-only module
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = most if hard == resource.RLIM_INFINITY else min(hard, most)

@@ -21,6 +21,10 @@ import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from cavallo_env import games as game_registry  # `games` is a config field here
+from cavallo_env.bots import BotSpecError, make
+from cavallo_env.records import short_repr
+
 OPPONENT_KINDS = ("self", "snapshots", "greedy", "heuristic")
 
 #: The largest config file read; a config is a few KiB.
@@ -210,13 +214,11 @@ class TrainConfig:
     def check(self, where="config"):
         if not self.name or len(self.name) > 100 or not all(c.isalnum() or c in "-_." for c in self.name):
             raise ConfigError(f"{where}.name: 1 to 100 letters, digits, '-', '_' or '.', got {_short(self.name)}")
-        from cavallo_env import games
-
         try:
-            game = games.get(self.game)
+            game = game_registry.get(self.game)
             game.check_options(self.game_options)
         except ValueError as e:
-            raise ConfigError(f"{where}.{'game' if self.game not in games.names() else 'game_options'}: {e}") from None
+            raise ConfigError(f"{where}.{'game' if self.game not in game_registry.names() else 'game_options'}: {e}") from None
         _range(where, "seed", self.seed, 0, 2**63 - 1)
         if not (self.device in ("auto", "cpu", "cuda") or (self.device.startswith("cuda:") and self.device[5:].isdigit())):
             raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
@@ -263,8 +265,6 @@ class TrainConfig:
 
 
 def _check_bot(where, key, spec):
-    from cavallo_env.bots import BotSpecError, make
-
     try:
         make(spec, seed=0)
     except BotSpecError as e:
@@ -273,8 +273,6 @@ def _check_bot(where, key, spec):
 
 def _check_bot_game(spec: str, game: str) -> None:
     """A bot spec that plays ``game`` (``make(spec, game=game)``); ``ValueError`` otherwise."""
-    from cavallo_env.bots import make
-
     make(spec, seed=0, game=game)
 
 
@@ -318,8 +316,6 @@ def _drop_removed(data: dict, where: str) -> dict:
 
 def _short(value, limit: int = 60) -> str:
     """``repr(value)``, cut to ``limit`` characters (a config value may be long)."""
-    from cavallo_env.records import short_repr
-
     return short_repr(value, limit)
 
 
@@ -411,9 +407,9 @@ def _config_loader():
     global _LOADER
     if _LOADER is not None:
         return _LOADER
-    import yaml
-    from yaml.composer import ComposerError
-    from yaml.constructor import ConstructorError
+    import yaml  # lazy: pyyaml, the optional train extra
+    from yaml.composer import ComposerError  # lazy: pyyaml
+    from yaml.constructor import ConstructorError  # lazy: pyyaml
 
     class ConfigLoader(yaml.SafeLoader):
         def __init__(self, stream):
@@ -469,7 +465,7 @@ def read_yaml(path):
     nesting deeper than ``MAX_CONFIG_DEPTH``): each names the file and, where
     there is one, the line.
     """
-    import yaml
+    import yaml  # lazy: pyyaml, the optional train extra
 
     path = Path(path)
     if not path.is_file():
@@ -508,6 +504,6 @@ def load(path) -> TrainConfig:
 
 
 def dump(cfg: TrainConfig) -> str:
-    import yaml
+    import yaml  # lazy: pyyaml, the optional train extra
 
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
