@@ -180,7 +180,7 @@ def compare_with_training(result, evals: list) -> str:
 
 
 def run(args) -> int:
-    from training.export import export_checkpoint  # lazy: the trainer package (torch), never at module level
+    from training.export import export_checkpoint  # lazy: the trainer package, never imported by cavallo_env at module level
 
     from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
 
@@ -196,9 +196,9 @@ def run(args) -> int:
         out_dir = checkpoint.parent
         _step(1, f"training skipped: starting from {checkpoint}")
     else:
-        from training.config import load  # lazy: the trainer package (torch), never at module level
-        from training.ppo import train  # lazy: the trainer package (torch), never at module level
-        from training.run import new_run_dir  # lazy: the trainer package (torch), never at module level
+        from training.config import load  # lazy: the trainer package, never imported by cavallo_env at module level
+        from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
+        from training.run import new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
 
         cfg = load(args.config)
         run_dir = new_run_dir(cfg, args.runs)

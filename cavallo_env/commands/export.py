@@ -45,7 +45,7 @@ def run(args) -> int:
         return rehash(args)
     if not args.out:
         raise ValueError("give --out MODEL.onnx, the file to write (or --rehash to only record a hash)")
-    from training.export import export_checkpoint  # lazy: the trainer package (torch), never at module level
+    from training.export import export_checkpoint  # lazy: the trainer package, never imported by cavallo_env at module level
 
     from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
 
@@ -74,7 +74,7 @@ def rehash(args) -> int:
 
         where, sha, changed = rehash_model(path)
     else:
-        from training.checkpoint import rehash as rehash_checkpoint  # lazy: the trainer package (torch), never at module level
+        from training.checkpoint import rehash as rehash_checkpoint  # lazy: the trainer package, never imported by cavallo_env at module level
 
         where, sha, changed = rehash_checkpoint(path)
     if changed:

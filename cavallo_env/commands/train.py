@@ -63,12 +63,12 @@ def run(args) -> int:
         raise ValueError("give --config YAML to start a run or --resume RUN_DIR to continue one")
     if args.stop_at is not None and args.stop_at < 0:
         raise ValueError(f"--stop-at must be 0 (after the warm start) or an update number, got {args.stop_at}")
-    from training.config import ConfigError, dump, load  # lazy: the trainer package (torch), never at module level
-    from training.ppo import train  # lazy: the trainer package (torch), never at module level
-    from training.run import config_of_run, new_run_dir  # lazy: the trainer package (torch), never at module level
+    from training.config import ConfigError, dump, load  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.run import config_of_run, new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
 
     if args.device is not None:
-        from training.config import TrainConfig  # lazy: the trainer package (torch), never at module level
+        from training.config import TrainConfig  # lazy: the trainer package, never imported by cavallo_env at module level
 
         try:
             TrainConfig(device=args.device).check("config")
@@ -104,7 +104,7 @@ def run(args) -> int:
             if "unknown key 'rllib'" in str(e) or "unknown key 'iterations'" in str(e):
                 raise ConfigError(f"{e}\n(an RLlib config: add --backend rllib)") from None
             raise
-        from training.run import resolve_device  # lazy: the trainer package (torch), never at module level
+        from training.run import resolve_device  # lazy: the trainer package, never imported by cavallo_env at module level
 
         resolve_device(args.device or cfg.device)  # no GPU for `cuda`: say so before a run directory is made
         run_dir = new_run_dir(cfg, args.runs)
@@ -159,9 +159,9 @@ def run_rllib(args) -> int:
     except ImportError:
         raise SystemExit("cavallo train --backend rllib needs Ray RLlib, which is not installed: "
                          "pip install -e '.[rllib]'") from None
-    from training.rllib.config import load  # lazy: the trainer package (torch), never at module level
-    from training.rllib.train import train  # lazy: the trainer package (torch), never at module level
-    from training.run import new_run_dir  # lazy: the trainer package (torch), never at module level
+    from training.rllib.config import load  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.rllib.train import train  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.run import new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
 
     cfg = load(args.config)
     if args.init_from is not None:

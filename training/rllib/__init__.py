@@ -32,8 +32,8 @@ INSTALL_HINT = "pip install -e '.[rllib]'"
 def require_ray():
     """Import ray (and RLlib) or raise ``ImportError`` saying how to install it."""
     try:
-        import ray  # noqa: F401
-        from ray.rllib.algorithms.ppo import PPOConfig  # noqa: F401
+        import ray  # noqa: F401  (lazy: ray, the optional rllib extra)
+        from ray.rllib.algorithms.ppo import PPOConfig  # noqa: F401  (lazy: ray)
     except ImportError as e:
         raise ImportError(f"the RLlib backend needs Ray RLlib ({e}); install it with: {INSTALL_HINT}") from None
     return ray
