@@ -545,14 +545,9 @@ def _validation_response(errors) -> JSONResponse:
         loc = list(e.get("loc", ()))
         if loc[:1] != ["body"]:
             loc.insert(0, "body")
-        safe.append({"loc": [p if isinstance(p, int) else _sendable(str(p)) for p in loc],
-                     "msg": _sendable(str(e.get("msg"))), "type": str(e.get("type"))})
-    return JSONResponse({"detail": _sendable(f"invalid view: {text}"), "errors": safe}, status_code=422)
-
-
-def _sendable(text: str) -> str:
-    """``text`` with every character UTF-8 cannot carry escaped (an error message may quote the request)."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        safe.append({"loc": [p if isinstance(p, int) else shown(str(p), None) for p in loc],
+                     "msg": shown(str(e.get("msg")), None), "type": str(e.get("type"))})
+    return JSONResponse({"detail": shown(f"invalid view: {text}", None), "errors": safe}, status_code=422)
 
 
 def _game_field(data):
@@ -670,11 +665,11 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
 
     @app.exception_handler(ViewError)
     async def _inconsistent(request: Request, exc: ViewError):
-        return JSONResponse({"detail": _sendable(f"invalid view: {exc}")}, status_code=422)
+        return JSONResponse({"detail": shown(f"invalid view: {exc}", None)}, status_code=422)
 
     @app.exception_handler(TableError)
     async def _refused(request: Request, exc: TableError):
-        return JSONResponse({"detail": _sendable(str(exc)), "code": exc.code}, status_code=exc.status)
+        return JSONResponse({"detail": shown(str(exc), None), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(BotTimeout)
     async def _slow(request: Request, exc: BotTimeout):

@@ -66,10 +66,10 @@ def catalog() -> list[dict]:
     return out
 
 
-def shown(value, limit: int = 40) -> str:
-    """``value`` as a request's text may echo it: at most ``limit`` characters, and every
-    character UTF-8 cannot carry (a lone surrogate such as ``"\\ud800"``) escaped, so an
-    error message about a hostile value can always be sent."""
+def shown(value, limit: int | None = 40) -> str:
+    """``value`` as a request's text may echo it: at most ``limit`` characters (``None``: all),
+    and every character UTF-8 cannot carry (a lone surrogate such as ``"\\ud800"``) escaped,
+    so an error message about a hostile value can always be sent."""
     try:
         text = value if isinstance(value, str) else repr(value)
     except (ValueError, RecursionError):  # an int too long to write out, a list nested too deep
