@@ -108,8 +108,9 @@ def file_sha256(path) -> str:
     return h.hexdigest()
 
 
-def read_sidecar(model_path) -> dict:
-    """Read and check the sidecar of ``model_path``; ``ModelError`` if unusable."""
+def read_sidecar(model_path, require_hash: bool = True) -> dict:
+    """Read and check the sidecar of ``model_path``; ``ModelError`` if unusable (without
+    ``onnx_sha256`` too, unless ``require_hash`` is off: ``rehash_model`` records it)."""
     model_path = Path(model_path)
     meta_path = sidecar_path(model_path)
     if not model_path.is_file():
@@ -137,6 +138,8 @@ def read_sidecar(model_path) -> dict:
                          f"{learning.obs_size} and {learning.num_actions}")
     want_hash = meta.get("onnx_sha256")
     if want_hash is None:
+        if not require_hash:
+            return meta
         raise ModelError(f"{meta_path}: the sidecar carries no onnx_sha256, so {model_path.name} cannot be verified "
                          f"and is not used; re-export it from its checkpoint (`cavallo export CHECKPOINT --out "
                          f"{model_path}`) or, if you vouch for the file, record its hash with "
@@ -175,12 +178,7 @@ def rehash_model(model_path) -> tuple[Path, str, bool]:
     """
     model_path = Path(model_path)
     meta_path = sidecar_path(model_path)
-    try:
-        read_sidecar(model_path)
-    except ModelError as e:
-        if "carries no onnx_sha256" not in str(e):
-            raise
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta = read_sidecar(model_path, require_hash=False)
     data = model_path.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     want = meta.get("onnx_sha256")
