@@ -100,16 +100,25 @@ def parse_jsonl(path) -> Iterator[tuple[int, object, str | None]]:
                 yield n, None, json_problem(e, text, line_numbers=False)
 
 
+def _oversize(f) -> str | None:
+    """Why the open file ``f`` is too large to be a record file (its size says so), or None; a file
+    with no size (a pipe, a device) is bounded as it is read."""
+    try:
+        size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return None
+    if size > MAX_JSON_BYTES:
+        return (f"the file has {size} bytes, more than a record file may have ({_mib(MAX_JSON_BYTES)}); "
+                "write many records as .jsonl")
+    return None
+
+
 def read_json_text(path) -> str:
     """The text of a ``.json`` file of at most ``MAX_JSON_BYTES``; ``RecordError`` otherwise."""
     with open(path, "rb") as f:
-        try:
-            size = os.fstat(f.fileno()).st_size
-        except OSError:
-            size = 0
-        if size > MAX_JSON_BYTES:
-            raise RecordError(f"{path}: the file has {size} bytes, more than a record file may have "
-                              f"({_mib(MAX_JSON_BYTES)}); write many records as .jsonl")
+        too_big = _oversize(f)
+        if too_big:
+            raise RecordError(f"{path}: {too_big}")
         data = f.read(MAX_JSON_BYTES + 1)  # a device or a pipe has no size: read at most the bound
     if len(data) > MAX_JSON_BYTES:
         raise RecordError(f"{path}: longer than {_mib(MAX_JSON_BYTES)}, more than a record file may have; "
@@ -257,13 +266,9 @@ def iter_json(path) -> Iterator[tuple[int | None, object, str | None]]:
     reading the file propagates.
     """
     with open(path, "rb") as f:
-        try:
-            size = os.fstat(f.fileno()).st_size
-        except OSError:
-            size = 0
-        if size > MAX_JSON_BYTES:
-            yield None, None, (f"the file has {size} bytes, more than a record file may have "
-                               f"({_mib(MAX_JSON_BYTES)}); write many records as .jsonl")
+        too_big = _oversize(f)
+        if too_big:
+            yield None, None, too_big
             return
         text = _JsonText(f)
         n = 0  # records read
