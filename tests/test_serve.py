@@ -24,15 +24,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(bot: str, workers: int = 1):
+def start(bot: str, workers: int = 1, *extra: str, preexec_fn=None):
+    """``cavallo serve --bot BOT`` (more flags in ``extra``) on a free port; ``(proc, url)`` once it answers."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", bot, "--port", str(port),
-                             "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            preexec_fn=preexec_fn)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"cavallo serve exited with {proc.returncode}: {proc.stdout.read()}")
+            pytest.fail(f"cavallo serve exited with {proc.returncode}: {proc.stdout.read()!r}")
         try:
             if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
                 return proc, url
@@ -42,12 +44,15 @@ def start(bot: str, workers: int = 1):
     pytest.fail("cavallo serve did not come up within 60 s")
 
 
-def stop(proc):
+def stop(proc) -> bytes:
+    """Stop the server; its whole output."""
     proc.terminate()
     try:
-        proc.wait(10)
+        out, _ = proc.communicate(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+        out, _ = proc.communicate()
+    return out
 
 
 @pytest.fixture(scope="module")

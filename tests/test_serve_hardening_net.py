@@ -8,51 +8,27 @@ from __future__ import annotations
 import resource
 import select
 import socket
-import subprocess
-import sys
 import time
 
 import httpx
 import pytest
 
-from test_serve import free_port
+from test_serve import start as start_serve
+from test_serve import stop
 
 READ_TIMEOUT = 1.5
 
 
 def start(*extra, limit_files: int | None = None):
     """``cavallo serve --bot greedy`` with a short read timeout; ``(proc, port)`` once it answers."""
-    port = free_port()
 
     def limit():
         if limit_files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))  # hard too: it stays
 
-    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", "greedy", "--ai", "greedy",
-                             "--port", str(port), "--read-timeout", str(READ_TIMEOUT), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"cavallo serve exited with {proc.returncode}: {proc.stdout.read()!r}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).status_code == 200:
-                return proc, port
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    pytest.fail("cavallo serve did not come up within 60 s")
-
-
-def stop(proc) -> bytes:
-    """Stop the server; its whole output."""
-    proc.terminate()
-    try:
-        out, _ = proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out
+    proc, url = start_serve("greedy", 1, "--ai", "greedy", "--read-timeout", str(READ_TIMEOUT), *extra,
+                            preexec_fn=limit)
+    return proc, int(url.rsplit(":", 1)[1])
 
 
 def connect(port: int, data: bytes = b"") -> socket.socket:
