@@ -103,11 +103,6 @@ class ByteCache:
             data[key] = (value, nbytes)
             self.nbytes += nbytes
 
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.nbytes = 0
-
     def __len__(self) -> int:
         return len(self._data)
 
