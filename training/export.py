@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
 import os
 import random
 import shutil
@@ -55,7 +54,7 @@ import numpy as np
 
 from cavallo_env import __version__, games
 from cavallo_env.records import prepare_output_file
-from cavallo_env.bots.policy import FORMAT, ModelError, check_finite_onnx, file_sha256, sidecar_path
+from cavallo_env.bots.policy import FORMAT, ModelError, check_finite_onnx, file_sha256, sidecar_path, sidecar_text
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -325,7 +324,7 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
         }
         meta_path = sidecar_path(out)
         tmp_json = tmpdir / "model.json"
-        tmp_json.write_text(json.dumps(sidecar, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+        tmp_json.write_text(sidecar_text(sidecar), encoding="utf-8")
         os.replace(tmp, out)
         os.replace(tmp_json, meta_path)
     finally:

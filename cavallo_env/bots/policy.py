@@ -68,6 +68,7 @@ from ..budget import ByteCache
 from .. import games
 from ..games import checked_view
 from ..games.learning import decide_move
+from ..records import open_temp
 from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 
 #: format tag of an exported model's sidecar
@@ -194,11 +195,22 @@ def rehash_model(model_path) -> tuple[Path, str, bool]:
     return meta_path, sha, True
 
 
+def sidecar_text(meta: dict) -> str:
+    """A sidecar as ``cavallo export`` writes it."""
+    return json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n"
+
+
 def _write_sidecar(meta_path: Path, meta: dict) -> None:
-    """Write a sidecar to a temporary file beside it, then rename it into place."""
-    tmp = Path(str(meta_path) + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, meta_path)
+    """Write a sidecar to a new temporary file beside it, then rename it into place."""
+    fd, tmp = open_temp(meta_path.parent, prefix=f".tmp-{meta_path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(sidecar_text(meta))
+        os.replace(tmp, meta_path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 # -- reading the tensors of an ONNX file (protobuf wire format), without the onnx package ------------
