@@ -516,7 +516,7 @@ class HeuristicBot(Bot):
 
 #: the most work the exact endgame may do for one decision, in moves tried (16 more for each position
 #: whose moves are listed): the worst legal last round (a table of 40+ cards, each seat holding a numeral
-#: with hundreds of capture sets) would need billions, a typical one needs a few thousand (docs/bots.md,
+#: with hundreds of capture sets) would need billions, a typical one needs a few thousand (docs/limits.md,
 #: "Worst positions"); past the cap the one-ply scores decide instead
 ENDGAME_NODES = 40_000
 
