@@ -7,7 +7,7 @@ interleaved rounds:
 - ``engine``      the rules engine alone: uniformly random legal moves on fresh
                   deals through the game layer (one step = one move: 48 per
                   Cavalloìcera deal, 40 per Briscola deal, 36 per Scopa deal);
-- ``actions``     (Cavalloìcera) ``ActionGame`` driven by random legal action ids
+- ``actions``     (Cavalloìcera) ``CavalloiceraActions`` driven by random legal action ids
                   (one step = one action, capture building included), no observations;
 - ``raw_env``     the game's raw env (``cavallo_env.raw_env()``,
                   ``cavallo_env.briscola.raw_env()``, ...) in the standard AEC loop below;
@@ -112,8 +112,8 @@ def engine_loop(seconds: float, game: str = "cavalloicera") -> tuple[int, int, f
 
 
 def actions_loop(seconds: float) -> tuple[int, int, float]:
-    from cavallo_env.cavalloicera.actions import ActionGame
-    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.actions import CavalloiceraActions
+    from cavallo_env.cavalloicera.engine import CavalloiceraState
 
     rng = random.Random(0)
     u, k = _U, 0
@@ -122,7 +122,7 @@ def actions_loop(seconds: float) -> tuple[int, int, float]:
     t0 = perf()
     deadline = t0 + seconds
     while perf() < deadline:
-        game = ActionGame(GameState.new(rng.getrandbits(64)))
+        game = CavalloiceraActions(CavalloiceraState.new(rng.getrandbits(64)))
         state = game.state
         while state.turn < 48:
             legal = game.legal_actions()

@@ -21,14 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("spec", help="bot spec, e.g. ismcts:1000, policy:default, checkpoint:checkpoints/default")
+    ap.add_argument("spec", help="bot spec, e.g. ismcts:1000, policy:default, checkpoint:checkpoints/cavalloicera")
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=10_000, help="deal d uses random_deal(seed + d)")
     args = ap.parse_args(argv)
 
     import training.policy_bot  # noqa: F401  (registers checkpoint:)
     from cavallo_env.bots import make
-    from cavallo_env.cavalloicera.engine import GameState, random_deal
+    from cavallo_env.cavalloicera.engine import CavalloiceraState, random_deal
     from cavallo_env.evaluation import play_game
 
     counts: collections.Counter = collections.Counter()
@@ -36,8 +36,8 @@ def main(argv=None) -> int:
         deal = random_deal(args.seed + d)
         for a_team in (0, 1):
             bots = [make(args.spec if s % 2 == a_team else "heuristic", seed=s) for s in range(4)]
-            final = play_game(bots, GameState(*deal))
-            replay = GameState(*deal)
+            final = play_game(bots, CavalloiceraState(*deal))
+            replay = CavalloiceraState(*deal)
             for seat, card, capture in final.moves:
                 bonuses = replay.play(card, capture)
                 if bonuses and bonuses[0]:  # a scùa

@@ -19,7 +19,7 @@ import time
 
 from cavallo_env.cavalloicera.actions import move_to_actions
 from cavallo_env.bots import make
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 from cavallo_env.evaluation import deal_for
 from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     same_move = same_first = cross_move = n = 0
     t0 = time.perf_counter()
     for d in range(deals):
-        state = GameState(*deal_for("teacher-agreement", d))
+        state = CavalloiceraState(*deal_for("teacher-agreement", d))
         while not state.done:
             view = make_view(state, state.current)
             if len(view["legal_moves"]) > 1:

@@ -1,13 +1,13 @@
 """End-to-end training speed: agent decisions per second, rollout plus PPO update.
 
     .venv/bin/python benchmarks/train_speed.py --game briscola [--updates 10]
-    .venv/bin/python benchmarks/train_speed.py --config configs/default.yaml
+    .venv/bin/python benchmarks/train_speed.py --config configs/cavalloicera.yaml
 
 Runs the training loop's iteration (``training.ppo.iteration``: league draw,
 lockstep rollout, advantages, PPO update) for a few updates after a warm-up
 one, with the config's league mix (so bot opponents cost what they cost in
 training); ``--game G`` takes ``configs/G.yaml`` (Cavalloìcera:
-``configs/default.yaml``).  It reports:
+``configs/cavalloicera.yaml``).  It reports:
 
 - decisions/s: every decision taken in the training games (every seat,
   capture-building sub-steps included) per second of rollout + update wall
@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", default=None, choices=["cavalloicera", "briscola", "scopa"],
-                    help="the game's training config (configs/<game>.yaml; Cavalloìcera: configs/default.yaml)")
-    ap.add_argument("--config", default=None, help="a training config (default: the --game's, else configs/default.yaml)")
+                    help="the game's training config (configs/<game>.yaml; Cavalloìcera: configs/cavalloicera.yaml)")
+    ap.add_argument("--config", default=None, help="a training config (default: the --game's, else configs/cavalloicera.yaml)")
     ap.add_argument("--updates", type=int, default=10, help="timed updates (after one warm-up update)")
     ap.add_argument("--games", type=int, default=None, help="override the config's games per rollout")
     ap.add_argument("--threads", type=int, default=None, help="override the config's torch threads")
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     from training.run import Run
 
     if args.config is None:
-        args.config = f"configs/{args.game}.yaml" if args.game not in (None, "cavalloicera") else "configs/default.yaml"
+        args.config = f"configs/{args.game}.yaml" if args.game not in (None, "cavalloicera") else "configs/cavalloicera.yaml"
     cfg = load(args.config)
     if args.game is not None and cfg.game != args.game:
         ap.error(f"{args.config} trains {cfg.game}, not {args.game}")

@@ -2,10 +2,9 @@
 
 - ``cavallo_env.games``    the game layer: ``games.get(name)`` for every game
 - ``cavallo_env.briscola`` / ``cavallo_env.scopa``: those games (``env()``, ``raw_env()``, ``GAME``)
-- ``cavallo_env.engine``   the rules of Cavalloìcera (pure Python)
-- ``cavallo_env.actions``  the Discrete(156) action space with capture building
-- ``cavallo_env.records``  game records: write, read, replay and check
-- ``cavallo_env.views``    what one seat sees (the bot protocol)
+- ``cavallo_env.cavalloicera`` Cavalloìcera (the rules in ``.engine``, the actions in ``.actions``, ...)
+- ``cavallo_env.records``  game records of every game: write, read, replay and check
+- ``cavallo_env.errors``   the error types (``ViewError``, ``RecordError``, ``BotSpecError``)
 - ``cavallo_env.bots``     baseline bots and the in-game AI runtime
 - ``cavallo_env.env(...)`` / ``raw_env(...)``: the PettingZoo AEC environment,
   also registered with PettingZoo's registry as ``ENV_ID``
@@ -80,7 +79,7 @@ elif not any(isinstance(f, _RegisterOnImport) for f in _sys.meta_path):
 def __getattr__(name):
     # The env pulls in numpy/gymnasium/pettingzoo; keep `import cavallo_env` light
     # so the rules engine and the policy runtime load without them.
-    if name in ("env", "raw_env", "CavalloEnv"):
+    if name in ("env", "raw_env", "CavalloiceraEnv"):
         from .cavalloicera import aec as _env_module  # lazy: numpy, gymnasium, pettingzoo
 
         return getattr(_env_module, name)

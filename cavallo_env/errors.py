@@ -1,6 +1,6 @@
 """The error types of the package, in one leaf module (it imports nothing of the package).
 
-- ``ViewError``    a view that is malformed or contradicts itself (``cavallo_env.views``)
+- ``ViewError``    a view that is malformed or contradicts itself (``cavallo_env.<game>.views``)
 - ``RecordError``  a record that is malformed or disagrees with the rules (``cavallo_env.records``)
 - ``BotSpecError`` a bot spec that names no bot or has a bad argument (``cavallo_env.bots``)
 

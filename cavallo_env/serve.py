@@ -67,7 +67,7 @@ from . import budget, games
 from .bots import BotSpecError, make
 from .games import checked_view
 from .tables import TableError, TableStore, catalog, shown
-from .views import ViewError
+from .errors import ViewError
 
 API_VERSION = "v1"
 ENV_BOT = "CAVALLO_SERVE_BOT"

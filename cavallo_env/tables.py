@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager
 
 from . import games
-from .views import ViewError
+from .errors import ViewError
 
 HUMAN = 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
 
@@ -46,7 +46,7 @@ def make_model(tmp_path, name="model", **kw) -> Path:
 def game_views(seed: int, chooser=None, limit=None) -> list[dict]:
     """Every view of one deal played by ``chooser(view)`` (random moves if None)."""
     rng = random.Random(seed)
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     views = []
     while not state.done and (limit is None or len(views) < limit):
         view = make_view(state, state.current)

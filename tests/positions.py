@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
+from cavallo_env.cavalloicera.engine import NUM_TURNS, CavalloiceraState
 
 
-def random_position(rng: random.Random, turn: int | None = None) -> GameState:
+def random_position(rng: random.Random, turn: int | None = None) -> CavalloiceraState:
     """A random deal played by random legal moves to a random (or given) turn."""
-    state = GameState.new(rng.randrange(1 << 30))
+    state = CavalloiceraState.new(rng.randrange(1 << 30))
     stop = rng.randrange(NUM_TURNS) if turn is None else turn
     while state.turn < stop:
         state.play(*rng.choice(state.legal_moves()))

@@ -42,7 +42,7 @@ def test_scua_by_phase_counts_per_block(capsys):
 
 
 def test_train_speed_runs_for_the_cavalloicera_config(capsys):
-    assert _script("train_speed").main(["--config", "configs/quick.yaml", "--updates", "1", "--games", "4",
+    assert _script("train_speed").main(["--config", "configs/quick-cavalloicera.yaml", "--updates", "1", "--games", "4",
                                         "--prior-workers", "0"]) == 0
     out = capsys.readouterr().out
     assert "train_speed: cavalloicera" in out and re.search(r"decisions/s .* +\d+", out)

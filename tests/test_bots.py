@@ -14,7 +14,7 @@ from cavallo_env.cavalloicera.heuristic import HeuristicBot, award_values, expec
 from cavallo_env.bots.ismcts import ISMCTSBot, from_spec
 from cavallo_env.cavalloicera.search import greedy_rollout, quick_score, random_rollout, static_eval
 from cavallo_env.cavalloicera.cards import LA_MATA, NUM_CARDS, card_id
-from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
+from cavallo_env.cavalloicera.engine import NUM_TURNS, CavalloiceraState
 from cavallo_env.cavalloicera.views import make_view, move_from_dict
 from positions import random_position
 
@@ -38,7 +38,7 @@ def test_bots_return_legal_moves(spec, count):
 def test_heuristic_plays_whole_deals_legally_in_every_seat():
     bots = [make("heuristic", seed=s) for s in range(4)]
     for seed in range(30):
-        state = GameState.new(seed)
+        state = CavalloiceraState.new(seed)
         while not state.done:
             view = make_view(state, state.current)
             answer = bots[state.current].choose(view)
@@ -99,7 +99,7 @@ def test_ismcts_spec_options():
 
 
 def test_bot_refuses_a_view_without_legal_moves():
-    state = GameState.new(3)
+    state = CavalloiceraState.new(3)
     view = make_view(state, (state.current + 1) % 4)
     for spec in ("random", "greedy", "heuristic", "ismcts:10"):
         with pytest.raises(ValueError, match="no legal moves"):
@@ -145,7 +145,7 @@ def _brute_force_best_reply(table, prev, values, unseen, n):
     count = 0
     for hand in itertools.combinations(unseen, n):
         best = 0.0
-        state = GameState([list(hand), [], [], []], [], 3)
+        state = CavalloiceraState([list(hand), [], [], []], [], 3)
         state.table = sorted(table)
         state.prev_placed = prev
         for card, cap in state.legal_moves():
@@ -244,13 +244,13 @@ def test_greedy_rollout_plays_legal_moves_to_the_end():
 
 
 def test_greedy_rollout_stops_after_plies():
-    state = GameState.new(1)
+    state = CavalloiceraState.new(1)
     greedy_rollout(state, random.Random(0), epsilon=0.0, plies=5)
     assert state.turn == 5
 
 
 def test_quick_score_prefers_captures_with_bonuses():
-    state = GameState.new(2)
+    state = CavalloiceraState.new(2)
     moves = state.legal_moves()
     places = [quick_score(state, m) for m in moves if not m[1]]
     caps = [quick_score(state, m) for m in moves if m[1]]
@@ -288,7 +288,7 @@ def test_inference_of_missing_ranks():
          "8-coins", "9-coins", "10-coins"],
     )]
     table = [card_id(n) for n in ("F-coins", "C-coins", "5-swords", "5-clubs")]
-    state = GameState(hands, table, 3)
+    state = CavalloiceraState(hands, table, 3)
     state.play(card_id("5-coins"), ())  # no picada possible on the first turn: nothing inferred
     state.play(card_id("R-coins"), ())  # seat 1 passes up the picada of 5-coins
     state.play(card_id("6-swords"), ())  # seat 2 passes up the picada of R-coins
@@ -314,7 +314,7 @@ def test_inference_of_missing_ranks():
         [f"{r}-coins" for r in ("A", "2", "3", "4", "5", "6", "8", "9", "10", "F", "C")] + ["R-clubs"],
     )]
     table = [card_id(n) for n in ("A-swords", "2-swords", "4-swords", "9-swords")]
-    state = GameState(hands, table, 3)
+    state = CavalloiceraState(hands, table, 3)
     state.play(card_id("7-coins"), tuple(card_id(n) for n in ("A-swords", "2-swords", "4-swords")))
     state.play(card_id("R-coins"), ())  # 9-swords alone: seat 1 passes up a scùa with any 9
     assert infer_missing_ranks(state, 2) == {0: set(), 1: {rank_9}, 3: set()}
@@ -338,12 +338,12 @@ def test_constrained_deal_respects_sizes_and_preferences():
 
 def test_random_bot_is_stateless_and_seeded():
     # The same view gets the same move whatever was asked before; another seed may differ.
-    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.engine import CavalloiceraState
     from cavallo_env.cavalloicera.views import make_view
 
     views = []
     for seed in range(20):
-        s = GameState.new(seed)
+        s = CavalloiceraState.new(seed)
         views.append(make_view(s, s.current))
     a = make("random", seed=7)
     first = [a.choose(v) for v in views]
@@ -407,7 +407,7 @@ def test_bots_answer_with_the_views_own_move_dict(name, spec, for_game):
 @pytest.mark.parametrize("name", GAMES)
 @pytest.mark.parametrize("spec", EVERY_SPEC)
 def test_bots_made_for_a_game_refuse_other_games_views(name, spec):
-    from cavallo_env.views import ViewError
+    from cavallo_env.errors import ViewError
 
     bot = make(spec, seed=1, game=name)
     for other in GAMES:
@@ -423,7 +423,7 @@ def test_bots_made_for_a_game_refuse_other_games_views(name, spec):
 @pytest.mark.parametrize("spec", EVERY_SPEC)
 def test_bots_on_a_view_missing_a_field_raise_view_error(name, spec):
     """No bare KeyError: a bot either plays without the field or raises ``ViewError``."""
-    from cavallo_env.views import ViewError
+    from cavallo_env.errors import ViewError
 
     view = _game_views(name, 1, seed=9)[0]
     bot = make(spec, seed=2)
@@ -449,7 +449,7 @@ def test_bots_on_a_view_missing_a_field_raise_view_error(name, spec):
     ("scopa", "ismcts:20", "piles"), ("scopa", "ismcts:20", "hand_sizes"),
 ])
 def test_bots_name_the_missing_view_field(name, spec, field):
-    from cavallo_env.views import ViewError
+    from cavallo_env.errors import ViewError
 
     view = _game_views(name, 1, seed=9)[0]
     del view[field]

@@ -23,12 +23,12 @@ from cavallo_env import budget, games
 from cavallo_env.bots import make
 from cavallo_env.budget import ByteCache, OverBudget
 from cavallo_env.cavalloicera import heuristic
-from cavallo_env.cavalloicera.engine import NUM_SEATS, GameState
+from cavallo_env.cavalloicera.engine import NUM_SEATS, CavalloiceraState
 
 
-def placing_position(seed: int, turn: int) -> GameState:
+def placing_position(seed: int, turn: int) -> CavalloiceraState:
     """Seat after seat places a random card (a capture only when nothing can be placed) until ``turn``."""
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     rng = random.Random(seed)
     while state.turn < turn:
         legal = [m for m in state.legal_moves() if not m[1]] or state.legal_moves()
@@ -87,7 +87,7 @@ def test_the_sums_memo_is_bounded_in_bytes():
 # ---------------------------------------------------------------- the exact endgame
 
 
-def _minimax(state: GameState, team: int) -> float:
+def _minimax(state: CavalloiceraState, team: int) -> float:
     if state.done:
         tp = state.result()["team_points"]
         return float(tp[team] - tp[1 - team])
@@ -99,7 +99,7 @@ def _minimax(state: GameState, team: int) -> float:
     return max(values) if state.current % 2 == team else min(values)
 
 
-def _reference_scores(base: GameState, legal) -> list[float]:
+def _reference_scores(base: CavalloiceraState, legal) -> list[float]:
     """Plain minimax over every deal of the unseen cards (the endgame as it was before alpha-beta)."""
     seat = base.current
     others = [s for s in range(NUM_SEATS) if s != seat and base.hands[s]]
@@ -129,7 +129,7 @@ def _reference_scores(base: GameState, legal) -> list[float]:
 def test_alpha_beta_endgame_gives_exactly_the_minimax_values(turn):
     rng = random.Random(turn)
     for _ in range(12):
-        state = GameState.new(rng.randrange(1 << 30))
+        state = CavalloiceraState.new(rng.randrange(1 << 30))
         while state.turn < turn:
             state.play(*rng.choice(state.legal_moves()))
         legal = state.legal_moves()
@@ -174,7 +174,7 @@ def test_a_crafted_view_is_refused_in_time_and_the_next_view_is_answered():
     t = time.monotonic()
     slow = client.post("/v1/move", json=crafted_view())
     assert slow.status_code == 503 and "time limit" in slow.json()["detail"]
-    state = GameState.new(0)  # the last move of a deal with one legal move: answered at once
+    state = CavalloiceraState.new(0)  # the last move of a deal with one legal move: answered at once
     rng = random.Random(0)
     while state.turn < 47:
         state.play(*rng.choice(state.legal_moves()))
@@ -203,7 +203,7 @@ _MEMORY_SCRIPT = textwrap.dedent("""
     import json, random, sys
     from fastapi.testclient import TestClient
     from cavallo_env import games
-    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.engine import CavalloiceraState
     from cavallo_env.serve import create_app
 
     def rss_mb():
@@ -212,7 +212,7 @@ _MEMORY_SCRIPT = textwrap.dedent("""
                 return int(line.split()[1]) / 1024
 
     def crafted(seed):  # a large table: every seat placed a card each turn
-        state = GameState.new(seed)
+        state = CavalloiceraState.new(seed)
         rng = random.Random(seed)
         stop = 14 + seed % 10
         while state.turn < stop:

@@ -28,7 +28,7 @@ from cavallo_env.briscola.engine import BriscolaState, deal_to_dict, parse_deal,
 from cavallo_env.briscola.records import FORMAT, replay, to_record
 from cavallo_env.briscola.views import make_view, state_from_view
 from cavallo_env.records import RecordError
-from cavallo_env.views import ViewError
+from cavallo_env.errors import ViewError
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-briscola").glob("*.json"))
 

@@ -13,7 +13,7 @@ from cavallo_env.briscola.cards import IDS, NAMES, NUM_CARDS
 from cavallo_env.briscola.engine import BriscolaState, random_deal
 from cavallo_env.briscola.search import BriscolaSearch
 from cavallo_env.briscola.views import make_view
-from cavallo_env.views import ViewError
+from cavallo_env.errors import ViewError
 
 BOTS = [GreedyBot(), HeuristicBot()]
 

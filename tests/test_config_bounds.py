@@ -20,11 +20,11 @@ from training import config as config_mod  # noqa: E402
 from training.config import ConfigError, from_dict, read_yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK = (ROOT / "configs" / "quick.yaml").read_text(encoding="utf-8")
+QUICK = (ROOT / "configs" / "quick-cavalloicera.yaml").read_text(encoding="utf-8")
 
 
 def quick_with(old: str, new: str) -> str:
-    """configs/quick.yaml with one line's text replaced (it must be there)."""
+    """configs/quick-cavalloicera.yaml with one line's text replaced (it must be there)."""
     assert old in QUICK, old
     return QUICK.replace(old, new, 1)
 

@@ -57,7 +57,7 @@ def test_demo_trains_exports_evaluates_and_shows_a_deal(tmp_path, capsys):
 def test_demo_from_a_checkpoint_shows_a_legal_replayable_deal(tmp_path, capsys):
     from cavallo_env.bots import make
     from cavallo_env.commands.demo import show_deal
-    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.engine import CavalloiceraState
 
     ckpt = make_checkpoint(tmp_path / "c")
     assert main(["demo", "--checkpoint", str(ckpt), "--eval-deals", "2", "--eval-seed", "1", "--jobs", "1",
@@ -72,7 +72,7 @@ def test_demo_from_a_checkpoint_shows_a_legal_replayable_deal(tmp_path, capsys):
     from cavallo_env.cavalloicera.records import to_record
     from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
-    state = GameState.new(9)
+    state = CavalloiceraState.new(9)
     for seat_text, text in shown:
         seat = state.current
         assert int(seat_text) == seat

@@ -9,7 +9,7 @@ import pytest
 
 from cavallo_env.bots import Bot, register
 from cavallo_env.cli import main
-from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, GameState
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState
 from cavallo_env.evaluation import (
     deal_for,
     derive_seed,
@@ -99,7 +99,7 @@ def test_play_game_rejects_illegal_answers():
 
 def test_play_game_plays_to_the_end():
     state = play_game([make("greedy"), make("random", seed=1), make("greedy"), make("random", seed=2)], start_for(0, 1))
-    assert isinstance(state, GameState) and state.done
+    assert isinstance(state, CavalloiceraState) and state.done
 
 
 # ---------------------------------------------------------------- duplicate evaluation
@@ -185,11 +185,11 @@ def test_cli_eval_json_to_stdout(capsys):
 
 def test_cli_eval_plays_a_training_checkpoint(capsys):
     """``checkpoint:<path>`` works from the command line, without an export (the shipped one here)."""
-    rc = main(["eval", "checkpoint:checkpoints/default", "random", "--deals", "2", "--jobs", "1", "--json", "-",
+    rc = main(["eval", "checkpoint:checkpoints/cavalloicera", "random", "--deals", "2", "--jobs", "1", "--json", "-",
                "--no-progress"])
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["bot_a"] == "checkpoint:checkpoints/default" and data["games"] == 4
+    assert data["bot_a"] == "checkpoint:checkpoints/cavalloicera" and data["games"] == 4
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -14,7 +14,7 @@ import torch
 from policy_fixtures import game_views, make_checkpoint, make_model
 
 from cavallo_env import ACTION_CONTRACT_VERSION
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions
 from cavallo_env.bots import make
 from cavallo_env.bots.policy import DEFAULT_MODEL, FORMAT, ModelError, PolicyBot, file_sha256
 from cavallo_env.cli import main
@@ -77,7 +77,7 @@ def test_onnx_matches_torch_on_real_observations(exported, tmp_path):
     obs, masks = [], []
     for view in game_views(5):
         state = state_from_view(view)
-        game = ActionGame(state)
+        game = CavalloiceraActions(state)
         obs.append(encode_observation(state, state.current))
         m = np.zeros(NUM_ACTIONS, np.float32)
         m[game.legal_actions()] = 1
@@ -95,7 +95,7 @@ def torch_choice(net, view, seen=None):
     The observations of the sub-steps with a real choice are appended to ``seen``.
     """
     state = state_from_view(view)
-    game = ActionGame(state)
+    game = CavalloiceraActions(state)
     seat = state.current
     while True:
         legal = game.legal_actions()
@@ -188,18 +188,18 @@ def test_prior_checkpoint_of_another_prior_version_is_refused(tmp_path):
         load_policy_net(ckpt)
 
 
-SHIPPED_CKPT = Path(__file__).resolve().parent.parent / "checkpoints" / "default"
+SHIPPED_CKPT = Path(__file__).resolve().parent.parent / "checkpoints" / "cavalloicera"
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL.is_file() and SHIPPED_CKPT.with_suffix(".json").is_file()),
                     reason="the shipped model or its training checkpoint is not in this checkout")
 def test_shipped_model_matches_its_checkpoint():
-    """policy:default is the export of checkpoints/default: same outputs within 1e-5, same moves."""
+    """policy:default is the export of checkpoints/cavalloicera: same outputs within 1e-5, same moves."""
     net, _ = load_policy_net(SHIPPED_CKPT)
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     assert meta["source"]["checkpoint_sha256"] == file_sha256(SHIPPED_CKPT.with_suffix(".safetensors")), (
-        "checkpoints/default changed since cavallo_env/models/default.onnx was exported: run "
-        "`cavallo export checkpoints/default.safetensors --out cavallo_env/models/default.onnx`")
+        "checkpoints/cavalloicera changed since cavallo_env/models/cavalloicera.onnx was exported: run "
+        "`cavallo export checkpoints/cavalloicera.safetensors --out cavallo_env/models/cavalloicera.onnx`")
     for inputs in (random_inputs(200, seed=9, prior=net.uses_prior), game_inputs(4, seed=5, prior=net.uses_prior)):
         c = compare(net, DEFAULT_MODEL, *inputs)
         assert c["max_scaled"] <= 1e-5 and c["max_prob"] <= 1e-5, c

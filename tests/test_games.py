@@ -12,7 +12,7 @@ from cavallo_env.bots import BotSpecError, make
 from cavallo_env.cli import main
 from cavallo_env.evaluation import duplicate_eval, play_game, start_for
 from cavallo_env.records import RecordError, replay
-from cavallo_env.views import ViewError
+from cavallo_env.errors import ViewError
 
 GAMES = games.names()
 OPTIONS = {"cavalloicera": [{}], "briscola": [{"deck": "milanesi"}, {"deck": "bresciane"}],
@@ -142,25 +142,12 @@ def test_cli_rejects_a_deck_or_flag_the_game_lacks(capsys):
     assert "--match/--single-deal are for Scopa" in capsys.readouterr().err
 
 
-def test_version_1_import_paths_are_the_same_modules():
-    import importlib
-
+def test_the_package_exposes_cavalloiceras_env_lazily():
+    import cavallo_env
     import cavallo_env.cavalloicera as cav
 
-    for old, new in [("cavallo_env.engine", "engine"), ("cavallo_env.cards", "cards"), ("cavallo_env.actions", "actions"),
-                     ("cavallo_env.encoding", "encoding"), ("cavallo_env.prior", "prior"), ("cavallo_env.aec", "aec"),
-                     ("cavallo_env.bots.heuristic", "heuristic"), ("cavallo_env.bots.values", "values")]:
-        assert importlib.import_module(old) is importlib.import_module(f"{cav.__name__}.{new}"), old
-    from cavallo_env.bots.simple import GreedyBot
-    from cavallo_env.records import FORMAT, to_record
-    from cavallo_env.views import make_view, state_from_view
-
-    assert GreedyBot is importlib.import_module("cavallo_env.cavalloicera.bots").GreedyBot
-    assert (FORMAT, to_record) == (cav.records.FORMAT, cav.records.to_record)
-    assert (make_view, state_from_view) == (cav.views.make_view, cav.views.state_from_view)
-    import cavallo_env
-
     assert cavallo_env.raw_env is cav.aec.raw_env
+    assert cavallo_env.env is cav.aec.env
 
 
 @pytest.mark.parametrize("game", ["briscola", "scopa"])

@@ -308,7 +308,7 @@ def test_export_checks_the_graph_it_wrote(exported, tmp_path, monkeypatch):
 @pytest.mark.parametrize("game", sorted(SHIPPED))
 def test_the_shipped_models_and_checkpoints_verify(game, tmp_path, capsys):
     model = shipped_model(game)
-    stem = ROOT / "checkpoints" / ("default" if game == "cavalloicera" else game)
+    stem = ROOT / "checkpoints" / game
     if not (model.is_file() and stem.with_suffix(".json").is_file()):
         pytest.skip(f"the shipped {game} model or its checkpoint is not in this checkout")
     assert make(f"policy:{game}").game == game

@@ -15,7 +15,7 @@ from cavallo_env.bots.policy import DEFAULT_MODEL
 from cavallo_env.cavalloicera.cards import card_id
 from cavallo_env.cli import main
 from cavallo_env.commands.play import move_text
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 from cavallo_env.records import replay
 
 
@@ -67,7 +67,7 @@ def test_full_deal_through_stdin(model, tmp_path):
     tp = record["result"]["team_points"]
     assert re.search(rf"^  total\s+{tp[0]}\s+{tp[1]}$", out, re.M)
     # typing "1" always played the first legal move listed
-    g = GameState(*[[[card_id(n) for n in h] for h in record["hands"]], [card_id(n) for n in record["table"]],
+    g = CavalloiceraState(*[[[card_id(n) for n in h] for h in record["hands"]], [card_id(n) for n in record["table"]],
                     record["dealer"]])
     for mv in record["moves"]:
         move = (card_id(mv["play"]), tuple(card_id(n) for n in mv["capture"]))
@@ -77,7 +77,7 @@ def test_full_deal_through_stdin(model, tmp_path):
     # every move shown, yours and the AIs', is the record's, with its bonuses
     shown = re.findall(r"^  (?:you|partner \(seat 2\)|opponent \(seat [13]\)): (.*)$", out, re.M)
     assert len(shown) == 48
-    g = GameState(*[[[card_id(n) for n in h] for h in record["hands"]], [card_id(n) for n in record["table"]],
+    g = CavalloiceraState(*[[[card_id(n) for n in h] for h in record["hands"]], [card_id(n) for n in record["table"]],
                     record["dealer"]])
     for text, mv in zip(shown, record["moves"]):
         move = (card_id(mv["play"]), tuple(card_id(n) for n in mv["capture"]))

@@ -12,7 +12,7 @@ from policy_fixtures import game_views, make_model
 
 from cavallo_env.bots import BotSpecError, make
 from cavallo_env.bots.policy import DEFAULT_MODEL, ModelError, PolicyBot
-from cavallo_env.views import ViewError
+from cavallo_env.errors import ViewError
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +23,14 @@ def model(tmp_path_factory):
 NO_TORCH_GAME = textwrap.dedent("""
     import json, sys
     import cavallo_env.bots as bots
-    from cavallo_env.cavalloicera.engine import GameState
+    from cavallo_env.cavalloicera.engine import CavalloiceraState
     from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
     spec = sys.argv[1]
     players = [bots.make(spec, seed=s) for s in range(4)]
     out = []
     for deal in range(2):
-        state = GameState.new(1000 + deal)
+        state = CavalloiceraState.new(1000 + deal)
         while not state.done:
             view = json.loads(json.dumps(make_view(state, state.current)))  # as a game would send it
             move = players[state.current].choose(view)
@@ -66,7 +66,7 @@ def test_default_model_plays_without_torch():
 def test_default_model_absent_is_a_clear_error(monkeypatch, tmp_path):
     import cavallo_env.bots.policy as policy
 
-    monkeypatch.setattr(policy, "DEFAULT_MODEL", tmp_path / "default.onnx")
+    monkeypatch.setattr(policy, "DEFAULT_MODEL", tmp_path / "cavalloicera.onnx")
     monkeypatch.setattr(policy, "MODELS_DIR", tmp_path)
     for spec in ("policy:default", "policy:cavalloicera", "policy:briscola", "policy:scopa"):
         with pytest.raises(ModelError, match="shipped .*model .* is not installed.*cavallo export"):
@@ -127,7 +127,7 @@ def test_sampling_follows_the_policy(model):
 
     import numpy as np
 
-    from cavallo_env.cavalloicera.actions import ActionGame
+    from cavallo_env.cavalloicera.actions import CavalloiceraActions
     from cavallo_env.cavalloicera.cards import card_id
     from cavallo_env.cavalloicera.encoding import encode_observation
     from cavallo_env.cavalloicera.views import state_from_view
@@ -136,7 +136,7 @@ def test_sampling_follows_the_policy(model):
     view = next(v for v in game_views(3) if len(v["legal_moves"]) >= 6
                 and all(not m["capture"] for m in v["legal_moves"]))  # places only: one step per move
     state = state_from_view(view)
-    legal = ActionGame(state).legal_actions()
+    legal = CavalloiceraActions(state).legal_actions()
     mask = np.zeros((1, 156), np.float32)
     mask[0, legal] = 1
     logits = bot.logits(encode_observation(state, state.current)[None], mask)[0]

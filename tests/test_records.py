@@ -9,13 +9,13 @@ import random
 import pytest
 
 from cavallo_env.cli import main
-from cavallo_env.cavalloicera.engine import GameState, random_playout
+from cavallo_env.cavalloicera.engine import CavalloiceraState, random_playout
 from cavallo_env.records import RecordError, iter_jsonl, read_records, replay, write_jsonl
 from cavallo_env.cavalloicera.records import FORMAT, to_record
 
 
 def played_record(seed: int) -> dict:
-    return to_record(random_playout(GameState.new(seed), random.Random(seed)))
+    return to_record(random_playout(CavalloiceraState.new(seed), random.Random(seed)))
 
 
 @pytest.fixture(scope="module")
@@ -503,7 +503,7 @@ def _vector(folder: str, name: str) -> dict:
 
 
 @pytest.mark.parametrize("folder,name,drop,expected", [
-    ("vectors", "04_random.json", "top", "the deal is complete (48 moves) but has no 'result'"),
+    ("vectors-cavalloicera", "04_random.json", "top", "the deal is complete (48 moves) but has no 'result'"),
     ("vectors-briscola", "00_random_milanesi_seed1.json", "top", "the deal is complete (40 moves) but has no 'result'"),
     ("vectors-scopa", "03_match_capture_most_milanesi_seed4_4_deals_alternating_dealers.json", "top",
      "the match is decided (totals [6, 12]) but the record has no 'result'"),
@@ -570,7 +570,7 @@ def test_games_in_progress_still_load_as_in_progress(tmp_path, capsys):
     ("00_no_capture_draw.json", lambda r: r.update(winner=False), "wrong result: winner is False"),
 ])
 def test_cavalloicera_result_check_is_strict(name, mutate, expected):
-    rec = _vector("vectors", name)
+    rec = _vector("vectors-cavalloicera", name)
     replay(rec)
     mutate(rec["result"])
     e = replay_error(rec)

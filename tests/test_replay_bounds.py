@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from cavallo_env import records as rec_mod
-from cavallo_env.cavalloicera.engine import GameState, random_playout
+from cavallo_env.cavalloicera.engine import CavalloiceraState, random_playout
 from cavallo_env.cavalloicera.records import to_record
 from cavallo_env.cli import main
 from cavallo_env.records import iter_json
@@ -26,7 +26,7 @@ from cavallo_env.records import iter_json
 
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
-    return [to_record(random_playout(GameState.new(seed), random.Random(seed))) for seed in range(4)]
+    return [to_record(random_playout(CavalloiceraState.new(seed), random.Random(seed))) for seed in range(4)]
 
 
 def run_cli(capsys, *argv):

@@ -29,7 +29,7 @@ from cavallo_env.scopa import search as search_module
 from cavallo_env.scopa.search import ScopaSearch, likelihoods, player_model, plays_of, static_eval
 from cavallo_env.scopa.views import make_view, move_from_dict, state_from_view
 from cavallo_env.briscola.cards import IDS, NAMES
-from cavallo_env.views import ViewError
+from cavallo_env.errors import ViewError
 
 HERE = os.path.dirname(__file__)
 VECTORS = sorted(glob.glob(os.path.join(HERE, "vectors-scopa", "*.json")))

@@ -60,7 +60,7 @@ def tiny(**over) -> dict:
 # ---------------------------------------------------------------- configs
 
 
-@pytest.mark.parametrize("name", ["quick", "default", "briscola", "scopa", "quick-briscola", "quick-scopa"] + sorted(
+@pytest.mark.parametrize("name", ["quick-cavalloicera", "cavalloicera", "briscola", "scopa", "quick-briscola", "quick-scopa"] + sorted(
     f"experiments/{p.stem}" for p in (ROOT / "configs" / "experiments").glob("*.yaml")))
 def test_shipped_configs_are_valid(name):
     cfg = load(ROOT / "configs" / f"{name}.yaml")
@@ -145,13 +145,13 @@ def test_cli_reports_a_bad_config_before_running(tmp_path, capsys):
     assert not (tmp_path / "runs").exists()
     assert main(["train"]) == 2
     assert "--config" in capsys.readouterr().err
-    assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--stop-at", "-1"]) == 2
+    assert main(["train", "--config", str(ROOT / "configs" / "quick-cavalloicera.yaml"), "--stop-at", "-1"]) == 2
     assert "--stop-at" in capsys.readouterr().err
     if not torch.cuda.is_available():  # no GPU: a clear error, and no half-made run directory
-        assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--device", "cuda",
+        assert main(["train", "--config", str(ROOT / "configs" / "quick-cavalloicera.yaml"), "--device", "cuda",
                      "--runs", str(tmp_path / "runs")]) == 2
         assert "no CUDA GPU" in capsys.readouterr().err and not (tmp_path / "runs").exists()
-    assert main(["train", "--config", str(ROOT / "configs" / "quick.yaml"), "--device", "tpu"]) == 2
+    assert main(["train", "--config", str(ROOT / "configs" / "quick-cavalloicera.yaml"), "--device", "tpu"]) == 2
     err = capsys.readouterr().err
     assert "--device" in err and "--device.device" not in err
 
@@ -700,7 +700,7 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
     from training.checkpoint import CheckpointError, load
 
     for suffix in (".safetensors", ".json"):
-        shutil.copy(f"checkpoints/default{suffix}", tmp_path / f"m{suffix}")
+        shutil.copy(f"checkpoints/cavalloicera{suffix}", tmp_path / f"m{suffix}")
     tensors, meta = load(tmp_path / "m")
     assert meta["weights_sha256"] and tensors
     data = bytearray((tmp_path / "m.safetensors").read_bytes())

@@ -124,7 +124,7 @@ def test_export_plays_without_torch_and_is_served(trained, tmp_path):
     # a view of another game is refused, naming both
     other = "scopa" if game == "briscola" else "briscola"
     g = games.get(other)
-    from cavallo_env.views import ViewError
+    from cavallo_env.errors import ViewError
 
     with pytest.raises(ViewError, match=f"plays {game}, but the view is of {other}"):
         bot.choose(g.make_view(g.new_state(1), 0))

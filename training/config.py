@@ -3,7 +3,7 @@
 Every key of ``configs/*.yaml`` is a field below; an unknown key, a missing
 section's wrong type or a bad value raises ``ConfigError`` naming the key path
 (``ppo.clip``) and what is allowed.  Defaults are the values of
-``configs/default.yaml`` unless stated.
+``configs/cavalloicera.yaml`` unless stated.
 
 Every number has a stated range (``check``), and the file itself has limits
 (``read_yaml``): its size, how deep it nests, no duplicated key and no alias.
@@ -494,7 +494,7 @@ def read_yaml(path):
     except ValueError as e:  # an integer of more than 4300 digits (Python's limit)
         raise ConfigError(f"{path}: not a usable value ({str(e).split(';')[0]})") from None
     if data is None:  # an empty file (or only comments) would silently be every default
-        raise ConfigError(f"{path}: the config is empty; start from one in configs/, e.g. configs/quick.yaml")
+        raise ConfigError(f"{path}: the config is empty; start from one in configs/, e.g. configs/quick-cavalloicera.yaml")
     return data
 
 

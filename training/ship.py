@@ -4,7 +4,7 @@ and evaluate it on 1,000 fresh duplicate deals against the fixed bots.
     python -m training.ship runs/default-20261130-202623 [--update N | --pick best] [--deals 1000]
     python -m training.ship runs/briscola-20261202-040354 --pick best      # -> checkpoints/briscola.*
 
-Writes ``checkpoints/default.safetensors`` (Cavalloìcera; other games
+Writes ``checkpoints/cavalloicera.safetensors`` (Cavalloìcera; other games
 ``checkpoints/<game>.*``: the ``model.*`` weights only, a few MB) and the
 JSON sidecar (game, config, seed, step, observation layout version, how it
 was trained, and the evaluation results), then prints the evaluation table
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
                     help="seed of the selection deals, apart from the reported ones (default 1)")
     ap.add_argument("--pick-opponent", default="heuristic", help="opponent of the selection evaluation (default heuristic)")
     ap.add_argument("--out", default=None,
-                    help="where to write the model (default checkpoints/default for Cavalloìcera, else checkpoints/<game>)")
+                    help="where to write the model (default checkpoints/<game>)")
     ap.add_argument("--deals", type=int, default=1000, help="duplicate deals of the reported evaluation (default 1000)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the reported evaluation (default 0)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     game = cfg.game
     options = dict(cfg.game_options)
     if args.out is None:
-        args.out = "checkpoints/default" if game == "cavalloicera" else f"checkpoints/{game}"
+        args.out = f"checkpoints/{game}"
     if args.command is None:
         args.command = f"cavallo train --config configs/{cfg.name}.yaml"
     # Scopa's shipped numbers are on single deals (and on whole matches, below)

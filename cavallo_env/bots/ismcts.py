@@ -41,7 +41,7 @@ import random
 
 from .. import games
 from ..budget import check
-from ..views import ViewError
+from ..errors import ViewError
 from .base import Bot, BotSpecError, game_of, view_seed
 
 EXPANSIONS = ("greedy", "random")

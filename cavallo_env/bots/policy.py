@@ -22,7 +22,7 @@ This module never imports torch: the runtime needs only numpy and onnxruntime.
 Specs (``cavallo_env.bots.make``):
 
 - ``policy:default``            the shipped model of the view's game (``cavallo_env/models/``:
-  ``default.onnx`` for Cavalloìcera, ``briscola.onnx``, ``scopa.onnx``)
+  ``cavalloicera.onnx`` for Cavalloìcera, ``briscola.onnx``, ``scopa.onnx``)
 - ``policy:cavalloicera``, ``policy:briscola``, ``policy:scopa``: one game's shipped model
 - ``policy:path/to/model.onnx`` an exported model (the ``.json`` beside it is read too)
 - options follow the path, each after an ``@``:
@@ -74,9 +74,9 @@ from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "default.onnx"
+DEFAULT_MODEL = MODELS_DIR / "cavalloicera.onnx"
 #: the shipped model of each game (``policy:<game>``; ``policy:default`` picks by the view)
-SHIPPED = {"cavalloicera": "default.onnx", "briscola": "briscola.onnx", "scopa": "scopa.onnx"}
+SHIPPED = {"cavalloicera": "cavalloicera.onnx", "briscola": "briscola.onnx", "scopa": "scopa.onnx"}
 
 
 def shipped_model(game: str) -> Path:
@@ -611,10 +611,9 @@ def resolve(arg: str) -> Path:
     if arg in SHIPPED:
         path = shipped_model(arg)
         if not path.is_file():
-            ckpt = "default" if arg == "cavalloicera" else arg
             raise ModelError(
                 f"policy:{arg}: the shipped {arg} model {path} is not installed in this copy of cavallo-env; "
-                f"export one with `cavallo export checkpoints/{ckpt}.safetensors --out {path.relative_to(MODELS_DIR.parent.parent)}`, "
+                f"export one with `cavallo export checkpoints/{arg}.safetensors --out {path.relative_to(MODELS_DIR.parent.parent)}`, "
                 "or name an exported model with policy:<path>")
         return path
     return Path(os.path.expanduser(arg))

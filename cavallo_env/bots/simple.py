@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from ..cavalloicera import bots
 from .base import Bot, view_seed
 
 
@@ -20,9 +19,3 @@ class RandomBot(Bot):
     def choose_move(self, view, legal):
         return random.Random(view_seed(self.seed, view)).choice(legal)
 
-
-def __getattr__(name):
-    # version 1 import path of Cavalloìcera's greedy bot
-    if name in ("GreedyBot", "immediate_points", "previous_placed"):
-        return getattr(bots, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,26 +1,22 @@
 """Cavalloìcera, four players in two teams, one deal (docs/rules/cavalloicera.md), behind the game layer.
 
 - ``cards``      the 52-card Bresciane deck: ids, names, values
-- ``engine``     the rules: ``GameState`` (pure Python)
-- ``actions``    the Discrete(156) action space with capture building (``ActionGame``)
+- ``engine``     the rules: ``CavalloiceraState`` (pure Python)
+- ``actions``    the Discrete(156) action space with capture building (``CavalloiceraActions``)
 - ``encoding``   observation ``cavalloicera-obs/1`` and state ``cavalloicera-state/1`` (numpy)
 - ``prior``      the heuristic prior, an optional model input
 - ``views``      what one seat sees, and a state rebuilt from it
 - ``records``    ``cavalloicera-record/1``: write, replay and check
 - ``aec``        the PettingZoo AEC env (``cavallo/Cavalloicera-v1``)
 - ``bots``, ``heuristic``, ``values``: the ``greedy`` and ``heuristic`` bots; ``search`` the ISMCTS hooks
-
-Version 1 put these modules at the top of the package (``cavallo_env.engine``,
-``cavallo_env.aec``, ...); those import paths still work and give the same
-modules.
 """
 
 from __future__ import annotations
 
 from ..games.base import Game
-from .actions import ActionGame
+from .actions import CavalloiceraActions
 from .cards import NAMES
-from .engine import BREAKDOWN_KEYS, GameState, capture_points
+from .engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points
 from .search import CavalloiceraSearch
 from .views import move_from_dict, move_to_dict, render_text
 
@@ -46,11 +42,11 @@ class Cavalloicera(Game):
     # -- rules
     def new_state(self, seed=None, **options):
         self.check_options(options)
-        return GameState.new(seed)
+        return CavalloiceraState.new(seed)
 
     def state_from_deal(self, deal, **options):
         self.check_options(options)
-        return GameState.from_deal(deal)
+        return CavalloiceraState.from_deal(deal)
 
     def play(self, state, move) -> None:
         state.play(move[0], move[1])
@@ -91,7 +87,7 @@ class Cavalloicera(Game):
         return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
 
     def render(self, state) -> str:
-        return render_text(ActionGame(state))
+        return render_text(CavalloiceraActions(state))
 
     # -- search
     def search(self, **options):

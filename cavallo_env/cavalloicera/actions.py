@@ -6,7 +6,7 @@
 
 After "capture with c" the same seat picks the capture set one table card at a
 time in increasing id.  As soon as exactly one legal set is consistent with the
-cards taken so far, it is executed.  ``ActionGame`` holds the engine state plus
+cards taken so far, it is executed.  ``CavalloiceraActions`` holds the engine state plus
 the capture being built; it is pure Python and shared by the PettingZoo env,
 the training driver and anything else that speaks actions.
 """
@@ -14,7 +14,7 @@ the training driver and anything else that speaks actions.
 from __future__ import annotations
 
 from .cards import NAMES
-from .engine import NUM_TURNS, GameState
+from .engine import NUM_TURNS, CavalloiceraState
 
 #: version of the action contract (docs/contract.md); ``cavallo_env.ACTION_CONTRACT_VERSION``
 ACTION_VERSION = "cavalloicera-actions/1"
@@ -34,7 +34,7 @@ def action_name(action: int) -> str:
     return f"take {NAMES[action - TAKE]}"
 
 
-def move_to_actions(state: GameState, card: int, capture: tuple) -> list[int]:
+def move_to_actions(state: CavalloiceraState, card: int, capture: tuple) -> list[int]:
     """The unique action sequence that plays ``(card, capture)`` from ``state``."""
     if not capture:
         return [PLACE + card]
@@ -49,8 +49,8 @@ def move_to_actions(state: GameState, card: int, capture: tuple) -> list[int]:
     return acts
 
 
-class ActionGame:
-    """A ``GameState`` driven through action ids, with the capture being built.
+class CavalloiceraActions:
+    """A ``CavalloiceraState`` driven through action ids, with the capture being built.
 
     ``building`` is None between turns, else ``(card, taken, sets)``: the card
     being captured with, the table cards taken so far (increasing ids) and the
@@ -59,14 +59,14 @@ class ActionGame:
 
     __slots__ = ("state", "building", "_legal", "_mask")
 
-    def __init__(self, state: GameState):
+    def __init__(self, state: CavalloiceraState):
         self.state = state
         self.building = None
         self._legal = None
         self._mask = None
 
-    def copy(self) -> "ActionGame":
-        g = ActionGame.__new__(ActionGame)
+    def copy(self) -> "CavalloiceraActions":
+        g = CavalloiceraActions.__new__(CavalloiceraActions)
         g.state = self.state.copy()
         g.building = self.building
         g._legal = self._legal

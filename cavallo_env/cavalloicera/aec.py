@@ -2,7 +2,7 @@
 
 ``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
-``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``CavalloEnv`` is the bare
+``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``CavalloiceraEnv`` is the bare
 environment, which raises a ``ValueError`` on an illegal action instead.
 
 Keyword arguments: ``render_mode`` (``None``, ``"ansi"`` or ``"human"``) and
@@ -34,14 +34,14 @@ from pettingzoo.utils import wrappers
 
 from ..games import register_envs
 from . import ENV_ID
-from .actions import ACTION_VERSION, NUM_ACTIONS, ActionGame, action_name
+from .actions import ACTION_VERSION, NUM_ACTIONS, CavalloiceraActions, action_name
 from .cards import NAMES, NUM_CARDS
 from .encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_LAYOUT, STATE_SIZE, STATE_VERSION, Features
-from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, GameState
+from .engine import HAND_SIZE, NUM_SEATS, NUM_TURNS, CavalloiceraState
 from .records import to_record
 from .views import render_text  # also importable from here, where it lived
 
-__all__ = ["CavalloEnv", "raw_env", "env", "ENV_ID", "AGENTS", "OBS_VERSION", "STATE_VERSION"]
+__all__ = ["CavalloiceraEnv", "raw_env", "env", "ENV_ID", "AGENTS", "OBS_VERSION", "STATE_VERSION"]
 
 AGENTS = tuple(f"player_{i}" for i in range(NUM_SEATS))
 REWARDS = ("points", "win")
@@ -83,12 +83,12 @@ class ActionSpace(spaces.Discrete):
         return super().contains(x)
 
 
-def _random_state(rng: np.random.Generator) -> GameState:
+def _random_state(rng: np.random.Generator) -> CavalloiceraState:
     """A uniformly random deal drawn from ``rng`` (a shuffled deck and a dealer)."""
     deck = rng.permutation(NUM_CARDS).tolist()
     dealer = int(rng.integers(NUM_SEATS))
     hands = [sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(NUM_SEATS)]
-    return GameState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
+    return CavalloiceraState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
 
 
 class _AgentIterable:
@@ -116,11 +116,11 @@ def _as_action(action) -> int:
     raise ValueError(f"an action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
 
 
-class CavalloEnv(AECEnv):
+class CavalloiceraEnv(AECEnv):
     """Cavalloìcera, one deal per episode, four agents ``player_0..3`` (seat i).
 
     Every agent's action space is ``Discrete(156)`` (place / capture with /
-    take, see ``cavallo_env.actions``); observations are
+    take, see ``cavallo_env.cavalloicera.actions``); observations are
     ``{"observation": float32 (702,), "action_mask": int8 (156,)}``.  Rewards
     are 0 until the deal ends, then each agent gets its team's points minus
     the other team's (``reward="points"``) or +1/0/-1 (``reward="win"``).
@@ -206,12 +206,12 @@ class CavalloEnv(AECEnv):
                               stacklevel=2)
             deal = options.get("deal")
         if deal is not None:
-            state = GameState.from_deal(deal)  # ValueError saying what is wrong
+            state = CavalloiceraState.from_deal(deal)  # ValueError saying what is wrong
         if seed is not None or self._np_random is None:
             self._make_rng(int(seed) if isinstance(seed, np.integer) else seed)
         if deal is None:
             state = _random_state(self._np_random)
-        self._game = ActionGame(state)
+        self._game = CavalloiceraActions(state)
         self._features.reset(state)
         self._over = False
         agents = self.agents = list(AGENTS)
@@ -255,7 +255,7 @@ class CavalloEnv(AECEnv):
         agents = self.agents
         result = state.result()
         points = result["team_points"]
-        diff = points[0] - points[1]  # as GameState.returns
+        diff = points[0] - points[1]  # as CavalloiceraState.returns
         if self.reward_type == "win":
             diff = (diff > 0) - (diff < 0)
         self.rewards = {a: float(diff if _SEAT[a] % 2 == 0 else -diff) for a in agents}
@@ -314,8 +314,8 @@ class CavalloEnv(AECEnv):
 
     # -- extras ------------------------------------------------------------------
     @property
-    def game(self) -> ActionGame:
-        """The ``ActionGame`` (engine state plus capture being built); read only."""
+    def game(self) -> CavalloiceraActions:
+        """The ``CavalloiceraActions`` (engine state plus capture being built); read only."""
         return self._game
 
     def legal_actions(self) -> list[int]:
@@ -379,12 +379,12 @@ def _copy_features(f: Features) -> Features:
     return g
 
 
-raw_env = CavalloEnv
+raw_env = CavalloiceraEnv
 
 
 def env(**kwargs):
     """The wrapped environment: illegal action -> -1 for that agent and the deal ends."""
-    e = CavalloEnv(**kwargs)
+    e = CavalloiceraEnv(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)

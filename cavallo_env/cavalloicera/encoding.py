@@ -6,7 +6,7 @@ vector.  A seat's observation is a fixed gather from it (``np.take`` with a
 precomputed index per seat) that re-orders seats and teams relative to the
 observer and picks only the observer's own hand and unseen-card set, so it
 holds nothing hidden by construction.  ``encode_observation`` builds the same
-thing from scratch for a ``GameState`` (used by the in-game AI from a view).
+thing from scratch for a ``CavalloiceraState`` (used by the in-game AI from a view).
 
 Observation layout ``cavalloicera-obs/1`` (float32, 702 values), in order;
 seats are relative to the observer: 0 self, 1 next, 2 partner, 3 previous;
@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import NUM_CARDS, SUIT, SWORDS
-from .engine import HAND_SIZE, NUM_TURNS, GameState
+from .engine import HAND_SIZE, NUM_TURNS, CavalloiceraState
 
 OBS_VERSION = "cavalloicera-obs/1"
 STATE_VERSION = "cavalloicera-state/1"
@@ -161,7 +161,7 @@ class Features:
     def __reduce__(self):
         return _restore_features, (self.s, self._swords, self._prev, self._built)
 
-    def reset(self, state: GameState) -> None:
+    def reset(self, state: CavalloiceraState) -> None:
         """Rebuild from scratch (any point of a deal)."""
         s = self.s
         s.fill(0.0)
@@ -188,7 +188,7 @@ class Features:
         self._swords = [sum(1 for c in p if SUIT[c] == SWORDS) for p in state.piles]
         self._write_tail(state)
 
-    def after_move(self, state: GameState) -> None:
+    def after_move(self, state: CavalloiceraState) -> None:
         """Update for the move just played (``state.moves[-1]``)."""
         s = self._w
         seat, card, capture = state.moves[-1]
@@ -236,7 +236,7 @@ class Features:
         s[CURRENT + seat] = 0.0
         s[CURRENT + state.current] = 1.0
 
-    def _capture(self, state: GameState, seat: int, card: int, capture) -> int:
+    def _capture(self, state: CavalloiceraState, seat: int, card: int, capture) -> int:
         s = self._w
         team = seat & 1
         base = PILES + team * C
@@ -251,7 +251,7 @@ class Features:
         self._prev = None
         return team
 
-    def _sync_end(self, state: GameState) -> None:
+    def _sync_end(self, state: CavalloiceraState) -> None:
         # End of deal: the leftovers went to the last capturer's pile (no bonus).
         s = self.s
         s[TABLE:TABLE + C] = 0.0
@@ -262,7 +262,7 @@ class Features:
                 s[PILES + t * C + c] = 1.0
         self._swords = [sum(1 for c in p if SUIT[c] == SWORDS) for p in state.piles]
 
-    def _write_tail(self, state: GameState) -> None:
+    def _write_tail(self, state: CavalloiceraState) -> None:
         hands = state.hands
         lc = state.last_capturer
         b0, b1 = state.bonuses
@@ -279,7 +279,7 @@ class Features:
         ]
 
     def set_building(self, building) -> None:
-        """Mirror the capture being built (``ActionGame.building``)."""
+        """Mirror the capture being built (``CavalloiceraActions.building``)."""
         s = self._w
         if self._built:
             s[BUILD_START:BUILD_END] = _BUILD_ZEROS
@@ -307,7 +307,7 @@ class Features:
         return self.s.copy()
 
 
-def encode_observation(state: GameState, seat: int, building=None) -> np.ndarray:
+def encode_observation(state: CavalloiceraState, seat: int, building=None) -> np.ndarray:
     """The observation of ``seat`` computed from scratch (same as the env's)."""
     f = Features()
     f.reset(state)

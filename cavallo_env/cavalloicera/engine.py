@@ -4,9 +4,9 @@ No numpy, no torch: this module is the single source of truth for the rules and
 is shared by the PettingZoo env, the bots, the records and the training driver.
 
 A *move* is ``(card, capture)``: the card played from hand and the sorted tuple
-of table cards it takes (``()`` = place only).  ``GameState.legal_moves()``
-lists every legal ``(card, capture set)`` pair; ``GameState.play()`` applies a
-move.  ``GameState.captures()`` gives the capture sets by hand card; they come
+of table cards it takes (``()`` = place only).  ``CavalloiceraState.legal_moves()``
+lists every legal ``(card, capture set)`` pair; ``CavalloiceraState.play()`` applies a
+move.  ``CavalloiceraState.captures()`` gives the capture sets by hand card; they come
 from the list of every set of table numerals summing to at most 10, which is
 updated from the previous turn's list (a placed numeral adds the sets
 containing it, a capture drops the sets using the cards it took) rather than
@@ -52,7 +52,7 @@ Move = tuple  # (card: int, capture: tuple[int, ...])
 SUMS_CACHE_MB = 32
 _SUMS_CACHE = ByteCache(SUMS_CACHE_MB)
 _PLACE = tuple((c, ()) for c in range(NUM_CARDS))  # the place-only move of each card
-_CAPS_ONLY = object()  # GameState._legal: captures() is cached, legal_moves() not yet
+_CAPS_ONLY = object()  # CavalloiceraState._legal: captures() is cached, legal_moves() not yet
 
 
 def sum_captures(numerals: tuple) -> tuple:
@@ -257,7 +257,7 @@ def parse_deal(deal) -> tuple[list[list[int]], list[int], int]:
 # ---------------------------------------------------------------- the game
 
 
-class GameState:
+class CavalloiceraState:
     """One deal in progress.  Cheap to copy (``copy()``), no hidden globals.
 
     Public fields (read them, do not mutate them): ``dealer``, ``hands`` (4
@@ -296,17 +296,17 @@ class GameState:
 
     # -- construction ------------------------------------------------------
     @classmethod
-    def new(cls, seed=None) -> "GameState":
+    def new(cls, seed=None) -> "CavalloiceraState":
         """A random deal from ``seed`` (any value ``random.Random`` accepts)."""
         return cls(*random_deal(seed))
 
     @classmethod
-    def from_deal(cls, deal) -> "GameState":
+    def from_deal(cls, deal) -> "CavalloiceraState":
         """A game from a deal given by names; ``ValueError`` if malformed."""
         return cls(*parse_deal(deal))
 
-    def copy(self) -> "GameState":
-        s = GameState.__new__(GameState)
+    def copy(self) -> "CavalloiceraState":
+        s = CavalloiceraState.__new__(CavalloiceraState)
         s.dealer = self.dealer
         s.initial_hands = self.initial_hands
         s.initial_table = self.initial_table
@@ -534,7 +534,7 @@ def score(piles, bonuses) -> dict:
     return {"team_points": points, "breakdown": breakdown, "cards": cards, "winner": winner}
 
 
-def random_playout(state: GameState, rng: random.Random) -> GameState:
+def random_playout(state: CavalloiceraState, rng: random.Random) -> CavalloiceraState:
     """Play uniformly random legal moves until the deal ends (mutates state)."""
     choice = rng.choice
     while state.turn < NUM_TURNS:

@@ -62,7 +62,7 @@ import math
 from itertools import permutations
 
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE, card_id
-from .engine import NUM_SEATS, NUM_TURNS, GameState, sum_captures
+from .engine import NUM_SEATS, NUM_TURNS, CavalloiceraState, sum_captures
 from ..bots.base import Bot
 from ..budget import check
 from ..errors import ViewError, require, unreadable
@@ -190,8 +190,8 @@ class _Info:
         self.unseen = [c for c in range(NUM_CARDS) if c not in seen]
 
     @classmethod
-    def from_state(cls, state: GameState) -> "_Info":
-        """The same facts for the seat to play, read from a ``GameState`` (what it can see only)."""
+    def from_state(cls, state: CavalloiceraState) -> "_Info":
+        """The same facts for the seat to play, read from a ``CavalloiceraState`` (what it can see only)."""
         info = cls.__new__(cls)
         seat = info.seat = state.current
         team = seat % 2
@@ -433,13 +433,13 @@ class HeuristicBot(Bot):
         """The score of every legal move (higher is better), in ``legal`` order."""
         return self._scores(_Info(view), legal)
 
-    def state_scores(self, state: GameState) -> list[float]:
+    def state_scores(self, state: CavalloiceraState) -> list[float]:
         """What the bot thinks of each of ``state.legal_moves()`` (higher is better).
 
         Reads only what the seat to play can see.  In the last
         ``endgame_turns`` turns these are the exact expected final point
         differences of the endgame search, else the one-ply scores.  Used as
-        the ``heuristic`` prior of policy networks (``cavallo_env.prior``).
+        the ``heuristic`` prior of policy networks (``cavallo_env.cavalloicera.prior``).
         """
         legal = state.legal_moves()
         if NUM_TURNS - state.turn <= self.endgame_turns:
@@ -525,7 +525,7 @@ class EndgameTooLarge(Exception):
     """The exact endgame of a position needs more work than ``ENDGAME_NODES``."""
 
 
-def endgame_scores(base: GameState, legal, max_nodes: int = ENDGAME_NODES) -> list[float]:
+def endgame_scores(base: CavalloiceraState, legal, max_nodes: int = ENDGAME_NODES) -> list[float]:
     """Per legal move: the final point difference for the seat's team, averaged over
     every way the unseen cards can be dealt to the other hands, each deal solved
     exactly with both teams playing their best.  Independent of how ``base``
@@ -567,7 +567,7 @@ def endgame_scores(base: GameState, legal, max_nodes: int = ENDGAME_NODES) -> li
     return [t / n for t in totals]
 
 
-def _solve(state: GameState, team: int, alpha: float, beta: float, left: list) -> float:
+def _solve(state: CavalloiceraState, team: int, alpha: float, beta: float, left: list) -> float:
     """The final point difference for ``team`` with both teams playing best (alpha-beta: exact
     inside ``(alpha, beta)``, a bound outside it); ``left[0]`` counts down the work allowed."""
     if state.done:

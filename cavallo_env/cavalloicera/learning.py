@@ -1,4 +1,4 @@
-"""Cavalloìcera's learning interface (``cavallo_env.games.learning``): tables over ``ActionGame``.
+"""Cavalloìcera's learning interface (``cavallo_env.games.learning``): tables over ``CavalloiceraActions``.
 
 The observation is ``cavalloicera-obs/1`` (702 floats), gathered from the
 full-information vector ``Features`` keeps up to date move by move; the prior
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.learning import Learning, Table
-from .actions import ACTION_VERSION, NUM_ACTIONS, ActionGame, move_to_actions
+from .actions import ACTION_VERSION, NUM_ACTIONS, CavalloiceraActions, move_to_actions
 from .encoding import OBS_BUILD, OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
-from .engine import GameState, random_deal
+from .engine import CavalloiceraState, random_deal
 from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
 
 
@@ -22,8 +22,8 @@ from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristi
 class CavalloiceraTable(Table):
     __slots__ = ("game", "state", "feats", "cache")
 
-    def __init__(self, state: GameState, buf: np.ndarray | None = None):
-        self.game = ActionGame(state)
+    def __init__(self, state: CavalloiceraState, buf: np.ndarray | None = None):
+        self.game = CavalloiceraActions(state)
         self.state = state
         self.feats = Features(buf)
         self.feats.reset(state)
@@ -70,10 +70,10 @@ class CavalloiceraLearning(Learning):
     prior_version = PRIOR_VERSION
     num_seats = 4
 
-    def deal(self, seed: int, **options) -> GameState:
-        return GameState(*random_deal(seed))
+    def deal(self, seed: int, **options) -> CavalloiceraState:
+        return CavalloiceraState(*random_deal(seed))
 
-    def table(self, state: GameState) -> CavalloiceraTable:
+    def table(self, state: CavalloiceraState) -> CavalloiceraTable:
         return CavalloiceraTable(state)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame
+from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, CavalloiceraActions
 from .heuristic import HeuristicBot
 
 PRIOR_VERSION = "heuristic-prior/1"
@@ -57,7 +57,7 @@ class PriorCache:
         self.best = None
 
 
-def move_scores(game: ActionGame, cache: PriorCache | None = None) -> tuple[dict, tuple]:
+def move_scores(game: CavalloiceraActions, cache: PriorCache | None = None) -> tuple[dict, tuple]:
     """``({move: heuristic score}, the heuristic's move)`` for the turn in progress."""
     state = game.state
     if cache is not None and cache.state is state and cache.turn == state.turn:
@@ -72,12 +72,12 @@ def move_scores(game: ActionGame, cache: PriorCache | None = None) -> tuple[dict
     return by_move, best
 
 
-def heuristic_move(game: ActionGame, cache: PriorCache | None = None) -> tuple:
+def heuristic_move(game: CavalloiceraActions, cache: PriorCache | None = None) -> tuple:
     """The move the ``heuristic`` bot plays in ``game``, computed from the state (no view round trip)."""
     return move_scores(game, cache)[1]
 
 
-def action_prior(game: ActionGame, out: np.ndarray | None = None, cache: PriorCache | None = None) -> np.ndarray:
+def action_prior(game: CavalloiceraActions, out: np.ndarray | None = None, cache: PriorCache | None = None) -> np.ndarray:
     """The ``PRIOR_SIZE`` prior of the seat to act in ``game`` (written into ``out`` if given)."""
     if out is None:
         out = np.zeros(PRIOR_SIZE, dtype=np.float32)

@@ -13,12 +13,12 @@ from ..errors import RecordError
 from ..errors import short_repr as _short
 from ..games.base import same_json as _same
 from .cards import NAMES, card_id
-from .engine import BREAKDOWN_KEYS, NUM_TURNS, GameState, parse_deal
+from .engine import BREAKDOWN_KEYS, NUM_TURNS, CavalloiceraState, parse_deal
 
 FORMAT = "cavalloicera-record/1"
 
 
-def to_record(state: GameState) -> dict:
+def to_record(state: CavalloiceraState) -> dict:
     """The record of a deal so far; includes ``result`` once the deal is over."""
     rec = {
         "format": FORMAT,
@@ -32,10 +32,10 @@ def to_record(state: GameState) -> dict:
     return rec
 
 
-def replay(record, *, line: int | None = None) -> GameState:
+def replay(record, *, line: int | None = None) -> CavalloiceraState:
     """Replay a record, checking every move and the stated result.
 
-    Returns the final ``GameState``.  Raises ``RecordError`` at the first
+    Returns the final ``CavalloiceraState``.  Raises ``RecordError`` at the first
     problem.  A record without ``result`` is a deal in progress: it must have
     fewer than all 48 moves (a complete deal states its result).
     """
@@ -45,7 +45,7 @@ def replay(record, *, line: int | None = None) -> GameState:
     if fmt != FORMAT:
         raise RecordError(f"unknown format {str(fmt)[:80]!r}, expected {FORMAT!r}", line=line)
     try:
-        state = GameState(*parse_deal(record))
+        state = CavalloiceraState(*parse_deal(record))
     except ValueError as e:
         raise RecordError(str(e), line=line) from None
     moves = record.get("moves")

@@ -31,7 +31,7 @@ from ..errors import BotSpecError
 from .heuristic import HeuristicBot, expected_napula_diff
 from .values import CARD_VALUE
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
-from .engine import NUM_TURNS, GameState, sum_captures
+from .engine import NUM_TURNS, CavalloiceraState, sum_captures
 from ..games.base import SearchHooks
 
 ROLLOUTS = ("greedy", "random")
@@ -43,7 +43,7 @@ _FIXED_CARDS = (LA_MATA, COINS_10, CUPS_FANTE)
 _BINOM_CDF = [[sum(math.comb(n, j) for j in range(k + 1)) / 2 ** n for k in range(n + 1)] for n in range(14)]
 
 
-def static_eval(state: GameState, spread: float = 1.5, hand_p: float = 0.5) -> float:
+def static_eval(state: CavalloiceraState, spread: float = 1.5, hand_p: float = 0.5) -> float:
     """Expected final point difference (team 0 minus team 1) of a position.
 
     Exact once the deal is over.  Otherwise: the bonuses already scored plus
@@ -110,7 +110,7 @@ def static_eval(state: GameState, spread: float = 1.5, hand_p: float = 0.5) -> f
 # ---------------------------------------------------------------- rollouts
 
 
-def random_rollout(state: GameState, rng: random.Random, epsilon: float = 0.0, plies: int = NUM_TURNS) -> None:
+def random_rollout(state: CavalloiceraState, rng: random.Random, epsilon: float = 0.0, plies: int = NUM_TURNS) -> None:
     """Uniformly random legal moves for ``plies`` turns or to the end (mutates ``state``)."""
     choice = rng.choice
     stop = min(NUM_TURNS, state.turn + plies)
@@ -119,7 +119,7 @@ def random_rollout(state: GameState, rng: random.Random, epsilon: float = 0.0, p
         state.play(card, capture)
 
 
-def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1, plies: int = NUM_TURNS) -> None:
+def greedy_rollout(state: CavalloiceraState, rng: random.Random, epsilon: float = 0.1, plies: int = NUM_TURNS) -> None:
     """A fast greedy-ish playout for ``plies`` turns or to the end (mutates ``state``).
 
     Captures the set worth most (bonuses + award value of the cards won);
@@ -194,7 +194,7 @@ def greedy_rollout(state: GameState, rng: random.Random, epsilon: float = 0.1, p
         state.play(best[0], best[1])
 
 
-def quick_score(state: GameState, move) -> float:
+def quick_score(state: CavalloiceraState, move) -> float:
     """The greedy rollout's idea of a move: points and award value it wins now.
 
     A place scores minus the value of the card given away, below any capture.
@@ -230,7 +230,7 @@ _ROLLOUT_FUNCS = {"greedy": greedy_rollout, "random": random_rollout}
 # ---------------------------------------------------------------- determinizations
 
 
-def infer_missing_ranks(state: GameState, seat: int) -> dict:
+def infer_missing_ranks(state: CavalloiceraState, seat: int) -> dict:
     """Ranks each other seat most likely does not hold, from what it passed up.
 
     A seat that placed a card when it could have scored by rank -- a picada of
@@ -239,7 +239,7 @@ def infer_missing_ranks(state: GameState, seat: int) -> dict:
     probably held no card of that rank.  The inference is dropped for a rank
     the seat played later.  Returns ``{other seat: set of ranks}``.
     """
-    replay = GameState([list(h) for h in state.initial_hands], list(state.initial_table), state.dealer)
+    replay = CavalloiceraState([list(h) for h in state.initial_hands], list(state.initial_table), state.dealer)
     found = []  # (seat, rank, move index)
     prev_place = None
     for i, (s, card, cap) in enumerate(state.moves):
@@ -355,7 +355,7 @@ class CavalloiceraSearch(SearchHooks):
     def options(self) -> dict:
         return {"rollout": self.rollout_name, "epsilon": self.epsilon, "infer": self.infer, "hand": self.hand_p}
 
-    def determinizer(self, base: GameState, seat: int):
+    def determinizer(self, base: CavalloiceraState, seat: int):
         others = [s for s in range(4) if s != seat]
         sizes = [len(base.hands[s]) for s in others]
         pool = [c for s in others for c in base.hands[s]]
@@ -363,7 +363,7 @@ class CavalloiceraSearch(SearchHooks):
         if missing is not None and any(missing.values()):
             dealer = _Dealer(pool, others, sizes, missing, self.infer)
 
-            def determinize(rng: random.Random) -> GameState:
+            def determinize(rng: random.Random) -> CavalloiceraState:
                 state = base.copy()
                 hands = state.hands
                 for s, h in zip(others, dealer.deal(rng)):
@@ -371,7 +371,7 @@ class CavalloiceraSearch(SearchHooks):
                 state._legal = None
                 return state
         else:
-            def determinize(rng: random.Random) -> GameState:
+            def determinize(rng: random.Random) -> CavalloiceraState:
                 state = base.copy()
                 hands = state.hands
                 rng.shuffle(pool)
@@ -383,16 +383,16 @@ class CavalloiceraSearch(SearchHooks):
                 return state
         return determinize
 
-    def team(self, state: GameState) -> int:
+    def team(self, state: CavalloiceraState) -> int:
         return state.current & 1
 
-    def quick_score(self, state: GameState, move) -> float:
+    def quick_score(self, state: CavalloiceraState, move) -> float:
         return quick_score(state, move)
 
-    def rollout(self, state: GameState, rng: random.Random, plies: int) -> None:
+    def rollout(self, state: CavalloiceraState, rng: random.Random, plies: int) -> None:
         self._rollout(state, rng, self.epsilon, plies)
 
-    def evaluate(self, state: GameState) -> float:
+    def evaluate(self, state: CavalloiceraState) -> float:
         return static_eval(state, 1.5, self.hand_p)
 
     def prior_scores(self, view, legal):

@@ -3,7 +3,7 @@
 ``make_view(state, seat)`` builds the view a bot receives.  ``state_from_view``
 goes the other way: it checks a view for consistency (known cards, no card in
 two places, a history that follows the rules, a hand that agrees with it) and
-rebuilds a ``GameState`` in which the unseen cards are dealt to the other seats
+rebuilds a ``CavalloiceraState`` in which the unseen cards are dealt to the other seats
 (at random with an ``rng``: a determinization; otherwise in a fixed order).  The
 rebuilt state is exact for everything the seat can see, which is all that
 encoders and bots may read.
@@ -15,10 +15,10 @@ import random
 
 from ..errors import ViewError
 from .cards import NAMES, NUM_CARDS, SUIT, SWORDS, card_id
-from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, GameState
+from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, CavalloiceraState
 
 
-def make_view(state: GameState, seat: int) -> dict:
+def make_view(state: CavalloiceraState, seat: int) -> dict:
     """The JSON view of ``seat``; ``legal_moves`` is empty unless it is to play."""
     legal = state.legal_moves() if seat == state.current else []
     return {
@@ -68,7 +68,7 @@ def _cards(value, what) -> list[int]:
     return out
 
 
-def state_from_view(view, rng: random.Random | None = None) -> GameState:
+def state_from_view(view, rng: random.Random | None = None) -> CavalloiceraState:
     """Check a view and rebuild a game consistent with it (see module doc).
 
     Raises ``ViewError`` saying what is wrong.  The deal must not be over.
@@ -138,7 +138,7 @@ def state_from_view(view, rng: random.Random | None = None) -> GameState:
             hands.append(played_by[k] + unseen[:n])
             unseen = unseen[n:]
 
-    state = GameState(hands, sorted(initial_table), dealer)
+    state = CavalloiceraState(hands, sorted(initial_table), dealer)
     for i, (s, card, capture) in enumerate(moves, start=1):
         why = state.check_move(card, capture)
         if why is not None:
@@ -174,7 +174,7 @@ def _names(cards) -> str:
 
 
 def render_text(game) -> str:
-    """A plain-text picture of the deal of an ``actions.ActionGame``: hands, table, piles, last move, score."""
+    """A plain-text picture of the deal of an ``actions.CavalloiceraActions``: hands, table, piles, last move, score."""
     st = game.state
     lines = []
     status = "over" if st.done else f"seat {st.current} (player_{st.current}) to play"

@@ -1,6 +1,6 @@
 """The main job, end to end: train, export, evaluate, and watch one deal of the AI.
 
-1. trains a team policy with ``--config`` (``configs/quick.yaml``: a few
+1. trains a team policy with ``--config`` (``configs/quick-cavalloicera.yaml``: a few
    minutes on two CPU cores) into a new run directory under ``--runs``;
 2. exports its final checkpoint to ``<run>/model.onnx`` + ``model.json``
    (``cavallo export``: one ONNX file, checked against torch);
@@ -28,14 +28,14 @@ import time
 from pathlib import Path
 from .. import games
 from ..bots import make
-from ..cavalloicera.engine import GameState
+from ..cavalloicera.engine import CavalloiceraState
 from ..cavalloicera.views import make_view, move_from_dict
 from ..evaluation import check_deals, check_jobs, derive_seed, duplicate_eval, format_result
 from .play import _cards, breakdown_table, move_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default="configs/quick.yaml", metavar="YAML", help="training config (default configs/quick.yaml)")
+    p.add_argument("--config", default="configs/quick-cavalloicera.yaml", metavar="YAML", help="training config (default configs/quick-cavalloicera.yaml)")
     p.add_argument("--runs", default="runs", metavar="DIR", help="where the run directory goes (default runs)")
     p.add_argument("--checkpoint", metavar="PATH", default=None, help="skip training: export and show this checkpoint")
     p.add_argument("--eval-deals", type=int, default=None, metavar="N",
@@ -134,7 +134,7 @@ def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     out = out or sys.stdout
     w = out.write
     bots = [make(bot_spec, seed=derive_seed("demo", seed, s)) for s in range(4)]
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     w(f"deal seed {seed}: seat {state.dealer} deals, seat {state.current} plays first; "
       f"team 0 = seats 0+2, team 1 = seats 1+3\n")
     w(f"table: {_cards(state.table)}\n")

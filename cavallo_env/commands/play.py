@@ -30,7 +30,7 @@ import sys
 
 from ..bots import make, split_specs
 from ..cavalloicera.cards import NAMES, SUIT, SWORDS
-from ..cavalloicera.engine import BREAKDOWN_KEYS, GameState, capture_points, score
+from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points, score
 from ..cavalloicera.records import to_record
 from ..cavalloicera.views import make_view, move_from_dict
 from ..evaluation import derive_seed
@@ -138,7 +138,7 @@ def ask_move(state, legal, out, read) -> tuple | None:
 
 
 def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
-    """The full breakdown of a result (``GameState.result()``) as a text table."""
+    """The full breakdown of a result (``CavalloiceraState.result()``) as a text table."""
 
     a_w, b_w = max(10, len(labels[0]) + 2), max(10, len(labels[1]) + 2)
     lines = [f"\n  {'':<20}{labels[0]:>{a_w}}{labels[1]:>{b_w}}"]
@@ -229,7 +229,7 @@ def run(args) -> int:
     opp = opponent_specs(args.opponents)
     specs = {1: opp[0], 2: args.partner or "policy:default", 3: opp[1]}
     bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game="cavalloicera") for seat, spec in specs.items()}
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     print(f"Cavalloìcera, deal seed {seed} (replay it with --seed {seed}).")
     print(f"You are seat 0; your partner (seat 2) is {specs[2]}; the opponents (seats 1 and 3) are "
           f"{specs[1]} and {specs[3]}.")

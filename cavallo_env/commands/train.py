@@ -1,6 +1,6 @@
 """Self-play PPO training of a team policy from a YAML config.
 
-    cavallo train --config configs/quick.yaml
+    cavallo train --config configs/quick-cavalloicera.yaml
     cavallo train --resume runs/default-20261130-204500
     cavallo train --backend rllib --config configs/rllib/briscola.yaml [--address auto]
 
@@ -29,7 +29,7 @@ from .. import games
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="YAML", help="training config, e.g. configs/quick.yaml or configs/default.yaml")
+    p.add_argument("--config", metavar="YAML", help="training config, e.g. configs/quick-cavalloicera.yaml or configs/cavalloicera.yaml")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     p.add_argument("--device", default=None, help="auto (GPU when present), cpu, cuda or cuda:N (default: the config's)")
     p.add_argument("--runs", default="runs", metavar="DIR", help="where new run directories go (default: runs)")

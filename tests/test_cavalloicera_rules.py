@@ -15,7 +15,7 @@ from cavallo_env.cavalloicera.engine import (
     QUADRIGLIA,
     SCUA,
     SIMILI,
-    GameState,
+    CavalloiceraState,
     capture_points,
     napula,
     score,
@@ -31,25 +31,25 @@ def c(name: str) -> int:
     return card_id(name)
 
 
-def position(hands: dict, table: str, dealer: int = 3, turn: int = 10) -> GameState:
+def position(hands: dict, table: str, dealer: int = 3, turn: int = 10) -> CavalloiceraState:
     """A unit position: ``hands`` maps seat -> names; ``dealer + 1`` plays first.
 
     ``turn`` defaults to mid-deal so that no end-of-deal logic fires; a first-turn
     position passes ``turn=0``.
     """
     full = [ids(hands.get(seat, "")) for seat in range(4)]
-    state = GameState(full, ids(table), dealer)
+    state = CavalloiceraState(full, ids(table), dealer)
     state.turn = turn
     return state
 
 
-def captures_of(state: GameState, name: str) -> set:
+def captures_of(state: CavalloiceraState, name: str) -> set:
     """The legal moves of one hand card, as a set of capture sets (``()`` = place)."""
     card = c(name)
     return {cap for k, cap in state.legal_moves() if k == card}
 
 
-def play(state: GameState, name: str, capture: str = ""):
+def play(state: CavalloiceraState, name: str, capture: str = ""):
     """Play a move after checking it is legal; returns the bonuses it scored."""
     move = (c(name), tuple(sorted(ids(capture))))
     assert move in state.legal_moves(), move
@@ -278,7 +278,7 @@ def test_leftovers_follow_the_last_capturer_not_the_last_player():
 
 def test_nobody_captured_is_a_draw_with_cards_unclaimed():
     # A whole deal of place-only moves: nobody captured, so all 52 cards stay unclaimed.
-    s = GameState.new(7)
+    s = CavalloiceraState.new(7)
     while not s.done:
         card = s.hands[s.current][0]
         s.play(card, ())

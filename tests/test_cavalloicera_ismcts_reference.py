@@ -36,7 +36,7 @@ def test_decisions_and_visit_counts_are_unchanged(game):
 def test_a_cavalloicera_option_another_game_refuses_is_refused_on_that_games_views():
     from cavallo_env import games
     from cavallo_env.bots import make
-    from cavallo_env.views import ViewError
+    from cavallo_env.errors import ViewError
 
     bot = make("ismcts:20,rollout=random", seed=0)  # version 1 spec: a Cavalloìcera rollout
     g = games.get("briscola")

@@ -9,13 +9,13 @@ import random
 import pytest
 
 from cavallo_env.cavalloicera.cards import NAMES
-from cavallo_env.cavalloicera.engine import NUM_TURNS, GameState
-from cavallo_env.views import ViewError
+from cavallo_env.cavalloicera.engine import NUM_TURNS, CavalloiceraState
+from cavallo_env.errors import ViewError
 from cavallo_env.cavalloicera.views import legal_moves_of, make_view, move_from_dict, move_to_dict, state_from_view
 from positions import random_position
 
 
-def redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
+def redealt(state: CavalloiceraState, seat: int, rng: random.Random) -> CavalloiceraState:
     """The same deal so far with the other seats' unplayed cards dealt differently."""
     others = [s for s in range(4) if s != seat]
     pool = [c for s in others for c in state.hands[s]]
@@ -29,7 +29,7 @@ def redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
             n = len(state.hands[s])
             hands.append(played + pool[:n])
             pool = pool[n:]
-    other = GameState(hands, list(state.initial_table), state.dealer)
+    other = CavalloiceraState(hands, list(state.initial_table), state.dealer)
     for _, card, cap in state.moves:
         other.play(card, cap)
     return other
@@ -72,7 +72,7 @@ def test_state_from_view_round_trip():
 
 
 def test_moves_convert_both_ways():
-    state = GameState.new(5)
+    state = CavalloiceraState.new(5)
     for move in state.legal_moves():
         assert move_from_dict(move_to_dict(move)) == move
 
@@ -138,7 +138,7 @@ def test_hand_card_on_table_is_reported():
 
 
 def test_illegal_history_is_reported():
-    state = GameState.new(11)
+    state = CavalloiceraState.new(11)
     view = make_view(state, state.current)
     # the first player "captures" a card of another rank
     card = state.hands[state.current][0]

@@ -18,9 +18,9 @@ from cavallo_env.cavalloicera.actions import CAPTURE, TAKE, action_name, move_to
 from cavallo_env.cavalloicera.aec import AGENTS
 from cavallo_env.cavalloicera.cards import NAMES, card_id
 from cavallo_env.cavalloicera.encoding import OBS_LAYOUT, OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 
-VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
+VECTORS = sorted((Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
 
 
 def load(path):
@@ -573,7 +573,7 @@ def test_a_whole_record_or_record_deal_is_a_valid_deal_option():
     from cavallo_env import scopa
 
     here = Path(__file__).parent
-    rec = json.loads((here / "vectors" / "04_random.json").read_text())
+    rec = json.loads((here / "vectors-cavalloicera" / "04_random.json").read_text())
     env = cavallo_env.raw_env()
     env.reset(options={"deal": rec})
     got = env.record()

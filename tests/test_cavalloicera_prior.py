@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from cavallo_env.cavalloicera.actions import NUM_ACTIONS, ActionGame, move_to_actions
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions, move_to_actions
 from cavallo_env.bots import make
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 from cavallo_env.cavalloicera.prior import CLIP, PRIOR_SIZE, PriorCache, action_prior, heuristic_move
 from cavallo_env.cavalloicera.views import make_view, move_from_dict
 
@@ -18,7 +18,7 @@ def _heuristic_deals(n: int, seed: int):
     """Every decision (game before the action, action) of ``n`` heuristic-vs-heuristic deals."""
     bot = make("heuristic")
     for d in range(n):
-        game = ActionGame(GameState.new(seed * 7919 + d))
+        game = CavalloiceraActions(CavalloiceraState.new(seed * 7919 + d))
         while not game.done:
             st = game.state
             move = move_from_dict(bot.choose(make_view(st, st.current)))
@@ -55,13 +55,13 @@ def test_cache_gives_the_same_prior():
 def test_prior_sees_nothing_hidden(seed):
     """Dealing the other seats' unseen cards differently must not change the prior."""
     rng = random.Random(seed)
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     for _ in range(rng.randrange(0, 46)):
         state.play(*rng.choice(state.legal_moves()))
     seat = state.current
     others = [s for s in range(4) if s != seat]
     pool = [c for s in others for c in state.hands[s]]
-    before = action_prior(ActionGame(state))
+    before = action_prior(CavalloiceraActions(state))
     for _ in range(3):
         rng.shuffle(pool)
         other = state.copy()
@@ -71,4 +71,4 @@ def test_prior_sees_nothing_hidden(seed):
             other.hands[s] = sorted(pool[i:i + k])
             i += k
         other._legal = None
-        assert np.array_equal(action_prior(ActionGame(other)), before)
+        assert np.array_equal(action_prior(CavalloiceraActions(other)), before)

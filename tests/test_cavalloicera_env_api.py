@@ -16,7 +16,7 @@ from pettingzoo.test.state_test import test_state_space as check_state_space
 from pettingzoo.utils import wrappers
 
 import cavallo_env
-from cavallo_env.cavalloicera.aec import AGENTS, CavalloEnv
+from cavallo_env.cavalloicera.aec import AGENTS, CavalloiceraEnv
 from cavallo_env.cavalloicera.encoding import OBS_SIZE, STATE_SIZE
 
 NUM_ACTIONS = 156
@@ -218,8 +218,8 @@ def test_env_is_wrapped_the_classic_way():
     assert isinstance(env, wrappers.OrderEnforcingWrapper)
     assert isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
     assert isinstance(env.env.env, wrappers.TerminateIllegalWrapper)
-    assert isinstance(env.unwrapped, CavalloEnv)
-    assert cavallo_env.raw_env is CavalloEnv
+    assert isinstance(env.unwrapped, CavalloiceraEnv)
+    assert cavallo_env.raw_env is CavalloiceraEnv
 
 
 def test_record_is_reachable_through_the_wrappers():
@@ -233,7 +233,7 @@ def test_record_is_reachable_through_the_wrappers():
 
 def test_registry_make():
     env = pettingzoo.make("aec", cavallo_env.ENV_ID)
-    assert isinstance(env, wrappers.OrderEnforcingWrapper) and isinstance(env.unwrapped, CavalloEnv)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper) and isinstance(env.unwrapped, CavalloiceraEnv)
     env = pettingzoo.make("aec", "cavallo/Cavalloicera-v1", reward="win", render_mode="ansi")
     assert env.unwrapped.reward_type == "win" and env.unwrapped.render_mode == "ansi"
     env.reset(seed=0)
@@ -253,7 +253,7 @@ print(type(env.unwrapped).__name__)
 """
     out = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "CavalloEnv"
+    assert out.stdout.strip() == "CavalloiceraEnv"
 
 
 def test_import_cavallo_env_stays_light():

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cavallo_env.commands.simulate import deal_seed, make_bots, play_deal, simulate
-from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, NUM_TURNS, GameState
+from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, NUM_TURNS, CavalloiceraState
 from cavallo_env.records import replay
 from cavallo_env.cavalloicera.records import to_record
 
@@ -17,7 +17,7 @@ bot_specs = st.lists(st.sampled_from(["random", "greedy"]), min_size=4, max_size
 SETTINGS = settings(max_examples=60, deadline=None)
 
 
-def all_cards(state: GameState) -> list[int]:
+def all_cards(state: CavalloiceraState) -> list[int]:
     return [c for h in state.hands for c in h] + state.table + state.piles[0] + state.piles[1] + state.unclaimed
 
 
@@ -25,7 +25,7 @@ def all_cards(state: GameState) -> list[int]:
 @given(seed=seeds, play_seed=seeds)
 def test_every_card_accounted_for_at_every_step(seed, play_seed):
     rng = random.Random(play_seed)
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     while True:
         cards = all_cards(state)
         assert len(cards) == 52 and set(cards) == set(range(52))
@@ -45,7 +45,7 @@ def test_every_card_accounted_for_at_every_step(seed, play_seed):
 @given(seed=seeds, play_seed=seeds)
 def test_rewards_are_zero_sum_between_teams(seed, play_seed):
     rng = random.Random(play_seed)
-    state = GameState.new(seed)
+    state = CavalloiceraState.new(seed)
     while not state.done:
         state.play(*rng.choice(state.legal_moves()))
     res = state.result()
@@ -65,7 +65,7 @@ def test_rewards_are_zero_sum_between_teams(seed, play_seed):
 @SETTINGS
 @given(seed=st.integers(min_value=0, max_value=2**31), specs=bot_specs, index=st.integers(0, 10_000))
 def test_replaying_a_simulated_deal_gives_the_same_result(seed, specs, index):
-    state = play_deal(GameState.new(deal_seed(seed, index)), make_bots(specs, seed), index)
+    state = play_deal(CavalloiceraState.new(deal_seed(seed, index)), make_bots(specs, seed), index)
     record = to_record(state)
     again = replay(record)
     assert again.result() == state.result() == record["result"]
@@ -78,6 +78,6 @@ def test_same_seed_same_game(seed, specs):
     first = [rec for rec, _ in simulate(3, seed, make_bots(specs, seed))]
     second = [rec for rec, _ in simulate(3, seed, make_bots(specs, seed))]
     assert first == second
-    assert to_record(GameState.new(seed)) == to_record(GameState.new(seed))
+    assert to_record(CavalloiceraState.new(seed)) == to_record(CavalloiceraState.new(seed))
     # Different deals within a run really differ.
     assert len({str(r["hands"]) for r in first}) == 3

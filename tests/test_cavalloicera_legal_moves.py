@@ -2,7 +2,7 @@
 
 The brute force reads ranks and values from the card *names* (not from the
 engine's tables) and tries every subset of the table.  The action-space tests
-walk every capture-building path of ``ActionGame`` and check docs/contract.md's
+walk every capture-building path of ``CavalloiceraActions`` and check docs/contract.md's
 promises: every legal move reachable by exactly one action sequence, nothing
 illegal reachable, the mask exactly the meaningful actions.
 """
@@ -14,9 +14,9 @@ import random
 
 import pytest
 
-from cavallo_env.cavalloicera.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, ActionGame, action_name, move_to_actions
+from cavallo_env.cavalloicera.actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, CavalloiceraActions, action_name, move_to_actions
 from cavallo_env.cavalloicera.cards import NAMES
-from cavallo_env.cavalloicera.engine import GameState
+from cavallo_env.cavalloicera.engine import CavalloiceraState
 
 MAX_FULL_SUBSETS = 16  # tables up to this size: literally every one of the 2**n subsets
 MAX_TABLE_CHECKED = 30  # bigger tables (rare, only with place-biased play) are skipped
@@ -64,7 +64,7 @@ def _table_subsets(table):
             yield sum(value_of(t) for t in sub), sub
 
 
-def brute_force_moves(state: GameState) -> set:
+def brute_force_moves(state: CavalloiceraState) -> set:
     """Every legal (card, capture) of the seat to play, straight from docs/rules/cavalloicera.md."""
     hand = state.hands[state.current]
     moves = {(card, ()) for card in hand}  # place only: always legal
@@ -83,7 +83,7 @@ def random_positions(n_deals: int, seed: int, place_bias: float = 0.0):
     """Positions reached by random play; ``place_bias`` places more to grow the table."""
     rng = random.Random(seed)
     for d in range(n_deals):
-        state = GameState.new(rng.randrange(2**32))
+        state = CavalloiceraState.new(rng.randrange(2**32))
         while not state.done:
             yield state
             if rng.random() < place_bias:
@@ -111,7 +111,7 @@ def test_legal_moves_equal_brute_force(seed, place_bias):
 
 def test_brute_force_agrees_on_rules_example():
     # Guard the brute force itself with docs/rules/cavalloicera.md's example.
-    s = GameState([[card(n) for n in ("7-coins",)], [], [], []], [card(n) for n in ("7-cups", "3-swords", "4-clubs")], 3)
+    s = CavalloiceraState([[card(n) for n in ("7-coins",)], [], [], []], [card(n) for n in ("7-cups", "3-swords", "4-clubs")], 3)
     assert brute_force_moves(s) == {(card("7-coins"), ()), (card("7-coins"), (card("7-cups"),)),
                                     (card("7-coins"), tuple(sorted((card("3-swords"), card("4-clubs")))))}
 
@@ -123,7 +123,7 @@ def card(name):
 # ------------------------------------------------------------------ the action space
 
 
-def meaningful_actions(game: ActionGame, legal: set) -> set:
+def meaningful_actions(game: CavalloiceraActions, legal: set) -> set:
     """The actions docs/contract.md allows at this decision, from the legal moves alone."""
     st = game.state
     if game.building is None:
@@ -135,7 +135,7 @@ def meaningful_actions(game: ActionGame, legal: set) -> set:
     return {TAKE + cap[k] for c, cap in legal if c == card_ and cap and cap[:k] == taken and len(cap) > k}
 
 
-def explore(game: ActionGame, legal: set, prefix: tuple, found: dict) -> None:
+def explore(game: CavalloiceraActions, legal: set, prefix: tuple, found: dict) -> None:
     """DFS over every action sequence from a decision point; records the move each completes."""
     seat = game.current
     actions = game.legal_actions()
@@ -161,7 +161,7 @@ def test_action_space_reaches_each_legal_move_exactly_once():
             continue
         legal = brute_force_moves(state)
         found: dict = {}
-        explore(ActionGame(state.copy()), legal, (), found)
+        explore(CavalloiceraActions(state.copy()), legal, (), found)
         assert set(found) == legal, "reachable moves differ from the legal moves"
         for move, seqs in found.items():
             assert len(seqs) == 1, f"{move} reached by {len(seqs)} action sequences"
@@ -174,7 +174,7 @@ def test_move_to_actions_round_trip():
     for state in random_positions(30, 12, place_bias=0.3):
         for move in state.legal_moves():
             acts = move_to_actions(state, *move)
-            g = ActionGame(state.copy())
+            g = CavalloiceraActions(state.copy())
             for i, a in enumerate(acts):
                 assert a in g.legal_actions(), action_name(a)
                 done = g.step(a)
@@ -184,8 +184,8 @@ def test_move_to_actions_round_trip():
 
 def test_single_capture_set_executes_at_once():
     # One legal set: "capture with" executes it without asking for takes.
-    s = GameState([[card("7-coins")], [], [], []], [card("7-cups"), card("9-clubs")], 3)
-    g = ActionGame(s)
+    s = CavalloiceraState([[card("7-coins")], [], [], []], [card("7-cups"), card("9-clubs")], 3)
+    g = CavalloiceraActions(s)
     assert g.legal_actions() == [PLACE + card("7-coins"), CAPTURE + card("7-coins")]
     assert g.step(CAPTURE + card("7-coins")) == (card("7-coins"), (card("7-cups"),))
 
@@ -194,8 +194,8 @@ def test_take_order_is_by_increasing_id():
     # 10-coins on 4-coins(3) A-cups(13) 5-cups(17) 6-swords(31) 9-clubs(47) has three sets:
     # (3, 13, 17), (3, 31), (13, 47).  Takes come in increasing id; a set runs once it is unique.
     table = [card(n) for n in ("4-coins", "A-cups", "5-cups", "6-swords", "9-clubs")]
-    s = GameState([[card("10-coins")], [], [], []], table, 3)
-    g = ActionGame(s)
+    s = CavalloiceraState([[card("10-coins")], [], [], []], table, 3)
+    g = CavalloiceraActions(s)
     assert g.step(CAPTURE + card("10-coins")) is None
     assert g.legal_actions() == [TAKE + 3, TAKE + 13]
     assert g.step(TAKE + 3) is None

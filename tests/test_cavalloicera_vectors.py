@@ -11,7 +11,7 @@ from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS
 from cavallo_env.records import replay
 from cavallo_env.cavalloicera.records import to_record
 
-VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
+VECTORS = sorted((Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
 
 
 def test_vectors_present():
