@@ -920,7 +920,7 @@ def _search_moves(spec: str, seed: int) -> list:
 
 
 def test_the_search_plays_as_it_did_when_benchmarked():
-    # the benchmark numbers of docs/bots.md belong to these bots: the default (with the
+    # the benchmark numbers of docs/experiments/search-tuning.md belong to these bots: the default (with the
     # opponent model) and model=0 (the search without it) must keep every decision
     for spec, digest in (("ismcts:100", MODELLED_DIGEST), ("ismcts:100,model=0", PLAIN_DIGEST)):
         moves = _search_moves(spec, 4)
