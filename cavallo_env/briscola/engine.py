@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 
+from ..games.base import Copyable
 from ..games.shuffle import shuffle
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, STRENGTH, SUIT, TOTAL_POINTS, card_id
 
@@ -76,7 +77,7 @@ def _mask_of(hand: tuple) -> bytes:
     return m
 
 
-class BriscolaState:
+class BriscolaState(Copyable):
     """One deal of Briscola (see the module doc for the attributes)."""
 
     __slots__ = ("deck", "trump", "trump_suit", "hands", "stock", "trump_holder", "leader", "current",
@@ -134,11 +135,6 @@ class BriscolaState:
         new._beats = self._beats
         new._legal = self._legal
         return new
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     def __getstate__(self):
         return {k: getattr(self, k) for k in self.__slots__}

@@ -13,6 +13,7 @@ the training driver and anything else that speaks actions.
 
 from __future__ import annotations
 
+from ..games.base import Copyable
 from .cards import NAMES
 from .engine import NUM_TURNS, CavalloiceraState
 
@@ -49,7 +50,7 @@ def move_to_actions(state: CavalloiceraState, card: int, capture: tuple) -> list
     return acts
 
 
-class CavalloiceraActions:
+class CavalloiceraActions(Copyable):
     """A ``CavalloiceraState`` driven through action ids, with the capture being built.
 
     ``building`` is None between turns, else ``(card, taken, sets)``: the card
@@ -72,11 +73,6 @@ class CavalloiceraActions:
         g._legal = self._legal
         g._mask = self._mask
         return g
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     @property
     def current(self) -> int:

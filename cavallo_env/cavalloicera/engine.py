@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
+from ..games.base import Copyable
 from ..budget import ByteCache
 from ..games.shuffle import shuffle as _shuffle
 from .cards import (
@@ -257,7 +258,7 @@ def parse_deal(deal) -> tuple[list[list[int]], list[int], int]:
 # ---------------------------------------------------------------- the game
 
 
-class CavalloiceraState:
+class CavalloiceraState(Copyable):
     """One deal in progress.  Cheap to copy (``copy()``), no hidden globals.
 
     Public fields (read them, do not mutate them): ``dealer``, ``hands`` (4
@@ -324,11 +325,6 @@ class CavalloiceraState:
         s._caps = self._caps
         s._sums = self._sums
         return s
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     # -- queries -------------------------------------------------------------
     @property

@@ -254,3 +254,20 @@ def same_json(a, b) -> bool:
     if isinstance(b, list):
         return isinstance(a, list) and len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
     return a.__class__ is b.__class__ and a == b
+
+
+class Copyable:
+    """``copy.copy`` and ``copy.deepcopy`` of a state give ``self.copy()``.
+
+    A game's states, action drivers and encoders define a cheap ``copy()``
+    (independent for everything that moves; shared for what is never mutated);
+    this base routes the ``copy`` module through it.  No slots of its own.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()

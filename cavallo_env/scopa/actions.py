@@ -15,6 +15,7 @@ nothing illegal is reachable.  ``ScopaActions`` is pure Python.
 
 from __future__ import annotations
 
+from ..games.base import Copyable
 from ..briscola.cards import NAMES
 from .engine import ScopaState
 
@@ -57,7 +58,7 @@ def move_to_actions(state: ScopaState, move) -> list[int]:
     return acts
 
 
-class ScopaActions:
+class ScopaActions(Copyable):
     """A ``ScopaState`` driven through action ids, with the capture being built.
 
     ``current``/``done`` mirror the state; ``building`` is None between turns,
@@ -88,11 +89,6 @@ class ScopaActions:
         g._legal = self._legal
         g._mask = self._mask
         return g
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the seat to act, increasing; cached per decision."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
+from ..games.base import Copyable
 from ..games.shuffle import shuffle
 from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS
 
@@ -267,7 +268,7 @@ def _unknown_card(n, deck) -> str:
     return f"unknown card {n[:40]!r} in the {deck} deck (e.g. {NAMES[deck][6]!r})"
 
 
-class ScopaDeal:
+class ScopaDeal(Copyable):
     """One deal in progress.  Cheap to copy; read the fields, do not mutate them.
 
     ``dealer``; ``initial_hands``/``initial_table``/``initial_stock`` (as dealt,
@@ -332,11 +333,6 @@ class ScopaDeal:
         d._legal = self._legal
         d._caps = self._caps
         return d
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -516,7 +512,7 @@ class ScopaDeal:
 # ---------------------------------------------------------------- the match
 
 
-class ScopaState:
+class ScopaState(Copyable):
     """A match to ``target`` (11) points, or a single deal (``match=False``).
 
     Fields (read only): ``deck``, ``money`` (suit index), ``target``,
@@ -574,11 +570,6 @@ class ScopaState:
         else:
             s.rng = self.rng  # no later deal is ever drawn from it
         return s
-
-    __copy__ = copy
-
-    def __deepcopy__(self, memo):
-        return self.copy()
 
     # -- queries ---------------------------------------------------------------
     def legal_moves(self) -> list:
