@@ -13,7 +13,7 @@ the training driver and anything else that speaks actions.
 
 from __future__ import annotations
 
-from ..games.base import Copyable
+from ..games.captures import CaptureBuilder, capture_actions
 from .cards import NAMES
 from .engine import NUM_TURNS, CavalloiceraState
 
@@ -39,18 +39,10 @@ def move_to_actions(state: CavalloiceraState, card: int, capture: tuple) -> list
     """The unique action sequence that plays ``(card, capture)`` from ``state``."""
     if not capture:
         return [PLACE + card]
-    acts = [CAPTURE + card]
-    sets = [s for s in state.capture_sets(card)]
-    k = 0
-    while len(sets) > 1:
-        nxt = capture[k]
-        acts.append(TAKE + nxt)
-        sets = [s for s in sets if len(s) > k and s[k] == nxt]
-        k += 1
-    return acts
+    return capture_actions(card, capture, state.capture_sets(card), CAPTURE, TAKE)
 
 
-class CavalloiceraActions(Copyable):
+class CavalloiceraActions(CaptureBuilder):
     """A ``CavalloiceraState`` driven through action ids, with the capture being built.
 
     ``building`` is None between turns, else ``(card, taken, sets)``: the card
@@ -98,9 +90,7 @@ class CavalloiceraActions(Copyable):
             legal = st.hands[st.current][:]
             legal.extend([CAPTURE + c for c in st.captures()])  # captures() is in hand order
         else:
-            _, taken, sets = self.building
-            k = len(taken)
-            legal = sorted({TAKE + s[k] for s in sets})
+            legal = self._take_actions(TAKE)
         self._legal = legal
         return legal
 
@@ -122,10 +112,8 @@ class CavalloiceraActions(Copyable):
                 for c in st.captures():
                     buf[CAPTURE + c] = 1
             else:
-                _, taken, sets = self.building
-                k = len(taken)
-                for s in sets:
-                    buf[TAKE + s[k]] = 1
+                for a in self._take_actions(TAKE):
+                    buf[a] = 1
         mask = self._mask = bytes(buf)
         return mask
 
@@ -142,19 +130,8 @@ class CavalloiceraActions(Copyable):
             return _PLACED[action]
         if action < TAKE:
             card = action - CAPTURE
-            sets = self.state.captures()[card]
-            if len(sets) == 1:
-                return self._execute(card, sets[0])
-            self.building = (card, (), sets)
-            return None
-        card, taken, sets = self.building
-        t = action - TAKE
-        k = len(taken)
-        sets = [s for s in sets if s[k] == t]
-        if len(sets) == 1:
-            return self._execute(card, sets[0])
-        self.building = (card, taken + (t,), sets)
-        return None
+            return self._build(card, (), self.state.captures()[card])
+        return self._take(action - TAKE)
 
     def _execute(self, card: int, capture: tuple):
         self.building = None

@@ -19,6 +19,7 @@ import random
 from bisect import insort
 
 from ..games.base import Copyable
+from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
 from ..budget import ByteCache
 from ..games.shuffle import shuffle as _shuffle
 from .cards import (
@@ -89,42 +90,14 @@ def sum_captures(numerals: tuple) -> tuple:
 # sum), so one list of all numeral sets with sums <= 10, by decreasing mask,
 # gives every numeral's captures in order.  There are only 4050 such sets in
 # the deck; ``_SETS`` maps each mask to its sorted tuple.
-_BIT = tuple(1 << (NUM_CARDS - 1 - c) for c in range(NUM_CARDS))
+_BIT = card_bits(NUM_CARDS)
 _NUMERAL_MASK = sum(_BIT[c] for c in range(NUM_CARDS) if VALUE[c])
 _RANK_MASK = tuple(sum(_BIT[c] for c in range(NUM_CARDS) if RANK[c] == r) for r in range(13))
 _SAME_RANK_MASK = tuple(_RANK_MASK[RANK[c]] for c in range(NUM_CARDS))
 _BIT_OF = _BIT.__getitem__
-
-
-def _all_small_sets() -> dict:
-    sets = {0: ()}
-    totals = {0: 0}
-    for c in range(NUM_CARDS):  # increasing id: each tuple comes out sorted
-        v = VALUE[c]
-        if v:
-            for m, t in list(sets.items()):
-                if totals[m] + v <= 10:
-                    sets[m | _BIT[c]] = t + (c,)
-                    totals[m | _BIT[c]] = totals[m] + v
-    del sets[0]
-    return sets
-
-
-_SETS: dict[int, tuple] = _all_small_sets()
-
-
-def _court_matches() -> dict:
-    # any set of table courts of one rank -> their one-card captures, in order
-    out = {}
-    for r in range(10, 13):
-        cards = [c for c in range(NUM_CARDS) if RANK[c] == r]
-        for k in range(1, 1 << len(cards)):
-            chosen = [c for i, c in enumerate(cards) if k >> i & 1]
-            out[sum(_BIT[c] for c in chosen)] = tuple((c,) for c in chosen)
-    return out
-
-
-_COURT_MATCHES = _court_matches()
+_SETS: dict[int, tuple] = small_sets(VALUE, _BIT)
+# any set of table courts of one rank -> their one-card captures, in order
+_COURT_MATCHES = one_card_matches([[c for c in range(NUM_CARDS) if RANK[c] == r] for r in range(10, 13)], _BIT)
 
 
 def _table_sets(nmask: int, table, base) -> tuple:
@@ -158,14 +131,7 @@ def _table_sets(nmask: int, table, base) -> tuple:
             entries += bentries
             entries.sort(reverse=True)
     if entries is None:
-        entries = []
-        for t in table:
-            v = VALUE[t]
-            if v:
-                b = _BIT[t]
-                lim = 10 - v
-                entries += [(m | b, s + v) for m, s in entries if s <= lim]
-                entries.append((b, v))
+        entries = sum_entries(table, VALUE, _BIT)
         entries.sort(reverse=True)
     by_value: list = [None] * 11
     sets = _SETS

@@ -15,7 +15,7 @@ nothing illegal is reachable.  ``ScopaActions`` is pure Python.
 
 from __future__ import annotations
 
-from ..games.base import Copyable
+from ..games.captures import CaptureBuilder, capture_actions
 from ..briscola.cards import NAMES
 from .engine import ScopaState
 
@@ -47,18 +47,10 @@ def move_to_actions(state: ScopaState, move) -> list[int]:
     card, capture = move
     if not capture:
         return [PLACE + card]
-    acts = [CAPTURE + card]
-    sets = list(state.captures().get(card, ()))
-    k = 0
-    while len(sets) > 1:
-        nxt = capture[k]
-        acts.append(TAKE + nxt)
-        sets = [s for s in sets if s[k] == nxt]
-        k += 1
-    return acts
+    return capture_actions(card, capture, state.captures().get(card, ()), CAPTURE, TAKE)
 
 
-class ScopaActions(Copyable):
+class ScopaActions(CaptureBuilder):
     """A ``ScopaState`` driven through action ids, with the capture being built.
 
     ``current``/``done`` mirror the state; ``building`` is None between turns,
@@ -103,8 +95,7 @@ class ScopaActions(Copyable):
             legal = [c for c in deal.hands[deal.current] if c not in caps]
             legal.extend([CAPTURE + c for c in caps])  # captures() is in hand order
         else:
-            k = len(self.building[1])
-            legal = sorted({TAKE + s[k] for s in self.building[2]})
+            legal = self._take_actions(TAKE)
         self._legal = legal
         return legal
 
@@ -124,9 +115,8 @@ class ScopaActions(Copyable):
                     else:
                         buf[c] = 1
             else:
-                k = len(self.building[1])
-                for s in self.building[2]:
-                    buf[TAKE + s[k]] = 1
+                for a in self._take_actions(TAKE):
+                    buf[a] = 1
         mask = self._mask = bytes(buf)
         return mask
 
@@ -142,19 +132,8 @@ class ScopaActions(Copyable):
             return self._execute(action, ())
         if action < TAKE:
             card = action - CAPTURE
-            sets = self.state.deal.captures()[card]
-            if len(sets) == 1:
-                return self._execute(card, sets[0])
-            self.building = (card, (), sets)
-            return None
-        card, taken, sets = self.building
-        t = action - TAKE
-        k = len(taken)
-        sets = [s for s in sets if s[k] == t]
-        if len(sets) == 1:
-            return self._execute(card, sets[0])
-        self.building = (card, taken + (t,), sets)
-        return None
+            return self._build(card, (), self.state.deal.captures()[card])
+        return self._take(action - TAKE)
 
     def _execute(self, card: int, capture: tuple):
         self.building = None

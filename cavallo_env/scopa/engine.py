@@ -28,6 +28,7 @@ import random
 from bisect import insort
 
 from ..games.base import Copyable
+from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
 from ..games.shuffle import shuffle
 from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS
 
@@ -55,58 +56,23 @@ PRIMIERA = tuple(PRIMIERA_RANK[r] for r in RANK)
 Move = tuple  # (card: int, capture: tuple[int, ...])
 
 # ---------------------------------------------------------------- capture sets
-# Card c is bit 39 - c.  For two different sets with the same sum (neither
-# contains the other), increasing order of their sorted tuples is decreasing
-# order of their masks, so sorting masks in reverse gives the captures in order.
-BIT = tuple(1 << (NUM_CARDS - 1 - c) for c in range(NUM_CARDS))
+# Card c is bit 39 - c; sorting masks in reverse gives the captures in order
+# (games/captures.py says why).
+BIT = card_bits(NUM_CARDS)
 _BIT_OF = BIT.__getitem__
 #: mask of the cards of each value (index 1..10)
 VALUE_MASK = (0,) + tuple(sum(BIT[c] for c in range(NUM_CARDS) if VALUE[c] == v) for v in range(1, 11))
 KING_MASK = VALUE_MASK[10]
-
-
-def _all_small_sets() -> dict:
-    """mask -> sorted tuple of every set of cards whose values sum to at most 10."""
-    sets = {0: ()}
-    totals = {0: 0}
-    for c in range(NUM_CARDS):  # increasing id: each tuple comes out sorted
-        v = VALUE[c]
-        for m, t in list(sets.items()):
-            if totals[m] + v <= 10:
-                sets[m | BIT[c]] = t + (c,)
-                totals[m | BIT[c]] = totals[m] + v
-    del sets[0]
-    return sets
-
-
-SETS: dict[int, tuple] = _all_small_sets()
-
-
-def _single_sets() -> dict:
-    # any set of same-value table cards -> their one-card captures, in id order
-    out = {}
-    for v in range(1, 11):
-        cards = [c for c in range(NUM_CARDS) if VALUE[c] == v]
-        for k in range(1, 1 << len(cards)):
-            chosen = [c for i, c in enumerate(cards) if k >> i & 1]
-            out[sum(BIT[c] for c in chosen)] = tuple((c,) for c in chosen)
-    return out
-
-
-_SINGLES = _single_sets()
+#: mask -> sorted tuple of every set of cards whose values sum to at most 10
+SETS: dict[int, tuple] = small_sets(VALUE, BIT)
+# any set of same-value table cards -> their one-card captures, in id order
+_SINGLES = one_card_matches([[c for c in range(NUM_CARDS) if VALUE[c] == v] for v in range(1, 11)], BIT)
 _PLACE = tuple((c, ()) for c in range(NUM_CARDS))
 
 
 def table_entries(table) -> list:
     """``(mask, sum)`` of every non-empty set of ``table`` cards summing to at most 10."""
-    entries: list = []
-    for t in table:
-        v = VALUE[t]
-        b = BIT[t]
-        lim = 10 - v
-        entries += [(m | b, s + v) for m, s in entries if s <= lim]
-        entries.append((b, v))
-    return entries
+    return sum_entries(table, VALUE, BIT)
 
 
 def capture_sets(card: int, table) -> list[tuple]:
