@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.learning import Learning, Table
+from ..games.learning import Learning, PriorTable
 from .cards import NUM_CARDS
 from .encoding import OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
 from .engine import BriscolaState
@@ -22,11 +22,13 @@ ACTION_VERSION = "briscola-actions/1"  # == cavallo_env.briscola.aec.ACTION_VERS
 NUM_ACTIONS = NUM_CARDS
 
 
-class BriscolaTable(Table):
-    __slots__ = ("state", "feats", "cache")
+class BriscolaTable(PriorTable):
+    __slots__ = ("game", "state", "feats", "cache")
+    action_prior = staticmethod(action_prior)
+    heuristic = staticmethod(heuristic_move)
 
     def __init__(self, state: BriscolaState, buf: np.ndarray | None = None):
-        self.state = state
+        self.game = self.state = state  # every action is a move: the state is the driver
         self.feats = Features(buf)
         self.feats.reset(state)
         self.cache = PriorCache()
@@ -46,12 +48,6 @@ class BriscolaTable(Table):
     def observation(self, seat: int, out: np.ndarray) -> None:
         self.feats.s.take(OBS_INDEX[seat], out=out)
 
-    def prior(self, out: np.ndarray) -> None:
-        action_prior(self.state, out, self.cache)
-
-    def heuristic_move(self):
-        return heuristic_move(self.state, self.cache)
-
     def returns(self, reward: str = "points") -> list[float]:
         """The env's rewards at the end of the deal: the point difference (default) or +1/0/-1."""
         return self.state.returns(reward)
@@ -59,12 +55,10 @@ class BriscolaTable(Table):
 
 class BriscolaLearning(Learning):
     game = "briscola"
-    obs_size = OBS_SIZE
-    num_actions = NUM_ACTIONS
-    prior_size = PRIOR_SIZE
-    obs_version = OBS_VERSION
-    action_version = ACTION_VERSION
-    prior_version = PRIOR_VERSION
+    obs_size, obs_version = OBS_SIZE, OBS_VERSION
+    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
+    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
+
     def table(self, state: BriscolaState) -> BriscolaTable:
         return BriscolaTable(state)
 

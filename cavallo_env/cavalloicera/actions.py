@@ -13,6 +13,7 @@ the training driver and anything else that speaks actions.
 
 from __future__ import annotations
 
+from ..games.base import OnState
 from ..games.captures import CaptureBuilder, capture_actions
 from .cards import NAMES
 from .engine import NUM_TURNS, CavalloiceraState
@@ -42,7 +43,7 @@ def move_to_actions(state: CavalloiceraState, card: int, capture: tuple) -> list
     return capture_actions(card, capture, state.capture_sets(card), CAPTURE, TAKE)
 
 
-class CavalloiceraActions(CaptureBuilder):
+class CavalloiceraActions(CaptureBuilder, OnState):
     """A ``CavalloiceraState`` driven through action ids, with the capture being built.
 
     ``building`` is None between turns, else ``(card, taken, sets)``: the card
@@ -65,14 +66,6 @@ class CavalloiceraActions(CaptureBuilder):
         g._legal = self._legal
         g._mask = self._mask
         return g
-
-    @property
-    def current(self) -> int:
-        return self.state.current
-
-    @property
-    def done(self) -> bool:
-        return self.state.done
 
     def captures_by_card(self) -> dict:
         """``{card: [capture sets]}`` for the hand cards that can capture this turn."""

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.learning import Learning, Table
+from ..games.learning import Learning, PriorTable
 from .actions import ACTION_VERSION, NUM_ACTIONS, CavalloiceraActions, move_to_actions
 from .encoding import OBS_BUILD, OBS_INDEX, OBS_SIZE, OBS_VERSION, Features
 from .engine import CavalloiceraState, random_deal
 from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
 
 
-
-class CavalloiceraTable(Table):
+class CavalloiceraTable(PriorTable):
     __slots__ = ("game", "state", "feats", "cache")
+    action_prior = staticmethod(action_prior)
+    heuristic = staticmethod(heuristic_move)
 
     def __init__(self, state: CavalloiceraState, buf: np.ndarray | None = None):
         self.game = CavalloiceraActions(state)
@@ -28,9 +29,6 @@ class CavalloiceraTable(Table):
         self.feats = Features(buf)
         self.feats.reset(state)
         self.cache = PriorCache()
-
-    def legal_actions(self) -> list[int]:
-        return self.game.legal_actions()
 
     def step(self, action: int):
         game = self.game
@@ -49,12 +47,6 @@ class CavalloiceraTable(Table):
         if self.feats._built and seat != self.state.current:  # the capture being built is the actor's
             out[OBS_BUILD] = 0.0
 
-    def prior(self, out: np.ndarray) -> None:
-        action_prior(self.game, out, self.cache)
-
-    def heuristic_move(self):
-        return heuristic_move(self.game, self.cache)
-
     def returns(self, reward: str = "points") -> list[float]:
         r = self.state.returns(reward)
         return [r[0], r[1]]
@@ -62,12 +54,9 @@ class CavalloiceraTable(Table):
 
 class CavalloiceraLearning(Learning):
     game = "cavalloicera"
-    obs_size = OBS_SIZE
-    num_actions = NUM_ACTIONS
-    prior_size = PRIOR_SIZE
-    obs_version = OBS_VERSION
-    action_version = ACTION_VERSION
-    prior_version = PRIOR_VERSION
+    obs_size, obs_version = OBS_SIZE, OBS_VERSION
+    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
+    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
     num_seats = 4
 
     def deal(self, seed: int, **options) -> CavalloiceraState:

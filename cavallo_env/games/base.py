@@ -271,3 +271,18 @@ class Copyable:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+
+class OnState:
+    """``current`` (the seat to act) and ``done`` read from ``self.state``: for wrappers of a state."""
+
+    __slots__ = ()
+
+    @property
+    def current(self) -> int:
+        """The seat to act."""
+        return self.state.current
+
+    @property
+    def done(self) -> bool:
+        return self.state.done

@@ -23,22 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 from . import get
+from .base import OnState
 
 
-class Table:
+class Table(OnState):
     """One game in progress, driven by action ids (see the module doc)."""
 
     #: the engine state (its ``current`` and ``done`` are the table's)
     state = None
-
-    @property
-    def current(self) -> int:
-        """The seat to act."""
-        return self.state.current
-
-    @property
-    def done(self) -> bool:
-        return self.state.done
 
     def legal_actions(self) -> list[int]:
         """The legal action ids of the seat to act, increasing."""
@@ -67,6 +59,28 @@ class Table:
     def returns(self, reward: str = "points") -> list[float]:
         """Per-team reward once the game is over (team 0, team 1)."""
         raise NotImplementedError
+
+
+class PriorTable(Table):
+    """A ``Table`` over an action driver ``game`` whose prior and heuristic move share ``cache``.
+
+    A subclass sets ``game`` (what the game's prior module reads: the action
+    driver, or the state where every action is a move) and ``cache`` (the
+    prior module's ``PriorCache``), and names the prior module's two functions
+    as ``action_prior = staticmethod(...)`` and ``heuristic = staticmethod(...)``.
+    """
+
+    __slots__ = ()
+    action_prior = heuristic = None
+
+    def legal_actions(self) -> list[int]:
+        return self.game.legal_actions()
+
+    def prior(self, out: np.ndarray) -> None:
+        self.action_prior(self.game, out, self.cache)
+
+    def heuristic_move(self):
+        return self.heuristic(self.game, self.cache)
 
 
 class Learning:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.learning import Learning, Table
+from ..games.learning import Learning, PriorTable
 from . import endgame
 from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, move_to_actions
 from .encoding import OBS_SIZE, OBS_VERSION, Features
@@ -26,8 +26,10 @@ from .engine import ScopaState
 from .prior import PRIOR_SIZE, PRIOR_VERSION, PriorCache, action_prior, heuristic_move
 
 
-class ScopaTable(Table):
+class ScopaTable(PriorTable):
     __slots__ = ("game", "state", "feats", "cache")
+    action_prior = staticmethod(action_prior)
+    heuristic = staticmethod(heuristic_move)
 
     def __init__(self, state: ScopaState):
         self.game = ScopaActions(state)
@@ -35,9 +37,6 @@ class ScopaTable(Table):
         self.feats = Features()
         self.feats.reset(state)
         self.cache = PriorCache()
-
-    def legal_actions(self) -> list[int]:
-        return self.game.legal_actions()
 
     def step(self, action: int):
         moved = self.game.step(action)
@@ -50,12 +49,6 @@ class ScopaTable(Table):
     def observation(self, seat: int, out: np.ndarray) -> None:
         out[:] = self.feats.obs[seat]
 
-    def prior(self, out: np.ndarray) -> None:
-        action_prior(self.game, out, self.cache)
-
-    def heuristic_move(self):
-        return heuristic_move(self.game, self.cache)
-
     def returns(self, reward: str = "win") -> list[float]:
         """The env's rewards at the end, summed over the episode: ``"win"`` (the env's default)
         +1/-1 to the match winner (+1/0/-1 for a single deal); ``"points"`` the point
@@ -65,12 +58,10 @@ class ScopaTable(Table):
 
 class ScopaLearning(Learning):
     game = "scopa"
-    obs_size = OBS_SIZE
-    num_actions = NUM_ACTIONS
-    prior_size = PRIOR_SIZE
-    obs_version = OBS_VERSION
-    action_version = ACTION_VERSION
-    prior_version = PRIOR_VERSION
+    obs_size, obs_version = OBS_SIZE, OBS_VERSION
+    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
+    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
+
     def table(self, state: ScopaState) -> ScopaTable:
         return ScopaTable(state)
 
