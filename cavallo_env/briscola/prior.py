@@ -29,8 +29,11 @@ tie-break: the lowest card id).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..games.priors import PriorCache, cleared, write_prior
 from .bots import HeuristicBot, Know
 from .cards import NUM_CARDS
 
@@ -39,33 +42,13 @@ NUM_ACTIONS = NUM_CARDS
 PRIOR_SIZE = 2 * NUM_ACTIONS
 CLIP = 22.0
 
-_BOT = None
-
-
-def _bot():
-    global _BOT
-    if _BOT is None:
-        _BOT = HeuristicBot()
-    return _BOT
-
-
-class PriorCache:
-    """The card scores of one turn, shared by ``heuristic_move`` and ``action_prior``."""
-
-    __slots__ = ("state", "turn", "legal", "scores", "best")
-
-    def __init__(self):
-        self.state = None
-        self.turn = -1
-        self.legal = None
-        self.scores = None
-        self.best = None
+_bot = functools.cache(HeuristicBot)  # one shared bot, made on first use
 
 
 def card_scores(state, cache: PriorCache | None = None) -> tuple[list, list, int]:
     """``(legal cards, their heuristic scores, the heuristic's card)`` for the seat to play."""
     turn = len(state.moves)
-    if cache is not None and cache.state is state and cache.turn == turn:
+    if cache is not None and cache.holds(state, turn):
         return cache.legal, cache.scores, cache.best
 
     legal = state.legal_moves()
@@ -78,7 +61,7 @@ def card_scores(state, cache: PriorCache | None = None) -> tuple[list, list, int
             best_i = i
     best = legal[best_i]
     if cache is not None:
-        cache.state, cache.turn, cache.legal, cache.scores, cache.best = state, turn, legal, scores, best
+        cache.keep(state, turn, legal, scores, best)
     return legal, scores, best
 
 
@@ -92,12 +75,11 @@ def heuristic_move(state, cache: PriorCache | None = None) -> int:
 
 def action_prior(state, out: np.ndarray | None = None, cache: PriorCache | None = None) -> np.ndarray:
     """The ``PRIOR_SIZE`` prior of the seat to play in ``state`` (written into ``out`` if given)."""
-    if out is None:
-        out = np.zeros(PRIOR_SIZE, dtype=np.float32)
-    else:
-        out[:] = 0.0
+    out = cleared(out, PRIOR_SIZE)
     if state.done:
         return out
+    legal, scores, best = card_scores(state, cache)
+    return write_prior(out, dict(zip(legal, scores)), best, CLIP, NUM_ACTIONS)
     legal, scores, best = card_scores(state, cache)
     top = max(scores)
     for c, s in zip(legal, scores):

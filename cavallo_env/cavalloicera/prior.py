@@ -26,8 +26,11 @@ checkpoints and exports.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..games.priors import PriorCache, capture_prior, cleared, write_prior
 from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, CavalloiceraActions
 from .heuristic import HeuristicBot
 
@@ -35,32 +38,13 @@ PRIOR_VERSION = "heuristic-prior/1"
 PRIOR_SIZE = 2 * NUM_ACTIONS
 CLIP = 8.0
 
-_BOT = None
-
-
-def _bot():
-    global _BOT
-    if _BOT is None:
-        _BOT = HeuristicBot()
-    return _BOT
-
-
-class PriorCache:
-    """The move scores of one turn, reused by the capture-building steps of that turn."""
-
-    __slots__ = ("state", "turn", "scores", "best")
-
-    def __init__(self):
-        self.state = None
-        self.turn = -1
-        self.scores = None
-        self.best = None
+_bot = functools.cache(HeuristicBot)  # one shared bot, made on first use
 
 
 def move_scores(game: CavalloiceraActions, cache: PriorCache | None = None) -> tuple[dict, tuple]:
     """``({move: heuristic score}, the heuristic's move)`` for the turn in progress."""
     state = game.state
-    if cache is not None and cache.state is state and cache.turn == state.turn:
+    if cache is not None and cache.holds(state, state.turn):
         return cache.scores, cache.best
     bot = _bot()
     legal = state.legal_moves()
@@ -68,7 +52,7 @@ def move_scores(game: CavalloiceraActions, cache: PriorCache | None = None) -> t
     best = legal[bot.best_index(scores, legal)]
     by_move = dict(zip(legal, scores))
     if cache is not None:
-        cache.state, cache.turn, cache.scores, cache.best = state, state.turn, by_move, best
+        cache.keep(state, state.turn, legal, by_move, best)
     return by_move, best
 
 
@@ -79,12 +63,12 @@ def heuristic_move(game: CavalloiceraActions, cache: PriorCache | None = None) -
 
 def action_prior(game: CavalloiceraActions, out: np.ndarray | None = None, cache: PriorCache | None = None) -> np.ndarray:
     """The ``PRIOR_SIZE`` prior of the seat to act in ``game`` (written into ``out`` if given)."""
-    if out is None:
-        out = np.zeros(PRIOR_SIZE, dtype=np.float32)
-    else:
-        out[:] = 0.0
+    out = cleared(out, PRIOR_SIZE)
     if game.done:
         return out
+    scores, best_move = move_scores(game, cache)
+    best_of, choice = capture_prior(game.building, scores, best_move, (PLACE, CAPTURE, TAKE), True)
+    return write_prior(out, best_of, choice, CLIP, NUM_ACTIONS)
     scores, best_move = move_scores(game, cache)
     best_of: dict[int, float] = {}
     if game.building is None:

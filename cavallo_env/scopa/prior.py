@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.priors import PriorCache, capture_prior, cleared, write_prior
 from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE
 from .bots import Info, heuristic_scores
 from .engine import NUM_PLAYS, SEVEN, STOCK_SIZE
@@ -83,22 +84,10 @@ def info_of(state):
     return i
 
 
-class PriorCache:
-    """The move scores of one turn, reused by the capture-building steps of that turn."""
-
-    __slots__ = ("deal", "turn", "scores", "best")
-
-    def __init__(self):
-        self.deal = None
-        self.turn = -1
-        self.scores = None
-        self.best = None
-
-
 def move_scores(state, cache: PriorCache | None = None) -> tuple[dict, tuple]:
     """``({move: heuristic score}, the heuristic's move)`` for the turn in progress."""
     deal = state.deal
-    if cache is not None and cache.deal is deal and cache.turn == deal.turn:
+    if cache is not None and cache.holds(deal, deal.turn):
         return cache.scores, cache.best
 
     legal = deal.legal_moves()
@@ -112,7 +101,7 @@ def move_scores(state, cache: PriorCache | None = None) -> tuple[dict, tuple]:
     best = legal[bi]
     by_move = dict(zip(legal, scores))
     if cache is not None:
-        cache.deal, cache.turn, cache.scores, cache.best = deal, deal.turn, by_move, best
+        cache.keep(deal, deal.turn, legal, by_move, best)
     return by_move, best
 
 
@@ -127,12 +116,12 @@ def heuristic_move(game, cache: PriorCache | None = None) -> tuple:
 
 def action_prior(game, out: np.ndarray | None = None, cache: PriorCache | None = None) -> np.ndarray:
     """The ``PRIOR_SIZE`` prior of the seat to act in ``game`` (a ``ScopaActions``), into ``out`` if given."""
-    if out is None:
-        out = np.zeros(PRIOR_SIZE, dtype=np.float32)
-    else:
-        out[:] = 0.0
+    out = cleared(out, PRIOR_SIZE)
     if game.done:
         return out
+    scores, best_move = move_scores(game.state, cache)
+    best_of, choice = capture_prior(game.building, scores, best_move, (PLACE, CAPTURE, TAKE), False)
+    return write_prior(out, best_of, choice, CLIP, NUM_ACTIONS)
     scores, best_move = move_scores(game.state, cache)
     best_of: dict[int, float] = {}
     building = game.building
