@@ -1,0 +1,245 @@
+/* Two-player Briscola in C11: see briscola.h.  Each function names the
+ * engine.py code it mirrors; the differential test (tests/test_core_briscola.py)
+ * proves them identical. */
+#include "briscola.h"
+
+#include <string.h>
+
+#define C CV_BR_CARDS
+#define SUIT(c) ((c) / 10)
+
+/* points and strength by card id (cards.py POINTS, STRENGTH) */
+#define RANKS10(a, b, c, d, e, f, g, h, i, j) a, b, c, d, e, f, g, h, i, j
+#define FOUR_SUITS(r) r, r, r, r
+const uint8_t CV_BR_POINTS[C] = {FOUR_SUITS(RANKS10(11, 0, 10, 0, 0, 0, 0, 2, 3, 4))};
+const uint8_t CV_BR_STRENGTH[C] = {FOUR_SUITS(RANKS10(9, 0, 8, 1, 2, 3, 4, 5, 6, 7))};
+
+/* -- the deal (engine.random_deal, BriscolaState.__init__) -------------------- */
+
+static void clear(cv_briscola *t) {
+    cv_pyrandom rng = t->rng; /* a deal from ids keeps the table's generator */
+    memset(t, 0, sizeof *t);
+    t->rng = rng;
+    t->trump_holder = -1;
+    t->lead = -1;
+    t->last_winner = -1;
+}
+
+void cv_briscola_deal(cv_briscola *t, const int8_t ids[C], int leader, int deck) {
+    clear(t);
+    for (int seat = 0; seat < 2; seat++) {
+        memcpy(t->hands[seat], ids + seat * CV_BR_HAND, CV_BR_HAND);
+        t->hand_len[seat] = CV_BR_HAND;
+    }
+    t->trump = ids[6];
+    t->trump_suit = (int8_t)SUIT(ids[6]);
+    memcpy(t->stock, ids + 7, CV_BR_STOCK);
+    t->leader = t->current = (uint8_t)leader;
+    t->deck = (uint8_t)deck;
+}
+
+void cv_briscola_deal_seed(cv_briscola *t, uint64_t seed, int deck) {
+    int8_t ids[C];
+    cv_pyrandom_seed(&t->rng, seed);
+    for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
+    for (int i = C - 1; i > 0; i--) { /* shuffle.py: random.Random.shuffle unrolled */
+        int k = cv_bit_length((uint32_t)i + 1);
+        uint32_t j = cv_pyrandom_bits(&t->rng, k);
+        while (j > (uint32_t)i) j = cv_pyrandom_bits(&t->rng, k);
+        int8_t x = ids[i];
+        ids[i] = ids[j];
+        ids[j] = x;
+    }
+    int leader = (int)cv_pyrandom_below(&t->rng, 2); /* rng.randrange(2) */
+    cv_briscola_deal(t, ids, leader, deck);
+}
+
+/* -- the rules (BriscolaState.legal_moves, play, trick_winner, returns) -------- */
+
+int cv_briscola_legal(const cv_briscola *t, int card) {
+    if (t->done || card < 0 || card >= C) return 0;
+    const int8_t *hand = t->hands[t->current];
+    for (int i = 0; i < t->hand_len[t->current]; i++)
+        if (hand[i] == card) return 1;
+    return 0;
+}
+
+static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
+    if (SUIT(card) == SUIT(lead)) return CV_BR_STRENGTH[card] > CV_BR_STRENGTH[lead];
+    return SUIT(card) == trump_suit;
+}
+
+int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader) {
+    return beats(lead, card, trump_suit) ? 1 - leader : leader;
+}
+
+static void take_from_hand(cv_briscola *t, int seat, int card) { /* list.remove: order kept */
+    int8_t *hand = t->hands[seat];
+    int n = t->hand_len[seat], i = 0;
+    while (hand[i] != card) i++;
+    for (; i < n - 1; i++) hand[i] = hand[i + 1];
+    t->hand_len[seat] = (uint8_t)(n - 1);
+}
+
+static void give(cv_briscola *t, int seat, int card) {
+    t->hands[seat][t->hand_len[seat]++] = (int8_t)card;
+}
+
+static void draw(cv_briscola *t, int winner) { /* the winner first; the trump card last */
+    if (t->drawn >= CV_BR_STOCK) return;
+    give(t, winner, t->stock[t->drawn]);
+    if (CV_BR_STOCK - t->drawn > 1) {
+        give(t, 1 - winner, t->stock[t->drawn + 1]);
+        t->drawn += 2;
+    } else {
+        give(t, 1 - winner, t->trump);
+        t->drawn = CV_BR_STOCK;
+        t->trump_holder = (int8_t)(1 - winner);
+    }
+}
+
+void cv_briscola_play(cv_briscola *t, int card) {
+    int seat = t->current;
+    take_from_hand(t, seat, card);
+    t->move_seat[t->turn] = (int8_t)seat;
+    t->move_card[t->turn] = (int8_t)card;
+    t->turn++;
+    t->played[seat] |= 1ULL << card;
+    t->last_winner = -1;
+    if (t->lead < 0) {
+        t->lead = (int8_t)card;
+        t->current = (uint8_t)(1 - seat);
+        return;
+    }
+    int lead = t->lead;
+    t->lead = -1;
+    int winner = beats(lead, card, t->trump_suit) ? seat : 1 - seat;
+    t->piles[winner] |= (1ULL << lead) | (1ULL << card);
+    t->points[winner] += CV_BR_POINTS[lead] + CV_BR_POINTS[card];
+    t->tricks[winner]++;
+    draw(t, winner);
+    t->leader = t->current = (uint8_t)winner;
+    t->last_winner = (int8_t)winner;
+    if (t->hand_len[winner] == 0) t->done = 1;
+}
+
+void cv_briscola_returns(const cv_briscola *t, int reward, float out[2]) {
+    int d = (int)t->points[0] - (int)t->points[1];
+    if (reward == CV_BR_REWARD_WIN) d = (d > 0) - (d < 0);
+    out[0] = (float)d;
+    out[1] = (float)-d;
+}
+
+int cv_briscola_random_move(cv_briscola *t) { /* engine.random_playout */
+    if (t->done) return -1;
+    int n = t->hand_len[t->current];
+    return t->hands[t->current][(int)(cv_pyrandom_random(&t->rng) * n)];
+}
+
+/* -- the observation briscola-obs/1 (encoding.py: Features, OBS_BLOCKS) -------- */
+
+enum {
+    O_HAND = 0, O_TRUMP_CARD = 40, O_TRUMP_SUIT = 80, O_TRICK = 84, O_WON_MINE = 124, O_WON_THEIRS = 164,
+    O_PLAYED_MINE = 204, O_PLAYED_THEIRS = 244, O_KNOWN_THEIRS = 284, O_UNSEEN = 324, O_I_LEAD = 364,
+    O_MY_TURN = 365, O_STOCK_SIZE = 366, O_UNDER = 367, O_HAND_SIZES = 368, O_POINTS = 370, O_TRICKS = 372,
+    O_TURN = 374, O_DECK = 375
+};
+
+static void set_bits(float *out, uint64_t bits) {
+    for (int c = 0; c < C; c++)
+        if (bits >> c & 1) out[c] = 1.0f;
+}
+
+/* a count over its maximum, as Python divides (double) and numpy stores (float32) */
+static float ratio(int count, int max) { return (float)((double)count / (double)max); }
+
+static uint64_t hand_bits(const cv_briscola *t, int seat) {
+    uint64_t bits = 0;
+    for (int i = 0; i < t->hand_len[seat]; i++) bits |= 1ULL << t->hands[seat][i];
+    return bits;
+}
+
+static int trump_known_in(const cv_briscola *t, int seat) {
+    return t->trump_holder == seat && (hand_bits(t, seat) >> t->trump & 1);
+}
+
+void cv_briscola_observe(const cv_briscola *t, int me, float *out) {
+    int other = 1 - me;
+    uint64_t mine = hand_bits(t, me), trump_bit = 1ULL << t->trump, all = (1ULL << C) - 1;
+    memset(out, 0, CV_BR_OBS_SIZE * sizeof *out);
+    set_bits(out + O_HAND, mine);
+    out[O_TRUMP_CARD + t->trump] = 1.0f;
+    out[O_TRUMP_SUIT + t->trump_suit] = 1.0f;
+    if (t->lead >= 0) out[O_TRICK + t->lead] = 1.0f;
+    set_bits(out + O_WON_MINE, t->piles[me]);
+    set_bits(out + O_WON_THEIRS, t->piles[other]);
+    set_bits(out + O_PLAYED_MINE, t->played[me]);
+    set_bits(out + O_PLAYED_THEIRS, t->played[other]);
+    if (trump_known_in(t, other)) out[O_KNOWN_THEIRS + t->trump] = 1.0f;
+    set_bits(out + O_UNSEEN, all & ~(trump_bit | t->played[0] | t->played[1] | mine));
+    out[O_I_LEAD] = t->leader == me ? 1.0f : 0.0f;
+    out[O_MY_TURN] = !t->done && t->current == me ? 1.0f : 0.0f;
+    out[O_STOCK_SIZE] = ratio(CV_BR_STOCK - t->drawn, CV_BR_STOCK);
+    out[O_UNDER] = t->trump_holder < 0 ? 1.0f : 0.0f;
+    out[O_HAND_SIZES] = ratio(t->hand_len[me], CV_BR_HAND);
+    out[O_HAND_SIZES + 1] = ratio(t->hand_len[other], CV_BR_HAND);
+    out[O_POINTS] = ratio(t->points[me], CV_BR_TOTAL_POINTS);
+    out[O_POINTS + 1] = ratio(t->points[other], CV_BR_TOTAL_POINTS);
+    out[O_TRICKS] = ratio(t->tricks[me], CV_BR_TRICKS);
+    out[O_TRICKS + 1] = ratio(t->tricks[other], CV_BR_TRICKS);
+    out[O_TURN] = ratio(t->turn, CV_BR_MOVES);
+    out[O_DECK] = t->deck == CV_BR_BRESCIANE ? 1.0f : 0.0f;
+}
+
+/* -- n tables ---------------------------------------------------------------- */
+
+void cv_briscola_reset_seeds(cv_briscola *t, int64_t n, const uint64_t *seeds, const uint8_t *decks,
+                             const uint8_t *where) {
+    for (int64_t i = 0; i < n; i++)
+        if (!where || where[i]) cv_briscola_deal_seed(t + i, seeds[i], decks[i]);
+}
+
+void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const int8_t *leaders,
+                             const uint8_t *decks, const uint8_t *where) {
+    for (int64_t i = 0; i < n; i++)
+        if (!where || where[i]) cv_briscola_deal(t + i, ids + i * C, leaders[i], decks[i]);
+}
+
+int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *actions) {
+    for (int64_t i = 0; i < n; i++)
+        if (actions[i] >= 0 && !cv_briscola_legal(t + i, actions[i])) return i;
+    return -1;
+}
+
+void cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
+                      uint8_t *done) {
+    for (int64_t i = 0; i < n; i++) {
+        cv_briscola *ti = t + i;
+        rewards[2 * i] = rewards[2 * i + 1] = 0.0f;
+        if (actions[i] >= 0) {
+            cv_briscola_play(ti, actions[i]);
+            if (ti->done) cv_briscola_returns(ti, reward, rewards + 2 * i);
+        }
+        done[i] = ti->done;
+    }
+}
+
+void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask) {
+    for (int64_t i = 0; i < n; i++) {
+        const cv_briscola *ti = t + i;
+        uint8_t *m = mask + i * C;
+        memset(m, 0, C);
+        current[i] = (int8_t)ti->current;
+        if (ti->done) continue;
+        for (int k = 0; k < ti->hand_len[ti->current]; k++) m[ti->hands[ti->current][k]] = 1;
+    }
+}
+
+void cv_briscola_random_actions(cv_briscola *t, int64_t n, int32_t *actions) {
+    for (int64_t i = 0; i < n; i++) actions[i] = cv_briscola_random_move(t + i);
+}
+
+void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) {
+    for (int64_t i = 0; i < n; i++)
+        cv_briscola_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_BR_OBS_SIZE);
+}
