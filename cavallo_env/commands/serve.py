@@ -16,6 +16,10 @@ import json
 import os
 import socket
 
+#: what uvicorn imports by name: the HTTP protocol (cavallo_env.serve.protocol), and the app of each worker
+PROTOCOL = "cavallo_env.serve.protocol:NoDelayHTTPProtocol"
+APP_FACTORY = "cavallo_env.serve.app:app_from_env"
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bot", default="policy:default", help="bot spec to serve (default policy:default, the shipped model)")
@@ -79,13 +83,13 @@ def serve(app, sock: socket.socket, args, on_ready=None) -> None:
     """Run uvicorn on ``sock`` (one worker); ``on_ready()`` once it accepts connections."""
     import uvicorn  # lazy: uvicorn, the optional runtime extra
 
-    from ..serve import listen_backlog, raise_open_files_limit  # lazy: fastapi (cavallo_env.serve), the optional runtime extra
+    # lazy: uvicorn and fastapi (cavallo_env.serve), the optional runtime extra
+    from ..serve.protocol import listen_backlog, raise_open_files_limit
 
     raise_open_files_limit()
     # proxy_headers off: uvicorn would believe X-Forwarded-For from 127.0.0.1; the app reads it (--trust-proxy)
     config = uvicorn.Config(app, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
-                            backlog=listen_backlog(), http="cavallo_env.serve:NoDelayHTTPProtocol",
-                            proxy_headers=False)
+                            backlog=listen_backlog(), http=PROTOCOL, proxy_headers=False)
     config.read_timeout = args.read_timeout  # the headers' deadline (NoDelayHTTPProtocol)
     server = uvicorn.Server(config)
     if on_ready is not None:
@@ -104,8 +108,9 @@ def run(args) -> int:
     import uvicorn  # lazy: uvicorn, the optional runtime extra
 
     # lazy: fastapi (cavallo_env.serve), the optional runtime extra
-    from ..serve import ENV_BOT, ENV_OPTIONS, ENV_READ_TIMEOUT, ENV_SEED, create_app, listen_backlog, \
-        raise_open_files_limit
+    from ..serve.app import create_app
+    from ..serve.protocol import listen_backlog, raise_open_files_limit
+    from ..serve.settings import ENV_BOT, ENV_OPTIONS, ENV_READ_TIMEOUT, ENV_SEED
 
     if not 1 <= args.workers <= 64:
         raise ValueError(f"--workers must be in 1..64, got {args.workers}")
@@ -128,7 +133,7 @@ def run(args) -> int:
             os.environ[ENV_SEED] = str(args.seed)
         os.environ[ENV_READ_TIMEOUT] = str(args.read_timeout)
         raise_open_files_limit()  # the workers inherit it
-        uvicorn.run("cavallo_env.serve:app_from_env", factory=True, workers=args.workers, host=args.host,
+        uvicorn.run(APP_FACTORY, factory=True, workers=args.workers, host=args.host,
                     port=port, log_level=args.log_level, access_log=args.access_log, timeout_keep_alive=30,
-                    backlog=listen_backlog(), http="cavallo_env.serve:NoDelayHTTPProtocol", proxy_headers=False)
+                    backlog=listen_backlog(), http=PROTOCOL, proxy_headers=False)
     return 0

@@ -1,0 +1,125 @@
+"""The table's API, ``/v1/tables/...``: start a game, see it, play a move, let the AI play, ask it for a hint,
+the record, leave (``cavallo_env.tables`` holds the games; docs/table.md)."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ...tables import TableError, shown
+from ..runner import BotTimeout
+from ..service import Service, Svc
+from ..settings import API_VERSION
+
+router = APIRouter()
+TABLE = f"/{API_VERSION}/tables/{{table_id}}"
+
+
+async def _json_object(request: Request, what: str) -> dict:
+    """The request body as a JSON object (an empty body is ``{}``); ``TableError`` 400 otherwise."""
+    body = await request.body()
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise TableError(f"{what}: the body is not valid JSON", 400, "bad_request") from None
+    if not isinstance(data, dict):
+        raise TableError(f"{what}: the body must be a JSON object", 400, "bad_request")
+    return data
+
+
+@router.post(f"/{API_VERSION}/tables", status_code=201, summary="Start a game: {game, deck, ai?, seed?}")
+async def new_table(request: Request, svc: Svc):
+    if not svc.tables:
+        raise TableError("tables need a single server process: start cavallo serve with --workers 1 "
+                         "(the default) to play at the table", 503, "single_process")
+    data = await _json_object(request, "a new table")
+    unknown = sorted(set(data) - {"game", "deck", "ai", "seed"})
+    if unknown:
+        raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
+                         "known: game, deck, ai, seed")
+    table = svc.store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+                             client=svc.clients.key(request.scope))
+    with table.lock:
+        return table.snapshot()
+
+
+@router.get(TABLE, summary="The table as seat 0 sees it")
+async def get_table(table_id: str, svc: Svc):
+    table = svc.store.get(table_id)
+    with table.lock:
+        return table.snapshot()
+
+
+@router.delete(TABLE, status_code=204, summary="Leave the table")
+async def close_table(table_id: str, svc: Svc):
+    svc.store.close(table_id)
+    return Response(status_code=204)
+
+
+@router.post(f"{TABLE}/move", summary="Your move: {play, capture?, expect?}")
+async def table_move(table_id: str, request: Request, svc: Svc):
+    table = svc.store.get(table_id)
+    data = await _json_object(request, "a move")
+    expect = data.pop("expect", None)
+    if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
+        raise TableError(f"'expect' must be the move count the page saw (an int), got {shown(expect)}")
+    if "capture" not in data:
+        data["capture"] = []
+    with table.lock:
+        table.play_human(data, expect)
+        return table.snapshot()
+
+
+async def _ai_answer(svc: Service, table, moves: int, view: dict):
+    """The table's AI's move (checked), or the heuristic's when the AI is too slow or fails."""
+    by = table.ai
+    try:
+        move = table.ai_move(moves, await svc.table_bots[table.ai].choose(view))
+        why = "answered an illegal move"
+    except BotTimeout:
+        move, why = None, f"passed the {svc.move_timeout:g} s limit"
+    except TableError:
+        raise
+    except Exception as e:  # a bot's fault is not the player's: the game goes on
+        move, why = None, f"failed ({type(e).__name__})"
+    if move is None:
+        by = f"heuristic (the {table.ai} AI {why})"
+        try:
+            move = table.ai_move(moves, await svc.fallback.choose(view))
+        except BotTimeout:
+            move = None
+        if move is None:
+            raise TableError("the AI could not move in time: try again", 503, "ai_failed")
+    return move, by
+
+
+@router.post(f"{TABLE}/ai", summary="The AI plays one move")
+async def table_ai(table_id: str, svc: Svc):
+    table = svc.store.get(table_id)
+    with table.asking(table.ai_view) as (moves, view):
+        move, by = await _ai_answer(svc, table, moves, view)
+        with table.lock:  # the position is still the one the move was checked in: only the AI moves now
+            table.play_ai(move, by)
+            return table.snapshot()
+
+
+@router.get(f"{TABLE}/hint", summary="What the table's AI would play in your place")
+async def table_hint(table_id: str, svc: Svc):
+    table = svc.store.get(table_id)
+    with table.asking(lambda: (table.moves, table.hint_view())) as (moves, view):
+        try:
+            answer = await svc.table_bots[table.ai].choose(view)
+        except BotTimeout:
+            raise TableError("the AI could not answer in time: try again", 503, "ai_failed") from None
+    return {"move": answer, "ai": table.ai, "moves": moves}
+
+
+@router.get(f"{TABLE}/record", summary="The game record, once the game is over")
+async def table_record(table_id: str, svc: Svc):
+    table = svc.store.get(table_id)
+    with table.lock:
+        return table.record()

@@ -1,0 +1,121 @@
+"""One app's state: its bots, tables, clients and limits, built once by ``create_app`` (a bad bot spec or
+model fails then, not on a request) and handed to the routes by the ``Svc`` dependency."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from .. import ACTION_CONTRACT_VERSION, games
+from ..bots import BotSpecError, make
+from ..cavalloicera.encoding import OBS_VERSION
+from ..tables import TableStore
+from .guard import Clients
+from .runner import BotRunner
+from .settings import TABLE_AIS
+
+
+def public_spec(spec: str) -> str:
+    """A bot spec as the world may see it: ``policy:<path>`` shows the file's name only."""
+    if spec.startswith("policy:") and ("/" in spec or "\\" in spec):
+        return "policy:" + spec.replace("\\", "/").rsplit("/", 1)[1]
+    return spec
+
+
+def public_info(info):
+    """A bot's ``info`` without file paths (a health check need not tell where files live)."""
+    if isinstance(info, dict):
+        return {k: public_info(v) for k, v in info.items() if k != "path"}
+    if isinstance(info, list):
+        return [public_info(v) for v in info]
+    if isinstance(info, str) and info.startswith("policy:"):
+        return public_spec(info)
+    return info
+
+
+def check_limits(move_timeout, max_body, read_timeout) -> None:
+    """``ValueError`` saying which of ``create_app``'s limits is out of range."""
+    if not (isinstance(move_timeout, (int, float)) and 0 < move_timeout <= 3600):
+        raise ValueError(f"move_timeout must be in (0, 3600] seconds, got {move_timeout!r}")
+    if not (isinstance(max_body, int) and max_body >= 1024):
+        raise ValueError(f"max_body must be an int >= 1024 bytes, got {max_body!r}")
+    if not (isinstance(read_timeout, (int, float)) and 0 < read_timeout <= 3600):
+        raise ValueError(f"read_timeout must be in (0, 3600] seconds, got {read_timeout!r}")
+
+
+@dataclass
+class Service:
+    """What the routes of one app share (``app.state.service``)."""
+
+    bot_spec: str
+    bot: object
+    runner: BotRunner  # the bot of /v1/move
+    table_bots: dict  # the table's AIs by their public names (no file paths), the page's default first
+    fallback: BotRunner  # a table's AI past the time limit (or failing) plays this heuristic instead
+    store: TableStore
+    clients: Clients
+    move_timeout: float
+    tables: bool = True  # False (several workers): new tables are refused with 503
+    versions: dict = field(default_factory=dict)  # each game the bot plays: its obs and action versions
+    known_games: list = field(default_factory=games.names)
+    started: float = field(default_factory=time.time)
+
+    @property
+    def validates(self) -> bool:
+        """Whether the bot checks views itself (else the route checks them and adds the legal moves)."""
+        return getattr(self.bot, "validates_views", False)
+
+    @property
+    def top(self) -> dict:
+        """The versions health reports at the top: the bot's game's, or Cavalloìcera's for a bot of every game."""
+        own = self.versions.get(getattr(self.bot, "game", None))
+        return own or {"obs_version": OBS_VERSION, "action_version": ACTION_CONTRACT_VERSION}
+
+
+def _bot(bot_spec: str, seed):
+    bot = make(bot_spec, seed=seed)
+    refused = getattr(bot, "refused", None)
+    if refused:  # the server answers views of every game: say so now, not on a valid view
+        raise BotSpecError(f"{bot_spec} cannot serve every game: {'; '.join(refused.values())}; "
+                           "give options that every game's search takes")
+    return bot
+
+
+def _versions(bot) -> dict:
+    """The versions of the games ``bot`` plays (a bot of one game, e.g. a policy:<file>, plays only its own)."""
+    bot_game = getattr(bot, "game", None)
+    out = {}
+    for name in games.names():
+        if bot_game in (None, name):
+            learning = games.get(name).learning()
+            out[name] = {"obs_version": learning.obs_version, "action_version": learning.action_version}
+    return out
+
+
+def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: Clients, tables: bool = True,
+                  **store_options) -> Service:
+    """The bots of ``bot_spec`` and ``table_ais`` (default ``TABLE_AIS``, ``bot_spec`` first when it is not
+    among them), each on its own runner, and a ``TableStore`` of ``store_options``."""
+    bot = _bot(bot_spec, seed)
+    runner = BotRunner(bot, move_timeout)
+    if table_ais is None:
+        table_ais = ([bot_spec] if bot_spec not in TABLE_AIS else []) + list(TABLE_AIS)
+    table_ais = list(dict.fromkeys(table_ais))
+    table_bots = {public_spec(spec): runner if spec == bot_spec else BotRunner(make(spec, seed=seed), move_timeout)
+                  for spec in table_ais}
+    if len(table_bots) != len(table_ais):
+        raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
+    fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
+    store = TableStore(list(table_bots), **store_options)
+    return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, tables, _versions(bot))
+
+
+async def _service(request: Request) -> Service:
+    return request.app.state.service
+
+
+#: a route's parameter for its app's ``Service``
+Svc = Annotated[Service, Depends(_service)]
