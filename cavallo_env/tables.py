@@ -1,8 +1,8 @@
 """Tables: games a person plays in the browser against the AI, held by the server.
 
-The server owns every game.  A ``Table`` holds the engine state of one game;
+The server owns every game.  A ``TableSession`` holds the engine state of one game;
 the person sits in seat 0, the AI in every other seat (in Cavalloìcera the AI
-partner in seat 2 too).  The page sees only ``Table.snapshot()``: seat 0's
+partner in seat 2 too).  The page sees only ``TableSession.snapshot()``: seat 0's
 view (docs/contract.md) plus what every player at a real table sees -- the
 score so far, the last move with its bonuses, the completed deals' results --
 and never another seat's hand or the stock.  Every move the page sends is
@@ -13,8 +13,8 @@ read and checked by the engine (``Game.check_move``) before it is played.
 lets idle ones expire, and when full drops the longest-idle ones past a short
 grace.  Nothing here knows about HTTP (``cavallo_env.serve`` adds the
 routes) or about threads beyond each table's lock: the caller computes the
-AI's move off its event loop with ``Table.ai_view`` and plays it with
-``Table.play_ai``.
+AI's move off its event loop with ``TableSession.ai_view`` and plays it with
+``TableSession.play_ai``.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _offered(game_name, deck) -> bool:
     return any(e["deck"] == deck and game_name in e["games"] for e in CATALOG)
 
 
-class Table:
+class TableSession:
     """One game at one table: seat 0 is the person, the other seats ``ai`` (a bot spec);
     ``client`` is the key of the client that opened it (``TableStore``'s quota)."""
 
@@ -280,7 +280,7 @@ class TableStore:
         self.max_tables = max_tables
         self.per_client = per_client
         self.ttl = float(ttl)
-        self._tables: dict[str, Table] = {}
+        self._tables: dict[str, TableSession] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -300,7 +300,7 @@ class TableStore:
         with self._lock:
             return sum(1 for t in self._tables.values() if t.client == client)
 
-    def create(self, game_name, deck=None, ai=None, seed=None, client=None) -> Table:
+    def create(self, game_name, deck=None, ai=None, seed=None, client=None) -> TableSession:
         """A new table for ``client`` (a key; None = no quota); ``TableError`` for a game, deck or AI
         the site does not offer, when the client holds its quota of tables (429) or the store is full (503)."""
         if not isinstance(game_name, str) or game_name not in games.names():
@@ -333,7 +333,7 @@ class TableStore:
                 self._make_room(now)
             if len(self._tables) >= self.max_tables:
                 raise TableError(f"all {self.max_tables} tables are taken: try again later", 503, "full")
-            table = Table(secrets.token_urlsafe(12), game_name, deck, ai, seed, client)
+            table = TableSession(secrets.token_urlsafe(12), game_name, deck, ai, seed, client)
             self._tables[table.id] = table
         return table
 
@@ -341,7 +341,7 @@ class TableStore:
         """Whether ``table`` has been idle past ``ttl`` (a table whose AI is thinking is not)."""
         return now - table.touched > self.ttl and not table.thinking
 
-    def _droppable(self, tables, now: float) -> list[Table]:
+    def _droppable(self, tables, now: float) -> list[TableSession]:
         """Of ``tables``, those idle past ``GRACE`` and not thinking: finished first, then the longest idle."""
         idle = [t for t in tables if now - t.touched > self.GRACE and not t.thinking]
         return sorted(idle, key=lambda t: (not t.state.done, t.touched))
@@ -362,7 +362,7 @@ class TableStore:
         if not finished:
             self._drop_one(self._tables.values(), now)
 
-    def get(self, table_id) -> Table:
+    def get(self, table_id) -> TableSession:
         """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""
         table = self._tables.get(table_id) if isinstance(table_id, str) else None
         if table is None or self._idle(table, time.monotonic()):

@@ -8,7 +8,7 @@ import json
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...tables import TableError, shown
+from ...tables import TableError, TableSession, shown
 from ..runner import BotTimeout
 from ..service import Service, Svc
 from ..settings import API_VERSION
@@ -74,7 +74,7 @@ async def table_move(table_id: str, request: Request, svc: Svc):
         return table.snapshot()
 
 
-async def _ai_answer(svc: Service, table, moves: int, view: dict):
+async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
     """The table's AI's move (checked), or the heuristic's when the AI is too slow or fails."""
     by = table.ai
     try:
