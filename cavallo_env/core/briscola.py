@@ -151,15 +151,20 @@ class BriscolaTables:
 
 def _seed_array(seeds, n: int) -> np.ndarray:
     """uint64 (n,): ``abs(seed)`` of each seed (random.Random seeds an int by its absolute value)."""
-    a = np.asarray(seeds)
-    if a.shape != (n,):
-        raise ValueError(f"seeds must be {n} integers (one per table), got shape {a.shape}")
-    if a.dtype.kind == "u":
-        return np.ascontiguousarray(a, dtype=np.uint64)
-    if a.dtype.kind == "i":
-        return np.abs(a.astype(np.int64)).astype(np.uint64)  # abs(-2**63) wraps to 2**63: right as uint64
+    if isinstance(seeds, np.ndarray) and seeds.shape == (n,) and seeds.dtype.kind in "iu":
+        if seeds.dtype.kind == "u":
+            return np.ascontiguousarray(seeds, dtype=np.uint64)
+        return np.abs(seeds.astype(np.int64)).astype(np.uint64)  # abs(-2**63) wraps to 2**63: right as uint64
+    # anything else goes through Python ints: numpy would turn [-1, 2**63] into floats
+    try:
+        values = seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds)
+    except TypeError:
+        raise ValueError(f"seeds must be {n} integers (one per table), got {type(seeds).__name__}") from None
+    if not isinstance(values, list) or len(values) != n:
+        raise ValueError(f"seeds must be {n} integers (one per table), got {len(values)}")
     out = np.empty(n, np.uint64)
-    for i, s in enumerate(a.tolist()):
+    for i, s in enumerate(values):
+        s = int(s) if isinstance(s, np.integer) else s
         if isinstance(s, bool) or not isinstance(s, int) or abs(s) >= _SEED_LIMIT:
             raise ValueError(f"seed {i} must be an int with abs(seed) < 2**64, got {s!r:.40}; deal other seeds "
                              f"with the engine (random_deal) and start from them with reset_deals")

@@ -1,0 +1,251 @@
+"""The compiled core's Briscola against the Python engine, bit for bit (docs/core.md, "Proven identical").
+
+Thousands of random deals of each deck are played through both at once: at
+every step the legal set, the seat to play, the whole transition (hands in
+order, stock, trump holder, trick, piles, points, tricks, moves), the trick
+winner, the rewards, the result and both seats' ``briscola-obs/1`` vectors
+must be equal; every record in tests/vectors-briscola/ is replayed by the
+core with the same results.  The module skips, saying how to build the core,
+only when the extension is not built (and fails instead with
+``CAVALLO_REQUIRE_CORE=1``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+
+import numpy as np
+import pytest
+
+from cavallo_env import core
+
+_MISSING = core.missing_reason()
+if _MISSING is not None:
+    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
+        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
+    pytest.skip(_MISSING, allow_module_level=True)
+
+from cavallo_env.briscola.cards import DECKS, NAMES, NUM_CARDS  # noqa: E402
+from cavallo_env.briscola.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.briscola.engine import BriscolaState, parse_deal, random_deal, trick_winner  # noqa: E402
+from cavallo_env.core import _briscola  # noqa: E402
+from cavallo_env.core.briscola import BriscolaTables, deal_ids, seeded_deals_agree  # noqa: E402
+
+VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-briscola").glob("*.json"))
+DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per deck; the benchmark-sized run sets 100000
+
+
+def _seeds(n: int, salt: int) -> list[int]:
+    """Small, negative and full 64-bit seeds."""
+    rng = random.Random(salt)
+    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
+
+
+def _python_view(state: BriscolaState) -> dict:
+    """The engine's state in the core's snapshot form."""
+    return {
+        "hands": [state.hands[0][:], state.hands[1][:]], "stock": state.stock, "trump": state.trump,
+        "trump_suit": state.trump_suit, "trump_holder": state.trump_holder, "leader": state.leader,
+        "current": state.current, "trick": state.trick, "piles": [sorted(p) for p in state.piles],
+        "points": state.points[:], "tricks": state.tricks[:], "moves": state.moves[:], "done": state.done,
+        "deck": DECKS.index(state.deck),
+    }
+
+
+def _core_view(tables: BriscolaTables, i: int) -> dict:
+    snap = tables.snapshot(i)
+    snap.pop("last_winner")
+    return snap
+
+
+def _observations(features: list[Features], seat: int) -> np.ndarray:
+    return np.stack([f.observation(seat) for f in features])
+
+
+def _check_tables(tables, states, features, where: str) -> None:
+    """Everything the core shows equals the engine's, at every table."""
+    n = len(states)
+    for i in range(n):
+        assert _core_view(tables, i) == _python_view(states[i]), f"{where}, table {i}"
+    masks = np.frombuffer(b"".join(s.legal_mask() for s in states), np.uint8).reshape(n, NUM_CARDS)
+    np.testing.assert_array_equal(tables.mask, masks, err_msg=f"{where}: legal masks")
+    np.testing.assert_array_equal(tables.current, [s.current for s in states], err_msg=f"{where}: seat to play")
+    np.testing.assert_array_equal(tables.done, [s.done for s in states], err_msg=f"{where}: done")
+    for seat in (0, 1):
+        got = tables.observe(np.full(n, seat, np.int8))
+        assert got.tobytes() == _observations(features, seat).tobytes(), f"{where}: observations of seat {seat}"
+
+
+def _step_both(tables, states, features, actions, reward: str, where: str) -> None:
+    """One step at every table through both; the trick winner and the rewards compared on the way."""
+    tricks_before = [s.trick for s in states]
+    rewards, _ = tables.step(actions)
+    for i, (state, f, a) in enumerate(zip(states, features, actions.tolist())):
+        if a < 0:
+            continue
+        state.play(a)
+        f.after_move(state)
+        winner = tables.snapshot(i)["last_winner"]
+        if tricks_before[i]:  # the card completed a trick
+            lead, leader = tricks_before[i][0], 1 - state.moves[-1][0]
+            assert winner == state.leader == trick_winner(lead, a, state.trump_suit, leader), f"{where}, table {i}"
+        else:
+            assert winner is None, f"{where}, table {i}"
+        expected = state.returns(reward) if state.done else [0.0, 0.0]
+        assert rewards[i].tolist() == expected, f"{where}, table {i}: rewards"
+
+
+@pytest.mark.parametrize("deck,reward", [("milanesi", "points"), ("bresciane", "win")])
+def test_random_deals_identical_to_the_engine(deck, reward):
+    """DEALS seeded deals played by random_playout's moves, compared at every step."""
+    seeds = _seeds(DEALS, salt=DECKS.index(deck))
+    tables = BriscolaTables(DEALS, reward=reward)
+    tables.reset(seeds, deck)
+    rngs = [random.Random(s) for s in seeds]
+    states = [random_deal(rng, deck) for rng in rngs]
+    features = [Features() for _ in states]
+    for f, s in zip(features, states):
+        f.reset(s)
+    _check_tables(tables, states, features, "after the deal")
+    for turn in range(40):
+        actions = tables.random_actions().copy()
+        for i, (state, rng) in enumerate(zip(states, rngs)):  # random_playout's choice, from the same rng
+            hand = state.hands[state.current]
+            assert actions[i] == hand[int(rng.random() * len(hand))], f"turn {turn}, table {i}: random move"
+        _step_both(tables, states, features, actions, reward, f"turn {turn}")
+        _check_tables(tables, states, features, f"after turn {turn}")
+    assert tables.done.all() and (tables.random_actions() == -1).all()
+    results = [s.result() for s in states]
+    assert [tables.snapshot(i)["points"] for i in range(DEALS)] == [r["points"] for r in results]
+    assert sum(r["winner"] is None for r in results) < DEALS  # some deals are won (a sanity check)
+
+
+def test_deals_from_ids_and_numpy_choice_identical():
+    """reset_deals from numpy-dealt decks (the env's dealer), actions chosen from the mask by numpy."""
+    n = 500
+    gen = np.random.default_rng(7)
+    ids = np.stack([gen.permutation(NUM_CARDS) for _ in range(n)]).astype(np.int8)
+    leaders = gen.integers(2, size=n).astype(np.int8)
+    decks = [DECKS[i % 2] for i in range(n)]
+    tables = BriscolaTables(n)
+    tables.reset_deals(ids, leaders, decks)
+    states = [BriscolaState((r[0:3], r[3:6]), r[6], r[7:], int(ld), d)
+              for r, ld, d in zip(ids.tolist(), leaders.tolist(), decks)]
+    features = [Features() for _ in states]
+    for f, s in zip(features, states):
+        f.reset(s)
+    for turn in range(40):
+        scores = gen.random((n, NUM_CARDS)) * tables.mask
+        actions = scores.argmax(axis=1).astype(np.int32)
+        _step_both(tables, states, features, actions, "points", f"turn {turn}")
+        _check_tables(tables, states, features, f"after turn {turn}")
+    for i, s in enumerate(states[:50]):  # the encoder from scratch agrees too
+        for seat in (0, 1):
+            assert encode_observation(s, seat).tobytes() == tables.observe(np.full(n, seat, np.int8))[i].tobytes()
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
+def test_vectors_replayed_by_the_core(path):
+    v = json.loads(path.read_text())
+    state = BriscolaState(*parse_deal(v, v["deck"], extra_keys_ok=True), deck=v["deck"])
+    ids, leader = deal_ids(state)
+    tables = BriscolaTables(1, reward="points")
+    tables.reset_deals(ids[None], [leader], v["deck"])
+    features = [Features()]
+    features[0].reset(state)
+    names = {name: c for c, name in enumerate(NAMES[v["deck"]])}
+    for k, mv in enumerate(v["moves"]):
+        assert tables.current[0] == mv["seat"], f"move {k + 1}: seat"
+        _step_both(tables, [state], features, np.array([names[mv["play"]]], np.int32), "points", f"move {k + 1}")
+        _check_tables(tables, [state], features, f"after move {k + 1}")
+    snap = tables.snapshot(0)
+    p0, p1 = snap["points"]
+    winner = None if p0 == p1 else int(p1 > p0)
+    assert {"points": snap["points"], "tricks": snap["tricks"], "winner": winner} == v["result"]
+    assert tables.rewards[0].tolist() == [float(p0 - p1), float(p1 - p0)]
+
+
+def test_vectors_present():
+    assert len(VECTORS) == 10
+
+
+def test_seeded_deals_agree_with_this_python():
+    assert seeded_deals_agree()
+    seeds = [0, 1, -1, 2**63, 2**64 - 1, 99]
+    tables = BriscolaTables(len(seeds))
+    tables.reset(seeds, "bresciane")
+    for i, s in enumerate(seeds):
+        state = random_deal(s, "bresciane")
+        assert _core_view(tables, i) == _python_view(state)
+
+
+def test_trick_winner_every_pair():
+    for trump_suit in range(4):
+        for lead in range(NUM_CARDS):
+            for card in range(NUM_CARDS):
+                if card != lead:
+                    for leader in (0, 1):
+                        assert _briscola.trick_winner(lead, card, trump_suit, leader) == \
+                            trick_winner(lead, card, trump_suit, leader)
+
+
+def test_partial_reset_and_skipped_tables():
+    tables = BriscolaTables(3)
+    tables.reset([5, 6, 7])
+    before = [tables.snapshot(i) for i in range(3)]
+    actions = tables.random_actions().copy()
+    actions[1] = -1  # skip table 1
+    tables.step(actions)
+    assert tables.snapshot(1) == before[1] and tables.snapshot(0)["moves"] and tables.snapshot(2)["moves"]
+    tables.reset([50, 60, 70], where=[True, False, False])
+    assert _core_view(tables, 0) == _python_view(random_deal(50))
+    assert len(tables.snapshot(2)["moves"]) == 1
+
+
+def test_illegal_actions_say_what_is_legal_and_play_nothing():
+    tables = BriscolaTables(2)
+    tables.reset([1, 2])
+    hand = sorted(tables.snapshot(1)["hands"][tables.current[1]])
+    bad = next(c for c in range(NUM_CARDS) if c not in hand)
+    ok = int(np.flatnonzero(tables.mask[0])[0])
+    with pytest.raises(ValueError, match=rf"table 1: action {bad} is not a card in the hand of seat \d; legal: "):
+        tables.step([ok, bad])
+    assert tables.snapshot(0)["moves"] == []
+    with pytest.raises(ValueError, match="table 0: action 40 is not a card id 0..39"):
+        tables.step([40, -1])
+
+
+def test_finished_tables_must_be_skipped_or_reset():
+    tables = BriscolaTables(1)
+    tables.reset([3])
+    while not tables.done[0]:
+        tables.step(tables.random_actions())
+    with pytest.raises(ValueError, match="table 0: the deal is over"):
+        tables.step([0])
+    tables.step([-1])
+    assert tables.rewards.tolist() == [[0.0, 0.0]]
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
+    (lambda t: t.reset(7), r"seeds must be 2 integers \(one per table\), got int"),
+    (lambda t: t.reset([1, 2.0]), r"seed 1 must be an int"),
+    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
+    (lambda t: t.reset([1, 2], "napoletane"), r"unknown deck 'napoletane'"),
+    (lambda t: t.reset_deals(np.zeros((2, 40)), [0, 0]), r"table 0: the deal must use each card id"),
+    (lambda t: t.reset_deals(np.tile(np.arange(40), (2, 1)), [0, 2]), r"table 1: the leader must be"),
+    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer card ids"),
+    (lambda t: BriscolaTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
+    (lambda t: BriscolaTables(0), r"the number of tables must be an int >= 1"),
+])
+def test_bad_input_is_named(call, match):
+    tables = BriscolaTables(2)
+    with pytest.raises(ValueError, match=match):
+        call(tables)
+
+
+def test_observation_size():
+    assert BriscolaTables(1).observe().shape == (1, OBS_SIZE)
