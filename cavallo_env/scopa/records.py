@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 
 from ..errors import RecordError
-from ..games.base import same_json as _same
+from ..games.replay import Replay
 from ..briscola.cards import DECKS, IDS, NAMES
 from .engine import BREAKDOWN_KEYS, MONEY_SUIT, NUM_PLAYS, TARGET, ScopaDeal, ScopaState, parse_deal
 from .engine import show as _show
@@ -67,10 +67,6 @@ def _copy_result(r: dict) -> dict:
     return {"points": r["points"][:], "breakdown": [dict(b) for b in r["breakdown"]], "cards": r["cards"][:]}
 
 
-def _is_int(x) -> bool:
-    return x.__class__ is int
-
-
 def replay(record, *, line: int | None = None) -> ScopaState:
     """Replay a record, checking every deal, move and stated result; returns the final ``ScopaState``.
 
@@ -94,146 +90,113 @@ def replay(record, *, line: int | None = None) -> ScopaState:
 
 
 def _replay(record, line) -> ScopaState:
-    def err(reason, deal=None, move=None, seat=None):
-        return RecordError(reason, move=move, seat=seat, line=line, deal=deal)
-
-    if not isinstance(record, dict):
-        raise err(f"a record must be a JSON object, got {type(record).__name__}")
-    fmt = record.get("format")
-    if fmt != FORMAT:
-        raise err(f"unknown format {_show(fmt)}, expected {FORMAT!r}")
-    deck = record.get("deck")
-    if deck.__class__ is not str or deck not in MONEY_SUIT:
-        raise err(f"'deck' must be one of {', '.join(map(repr, DECKS))}, got {_show(deck)}")
-    target = record.get("target")
-    if not _is_int(target) or target != TARGET:
-        raise err(f"'target' must be {TARGET}, got {_show(target)}")
-    match = record.get("match")
-    if match.__class__ is not bool:
-        raise err(f"'match' must be true or false, got {_show(match)}")
-    deals = record.get("deals")
-    if not isinstance(deals, list) or not deals:
-        raise err("'deals' must be a non-empty list of deals")
-    if not match and len(deals) != 1:
-        raise err(f"a single-deal record (\"match\": false) must hold exactly one deal, got {len(deals)}")
-    names = NAMES[deck]
-    ids = IDS[deck]
+    steps = Replay(line, _show)
+    deck, match, deals = _header(steps, record)
     state = None
-    prev_dealer = None
     for k, d in enumerate(deals, start=1):
         if state is not None and state.done:
-            raise err(f"the match was already won after deal {k - 1} (totals {state.totals}), "
-                      f"but the record has {len(deals)} deals")
-        if not isinstance(d, dict):
-            raise err("a deal must be an object with 'dealer', 'hands', 'table', 'stock' and 'moves'", deal=k)
-        try:
-            dealer, hands, table, stock = parse_deal(d, deck)
-        except ValueError as e:
-            raise err(str(e), deal=k) from None
-        if prev_dealer is not None and dealer == prev_dealer:
-            raise err(f"the dealer must alternate: seat {prev_dealer} dealt deal {k - 1}, so seat {1 - dealer} "
-                      f"deals deal {k}, not seat {dealer}", deal=k)
-        prev_dealer = dealer
-        deal = ScopaDeal(dealer, hands, table, stock, money=MONEY_SUIT[deck])
-        if state is None:
-            state = ScopaState(deal, deck, match, random.Random(0))
-        else:
-            state.start_deal(deal)
-        moves = d.get("moves")
-        if not isinstance(moves, list):
-            raise err("'moves' must be a list of moves", deal=k)
-        if len(moves) > NUM_PLAYS:
-            raise err(f"{len(moves)} moves, but a deal has only {NUM_PLAYS} plays", deal=k, move=NUM_PLAYS + 1)
-        for i, mv in enumerate(moves, start=1):
-            expected = deal.current
-            if not isinstance(mv, dict):
-                raise err("a move must be an object with 'seat', 'play' and 'capture'", deal=k, move=i)
-            seat = mv.get("seat")
-            if not _is_int(seat) or seat != expected:
-                raise err(f"wrong seat order: seat {_show(seat)} moved, seat {expected} was to play",
-                          deal=k, move=i, seat=seat if _is_int(seat) and 0 <= seat <= 1 else None)
-            play = mv.get("play")
-            card = ids.get(play) if play.__class__ is str else None
-            if card is None:
-                raise err(f"'play': {_unknown(play, deck)}", deal=k, move=i, seat=seat)
-            cap_names = mv.get("capture")
-            if not isinstance(cap_names, list):
-                raise err("'capture' must be a list of card names", deal=k, move=i, seat=seat)
-            capture = []
-            for n in cap_names:
-                t = ids.get(n) if n.__class__ is str else None
-                if t is None:
-                    raise err(f"'capture': {_unknown(n, deck)}", deal=k, move=i, seat=seat)
-                capture.append(t)
-            if len(set(capture)) != len(capture):
-                raise err("a card appears twice in the capture", deal=k, move=i, seat=seat)
-            if capture != sorted(capture):
-                raise err("the capture is not sorted by card id", deal=k, move=i, seat=seat)
-            why = deal.check_move(card, capture, names)
-            if why is not None:
-                took = f" taking {', '.join(cap_names)}" if cap_names else " (placed)"
-                raise err(f"illegal move {play}{took}: {why}", deal=k, move=i, seat=seat)
-            state.play(card, tuple(capture))
-        last = k == len(deals)
-        if not deal.done:
-            if "result" in d:
-                raise err(f"the deal states a result but has only {len(moves)} of {NUM_PLAYS} plays",
-                          deal=k, move=len(moves) + 1)
-            if not last:
-                raise err(f"the deal has only {len(moves)} of {NUM_PLAYS} plays, but another deal follows", deal=k)
-            continue
-        if "result" not in d:
-            raise err(f"the deal is complete ({NUM_PLAYS} plays) but has no 'result'", deal=k)
-        _check_deal_result(d["result"], state.results[-1], err, k)
-    if "result" in record:
-        stated = record["result"]
-        if not state.done:
-            if match:
-                raise err(f"the record states a result, but the match is not decided: the totals are "
-                          f"{state.totals} (a side needs at least {TARGET} and more than the other)")
-            raise err("the record states a result, but its deal is not over")
-        actual = state.result()
-        if not isinstance(stated, dict):
-            raise err("'result' must be an object with 'totals' and 'winner'")
-        for key in ("totals", "winner"):
-            got = stated.get(key, "<missing>")
-            if not _same(got, actual[key]):
-                raise err(f"wrong result: {key} is {_show(got)}, the deals give {actual[key]!r}")
-        extra = [key for key in stated if key not in ("totals", "winner")]
-        if extra:
-            raise err(f"unknown key(s) in 'result': {', '.join(_show(x) for x in extra)}")
-    elif state.done:
-        if match:
-            raise err(f"the match is decided (totals {state.totals}) but the record has no 'result'")
-        raise err("the deal is over but the record has no top-level 'result'")
+            raise steps.error(f"the match was already won after deal {k - 1} (totals {state.totals}), "
+                              f"but the record has {len(deals)} deals")
+        steps.deal = k
+        state = _replay_deal(steps, state, d, deck, match, last=k == len(deals))
+    steps.deal = None
+    _check_match_result(steps, record, state, match)
     return state
 
 
-def _check_deal_result(stated, actual: dict, err, k: int) -> None:
-    if not isinstance(stated, dict):
-        raise err("'result' must be an object with 'points', 'breakdown' and 'cards'", deal=k)
-    for key in ("points", "cards"):
-        got = stated.get(key, "<missing>")
-        if not _same(got, actual[key]):
-            raise err(f"wrong result: {key} is {_show(got)}, the moves give {actual[key]!r}", deal=k)
-    bd = stated.get("breakdown")
-    if not isinstance(bd, list) or len(bd) != 2:
-        raise err("wrong result: 'breakdown' must be a list of two objects (seat 0, seat 1)", deal=k)
-    for seat in (0, 1):
-        if not isinstance(bd[seat], dict):
-            raise err(f"wrong result: the breakdown of seat {seat} must be an object", deal=k)
-        for key in BREAKDOWN_KEYS:
-            got = bd[seat].get(key, "<missing>")
-            if not _same(got, actual["breakdown"][seat][key]):
-                raise err(f"wrong result: seat {seat} {key} is {_show(got)}, the moves give "
-                          f"{actual['breakdown'][seat][key]!r}", deal=k)
-        extra = [key for key in bd[seat] if key not in BREAKDOWN_KEYS]
-        if extra:
-            raise err(f"wrong result: unknown key(s) in the breakdown of seat {seat}: "
-                      f"{', '.join(_show(x) for x in extra)}", deal=k)
-    extra = [key for key in stated if key not in ("points", "breakdown", "cards")]
-    if extra:
-        raise err(f"unknown key(s) in the deal's 'result': {', '.join(_show(x) for x in extra)}", deal=k)
+def _header(steps: Replay, record) -> tuple[str, bool, list]:
+    """``(deck, match, deals)`` of a record whose format, deck, target, match flag and deals are right."""
+    steps.header(record, FORMAT)
+    deck = record.get("deck")
+    if deck.__class__ is not str or deck not in MONEY_SUIT:
+        raise steps.error(f"'deck' must be one of {', '.join(map(repr, DECKS))}, got {_show(deck)}")
+    target = record.get("target")
+    if target.__class__ is not int or target != TARGET:
+        raise steps.error(f"'target' must be {TARGET}, got {_show(target)}")
+    match = record.get("match")
+    if match.__class__ is not bool:
+        raise steps.error(f"'match' must be true or false, got {_show(match)}")
+    deals = record.get("deals")
+    if not isinstance(deals, list) or not deals:
+        raise steps.error("'deals' must be a non-empty list of deals")
+    if not match and len(deals) != 1:
+        raise steps.error(f"a single-deal record (\"match\": false) must hold exactly one deal, got {len(deals)}")
+    return deck, match, deals
+
+
+def _replay_deal(steps: Replay, state: ScopaState | None, d, deck: str, match: bool, last: bool) -> ScopaState:
+    """Deal ``steps.deal`` of the record played on ``state`` (None before the first deal)."""
+    if not isinstance(d, dict):
+        raise steps.error("a deal must be an object with 'dealer', 'hands', 'table', 'stock' and 'moves'")
+    try:
+        dealer, hands, table, stock = parse_deal(d, deck)
+    except ValueError as e:
+        raise steps.error(str(e)) from None
+    if state is not None and dealer == state.deals[-1].dealer:  # the deal before is complete
+        k = steps.deal
+        raise steps.error(f"the dealer must alternate: seat {dealer} dealt deal {k - 1}, so seat {1 - dealer} "
+                          f"deals deal {k}, not seat {dealer}")
+    deal = ScopaDeal(dealer, hands, table, stock, money=MONEY_SUIT[deck])
+    if state is None:
+        state = ScopaState(deal, deck, match, random.Random(0))
+    else:
+        state.start_deal(deal)
+    moves = steps.moves(d, NUM_PLAYS, "plays")
+    _play_moves(steps, state, moves, deck)
+    if not deal.done and "result" not in d and not last:
+        raise steps.error(f"the deal has only {len(moves)} of {NUM_PLAYS} plays, but another deal follows")
+    if steps.end(d, deal.done, len(moves), NUM_PLAYS, "plays", "the deal"):
+        _check_deal_result(steps, d["result"], state.results[-1])
+    return state
+
+
+def _play_moves(steps: Replay, state: ScopaState, moves: list, deck: str) -> None:
+    deal = state.deal
+    names = NAMES[deck]
+    ids = IDS[deck]
+
+    def card_of(n, field="capture"):
+        t = ids.get(n) if n.__class__ is str else None
+        if t is None:
+            raise ValueError(f"'{field}': {_unknown(n, deck)}")
+        return t
+
+    for i, mv in enumerate(moves, start=1):
+        seat = steps.seat(mv, i, deal.current, 2, "'seat', 'play' and 'capture'")
+        play = mv.get("play")
+        try:
+            card = card_of(play, "play")
+        except ValueError as e:
+            raise steps.error(str(e), move=i, seat=seat) from None
+        capture, cap_names = steps.capture(mv, i, seat, card_of)
+        why = deal.check_move(card, capture, names)
+        if why is not None:
+            took = f" taking {', '.join(cap_names)}" if cap_names else " (placed)"
+            raise steps.error(f"illegal move {play}{took}: {why}", move=i, seat=seat)
+        state.play(card, tuple(capture))
+
+
+def _check_match_result(steps: Replay, record: dict, state: ScopaState, match: bool) -> None:
+    if "result" in record:
+        if not state.done:
+            if match:
+                raise steps.error(f"the record states a result, but the match is not decided: the totals are "
+                                  f"{state.totals} (a side needs at least {TARGET} and more than the other)")
+            raise steps.error("the record states a result, but its deal is not over")
+        stated = steps.result_object(record["result"])
+        steps.same(stated, state.result(), ("totals", "winner"), source="the deals")
+        steps.only(stated, ("totals", "winner"))
+    elif state.done:
+        if match:
+            raise steps.error(f"the match is decided (totals {state.totals}) but the record has no 'result'")
+        raise steps.error("the deal is over but the record has no top-level 'result'")
+
+
+def _check_deal_result(steps: Replay, stated, actual: dict) -> None:
+    steps.result_object(stated)
+    steps.same(stated, actual, ("points", "breakdown", "cards"), compare=("points", "cards"))
+    steps.breakdown(stated["breakdown"], actual["breakdown"], BREAKDOWN_KEYS, "seat")
+    steps.only(stated, ("points", "breakdown", "cards"), "the deal's 'result'")
 
 
 def _unknown(n, deck) -> str:
