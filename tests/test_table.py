@@ -162,7 +162,7 @@ def test_moves_are_checked_by_the_engine(client):
     ("POST", "/v1/tables/nope/ai", None),
     ("GET", "/v1/tables/nope/hint", None),
     ("DELETE", "/v1/tables/nope", None),
-    ("GET", "/static/../serve.py", None),
+    ("GET", "/static/../tables.py", None),
     ("GET", "/static/i18n/xx.json", None),
 ])
 def test_bad_requests_get_4xx_with_a_reason(client, method, path, body):
