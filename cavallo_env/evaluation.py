@@ -41,6 +41,7 @@ from .bots import make
 from .cavalloicera.engine import random_deal
 
 Z95 = 1.959963984540054
+DEFAULT_GAME = _games.names()[0]  # a game's default where none is named: the registry's first, Cavalloìcera
 
 
 # ---------------------------------------------------------------- seeds
@@ -58,7 +59,7 @@ def deal_for(seed, index: int):
     return random_deal(derive_seed("deal", seed, index))
 
 
-def start_for(seed, index: int, game: str = "cavalloicera", **options):
+def start_for(seed, index: int, game: str = DEFAULT_GAME, **options):
     """The start of deal number ``index`` of a run with ``seed``: a state of ``game``
     (for Cavalloìcera, the deal of ``deal_for``)."""
     return _games.get(game).new_state(derive_seed("deal", seed, index), **options)
@@ -77,7 +78,7 @@ def play_game(bots: Sequence, state, timings: list | None = None, game=None):
     ``game`` defaults to Cavalloìcera.  Returns the final state (``state``
     itself, played on).
     """
-    game = _games.get(game or "cavalloicera") if not hasattr(game, "make_view") else game
+    game = _games.get(game or DEFAULT_GAME) if not hasattr(game, "make_view") else game
     if len(bots) != game.num_seats:
         raise ValueError(f"play_game needs {game.num_seats} bots (one per seat), got {len(bots)}")
     clock = time.perf_counter
@@ -117,7 +118,7 @@ class GameRecord:
         return self.points[0] - self.points[1]
 
 
-def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int, game: str = "cavalloicera",
+def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int, game: str = DEFAULT_GAME,
                         options: dict | None = None) -> tuple[list[GameRecord], dict]:
     """Deal ``index`` played twice (A as side 0, then A as side 1).
 
@@ -155,7 +156,7 @@ def play_duplicate_deal(spec_a: str, spec_b: str, seed, index: int, game: str = 
 
 def _task(args):
     spec_a, spec_b, seed, index, *rest = args
-    game = rest[0] if rest else "cavalloicera"
+    game = rest[0] if rest else DEFAULT_GAME
     options = rest[1] if len(rest) > 1 else None
     return play_duplicate_deal(spec_a, spec_b, seed, index, game, options)
 
@@ -172,7 +173,7 @@ def run_deals(tasks: Sequence[tuple], jobs: int | None = None, progress: Callabl
         return []
     # Fail fast, in this process, on a bad spec rather than inside a worker.
 
-    for spec, game in {(spec, t[4] if len(t) > 4 else "cavalloicera") for t in tasks for spec in t[:2]}:
+    for spec, game in {(spec, t[4] if len(t) > 4 else DEFAULT_GAME) for t in tasks for spec in t[:2]}:
         make(spec, seed=0, game=game)
     out = []
     if jobs == 1 or len(tasks) == 1:
@@ -254,7 +255,7 @@ class DuplicateResult:
     mean_cards: tuple | None  # (A, B) cards per game, where the game counts them
     breakdown: dict  # key -> {"a_points", "b_points", "a_rate", "b_rate"}
     timing: dict = field(default_factory=dict)  # wall-clock, not deterministic
-    game: str = "cavalloicera"
+    game: str = DEFAULT_GAME
     options: dict = field(default_factory=dict)  # the game's options (deck, match)
 
     def to_dict(self) -> dict:
@@ -266,7 +267,7 @@ class DuplicateResult:
         return d
 
 
-def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str = "cavalloicera",
+def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str = DEFAULT_GAME,
               options: dict | None = None) -> DuplicateResult:
     """Statistics of ``play_duplicate_deal`` results (A's point of view)."""
     deal_results = list(deal_results)
@@ -307,7 +308,7 @@ def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str 
 
 
 def duplicate_eval(spec_a: str, spec_b: str, deals: int, seed=0, jobs: int | None = None,
-                   progress: Callable[[int], None] | None = None, game: str = "cavalloicera",
+                   progress: Callable[[int], None] | None = None, game: str = DEFAULT_GAME,
                    **options) -> DuplicateResult:
     """Duplicate evaluation of bot ``spec_a`` against ``spec_b`` over ``deals`` deals of ``game``.
 

@@ -68,7 +68,7 @@ def test_demo_from_a_checkpoint_shows_a_legal_replayable_deal(tmp_path, capsys):
     # the printed deal is deal 9 played by the exported model in all four seats
     shown = moves_shown(out)
     bots = [make(f"policy:{tmp_path / 'model.onnx'}") for _ in range(4)]
-    from cavallo_env.commands.play import move_text
+    from cavallo_env.cavalloicera import move_text
     from cavallo_env.cavalloicera.records import to_record
     from cavallo_env.cavalloicera.views import make_view, move_from_dict
 

@@ -13,8 +13,9 @@ from policy_fixtures import make_model
 
 from cavallo_env.bots.policy import DEFAULT_MODEL
 from cavallo_env.cavalloicera.cards import card_id
+from cavallo_env import games
 from cavallo_env.cli import main
-from cavallo_env.commands.play import move_text
+from cavallo_env.cavalloicera import move_text
 from cavallo_env.cavalloicera.engine import CavalloiceraState
 from cavallo_env.records import replay
 
@@ -113,7 +114,7 @@ def test_in_process_with_bad_input_and_quit(model, tmp_path, monkeypatch, capsys
 
 
 def test_rules_through_stdin():
-    from cavallo_env.commands.play import RULES_TEXT
+    RULES_TEXT = games.get("cavalloicera").rules_text()
 
     proc = run_play(["--partner", "greedy", "--opponents", "greedy", "--seed", "2", "--no-record"],
                     "rules\n?\n1\n HELP \n")
@@ -158,22 +159,28 @@ def test_bad_specs(tmp_path, capsys):
     assert opponent_specs("random,ismcts:50,rollout=random") == ["random", "ismcts:50,rollout=random"]
 
 
-@pytest.mark.skipif(DEFAULT_MODEL.is_file(), reason="the shipped model is present")
-def test_default_ai_missing_is_a_clear_error(capsys):
-    assert main(["play", "--no-record"]) == 2
-    assert "shipped model" in capsys.readouterr().err
+@pytest.mark.parametrize("game", ["cavalloicera", "briscola"])
+def test_without_a_shipped_model_the_search_plays(game, tmp_path, monkeypatch):
+    from cavallo_env.cli import build_parser
+    from cavallo_env.commands import play
+
+    monkeypatch.setattr(play, "shipped_model", lambda name: tmp_path / "none.onnx")
+    args = build_parser().parse_args(["play", "--game", game])
+    specs = play.seat_specs(args, games.get(game))
+    assert set(specs) == set(range(1, games.get(game).num_seats)) and set(specs.values()) == {"ismcts:1000"}
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"the shipped model {DEFAULT_MODEL} is not in this checkout")
 def test_default_ai(tmp_path):
     proc = run_play(["--seed", "1", "--no-record"], "1\n" * 12)
     assert proc.returncode == 0, proc.stderr
-    assert "policy:default" in proc.stdout and "=== end of the deal ===" in proc.stdout
+    assert "the shipped AI" in proc.stdout and "policy:default" not in proc.stdout
+    assert "=== end of the deal ===" in proc.stdout
 
 
 @pytest.mark.parametrize("game,args,turns,words", [
     ("briscola", ["--deck", "bresciane"], 20, ("Trump:", "Your hand:", "Points:", "play ")),
-    ("scopa", ["--single-deal"], 18, ("Table:", "Your hand:", "This deal:", "=== deal 1:", "one deal")),
+    ("scopa", ["--single-deal"], 18, ("Table:", "Your hand:", "This deal:", "=== end of the deal ===", "one deal")),
 ])
 def test_two_player_games_through_stdin(tmp_path, game, args, turns, words):
     rec = tmp_path / f"{game}.json"
@@ -196,7 +203,7 @@ def test_scopa_match_interrupted_keeps_the_record(tmp_path):
     rec = tmp_path / "match.json"
     proc = run_play(["--game", "scopa", "--opponents", "random", "--seed", "4", "--record", str(rec)], "1\n" * 20)
     assert proc.returncode == 1  # the input ran out before the match ended
-    assert "You left the game." in proc.stdout and "(game in progress)" in proc.stdout
+    assert "You left the match." in proc.stdout and "(match in progress)" in proc.stdout
     assert "Match:       you 0, opponent 0 (first to 11)" in proc.stdout
     record = json.loads(rec.read_text())
     assert record["match"] is True and "result" not in record
@@ -222,3 +229,77 @@ def test_ctrl_c_keeps_the_record(tmp_path):
     record = json.loads(rec.read_text())
     assert "result" not in record
     replay(record)
+
+
+def test_briscola_says_who_took_each_trick_and_what_you_may_know_was_drawn(tmp_path):
+    proc = run_play(["--game", "briscola", "--opponents", "greedy", "--seed", "5", "--no-record"], "1\n" * 20)
+    assert proc.returncode == 0, proc.stderr
+    tricks = re.findall(r"^    (you|the opponent) took the trick \(\+(\d+) points\)(.*)\.$", proc.stdout, re.M)
+    assert len(tricks) == 20
+    draws = [t[2] for t in tricks]
+    assert all(d.startswith("; ") for d in draws[:17]) and not any(draws[17:])  # 34 cards drawn, 17 times 2
+    assert sum("the opponent drew a card" in d for d in draws) >= 16  # the opponent's cards stay hidden
+    assert sum("drew the trump card" in d for d in draws) == 1 and "drew the trump card" in draws[16]
+    # the points said add up to the final score
+    won = [sum(int(p) for who, p, _ in tricks if who == w) for w in ("you", "the opponent")]
+    assert re.search(rf"^(You win!|The AI wins\.|A draw\.) {won[0]} - {won[1]}$", proc.stdout, re.M)
+
+
+def test_briscola_after_move_hides_the_opponents_draw_but_not_the_trump_card():
+    g = games.get("briscola")
+    state = g.new_state(7)
+    seen = []
+    while not state.done:
+        g.play(state, state.legal_moves()[0])
+        report = g.after_move(state, 0)
+        if len(state.moves) % 2:
+            assert report == {}
+            continue
+        trick = report["trick"]
+        assert trick["winner"] == state.leader
+        seen.append(trick)
+    assert len(seen) == 20 and sum(t["points"] for t in seen) == 120
+    trump = g.move_to_dict(state.trump, state.deck)["play"]
+    for k, trick in enumerate(seen[:17]):
+        mine, theirs = trick["drew"]
+        assert mine is not None
+        assert theirs is None or (theirs == trump and k == 16 and trick["trump_to"] == 1)
+    assert all("drew" not in t for t in seen[17:])
+
+
+def test_words_for_a_player(tmp_path):
+    """The shipped AI by name, "you" for your seat, "1 card" for one card."""
+    proc = run_play(["--game", "briscola", "--seed", "5", "--no-record"], "1\n" * 3)
+    out = proc.stdout
+    assert "the opponent (the shipped AI)" in out and "policy:default" not in out and "seat 0" not in out
+    assert re.search(r"piles of \d+ and 1 card\)|piles of \d+ and (0|[2-9]\d*) cards\)", out)
+    assert "card(s)" not in out and not re.search(r"\b1 cards", out)
+    # Cavalloìcera's piles and hands
+    view_text = games.get("cavalloicera").view_text
+    state = CavalloiceraState.new(3)
+    g = games.get("cavalloicera")
+    while state.current != 0 or not state.piles[1]:
+        g.play(state, state.legal_moves()[-1])
+    assert not re.search(r"\b1 cards", view_text(g.make_view(state, 0)))
+
+
+@pytest.mark.parametrize("command", ["simulate", "play", "eval", "tournament"])
+def test_scopa_plays_a_match_to_11_by_default_in_every_command(command):
+    from cavallo_env.cli import build_parser
+    from cavallo_env.commands._game import game_options
+
+    extra = {"eval": ["random", "greedy"], "tournament": ["--bots", "random,greedy"]}.get(command, [])
+    for flags, match in (([], True), (["--single-deal"], False), (["--match"], True)):
+        args = build_parser().parse_args([command, *extra, "--game", "scopa", *flags])
+        assert game_options(args)[1]["match"] is match, (command, flags)
+
+
+def test_the_commands_name_the_scopa_match_in_their_first_line(tmp_path, capsys):
+    assert main(["simulate", "--game", "scopa", "--deals", "1", "--bots", "random", "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("Scopa (milanesi, matches to 11): 1 matches")
+    assert main(["eval", "random", "greedy", "--game", "scopa", "--deals", "1", "--jobs", "1", "--no-progress"]) == 0
+    assert "Scopa (milanesi, matches to 11)" in capsys.readouterr().out
+    proc = run_play(["--game", "scopa", "--opponents", "random", "--seed", "1", "--no-record"], "")
+    assert proc.stdout.startswith("Scopa (milanesi deck, a match to 11), seed 1")
+    proc = run_play(["--game", "scopa", "--single-deal", "--opponents", "random", "--seed", "1", "--no-record"], "")
+    assert proc.stdout.startswith("Scopa (milanesi deck, one deal), seed 1")

@@ -15,10 +15,10 @@ when an env is built (``env()``/``raw_env()``).
 from __future__ import annotations
 
 from ..games.base import Game
-from .cards import card_name
+from .cards import POINTS, card_name
 from .engine import BriscolaState, random_deal
 from .search import BriscolaSearch
-from .views import move_from_dict, move_to_dict, render_text
+from .views import TRUMP_TRICK, move_from_dict, move_to_dict, render_text
 
 ENV_ID = "cavallo/Briscola-v1"
 
@@ -32,6 +32,7 @@ class Briscola(Game):
     env_id = ENV_ID
     env_entry_point = "cavallo_env.briscola:env"
     breakdown_keys = ("points", "tricks")
+    item_labels = {"points": "Card points", "tricks": "Tricks"}
     options = {"deck": "milanesi"}
     bots = {
         "greedy": "cavallo_env.briscola.bots:GreedyBot",
@@ -96,16 +97,49 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
 """
 
     def view_text(self, view: dict, options: dict | None = None) -> str:
-        me = view["seat"]
+        me, stock = view["seat"], view["stock_size"]
+        piles = [len(view["piles"][me]), len(view["piles"][1 - me])]
         lines = [f"trick {len(view['history']) // 2 + 1} of 20: your move ---",
                  f"Trump:       {view['trump']} (the {view['trump'].split('-')[1]} are trumps); "
-                 f"stock: {view['stock_size']} card(s) face down",
+                 f"stock: {stock} card{'' if stock == 1 else 's'} face down",
                  f"On the trick: {' '.join(view['trick'])} (played by the opponent)" if view["trick"]
                  else "You lead this trick.",
                  f"Your hand:   {' '.join(view['hand'])}",
                  f"Points:      you {view['points'][me]}, opponent {view['points'][1 - me]} "
-                 f"(piles of {len(view['piles'][me])} and {len(view['piles'][1 - me])} cards)"]
+                 f"(piles of {piles[0]} and {piles[1]} card{'' if piles[1] == 1 else 's'})"]
         return "\n".join(lines) + "\n"
+
+    def after_move(self, state, viewer: int) -> dict:
+        """What the last move caused that ``viewer`` may know: once a trick is complete,
+        ``{"trick": {"winner", "points", "drew"}}``, ``drew`` (while the stock lasts) the card
+        each seat drew by name, or None for a card ``viewer`` may not see (the other's, but
+        the face-up trump card, which the last drawer takes in view of both)."""
+        moves = state.moves
+        if not moves or len(moves) % 2:
+            return {}
+        winner = state.leader
+        out = {"winner": winner, "points": POINTS[moves[-2][1]] + POINTS[moves[-1][1]]}
+        if len(moves) // 2 <= TRUMP_TRICK:  # both drew: the winner first, the trump card is the last
+            drawn = [state.hands[s][-1] for s in (0, 1)]
+            out["drew"] = [card_name(c, state.deck) if s == viewer or c == state.trump else None
+                           for s, c in enumerate(drawn)]
+            if not state.stock:
+                out["trump_to"] = 1 - winner  # the stock is empty: the loser took the face-up trump card
+        return {"trick": out}
+
+    def after_move_text(self, report: dict, name) -> str:
+        """``after_move``'s report as a line of text; ``name(seat)`` names a seat ("you", "the opponent")."""
+        trick = report.get("trick")
+        if trick is None:
+            return ""
+        text = f"    {name(trick['winner'])} took the trick (+{trick['points']} points)"
+        if "drew" in trick:
+            order = (trick["winner"], 1 - trick["winner"])  # the winner draws first
+            draws = [f"{name(s)} drew " + ("a card" if trick["drew"][s] is None
+                                          else f"the trump card {trick['drew'][s]}" if s == trick.get("trump_to")
+                                          else trick["drew"][s]) for s in order]
+            text += "; " + ", ".join(draws)
+        return text + ".\n"
 
     def render(self, state) -> str:
         return render_text(state)

@@ -15,12 +15,40 @@ from __future__ import annotations
 
 from ..games.base import Game
 from .actions import CavalloiceraActions
-from .cards import NAMES
-from .engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points
+from .cards import NAMES, SUIT, SWORDS
+from .engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points, score
 from .search import CavalloiceraSearch
 from .views import move_from_dict, move_to_dict, render_text
 
 ENV_ID = "cavallo/Cavalloicera-v1"
+
+#: the display names of the four capture bonuses (``BREAKDOWN_KEYS[:4]``), in order
+BONUS_NAMES = ("Scùa", "Picada", "Simili", "Quadriglia")
+
+
+def card_list(cards) -> str:
+    """``"A-coins 7-cups"``, or ``"(none)"``."""
+    return " ".join(NAMES[c] for c in cards) if cards else "(none)"
+
+
+def move_text(card: int, capture: tuple, table, prev_placed) -> str:
+    """``"7-coins takes 3-coins + 4-cups  [Simili]"`` or ``"place 7-coins"``: a move with its bonuses."""
+    if not capture:
+        return f"place {NAMES[card]}"
+    points = capture_points(card, capture, len(capture) == len(table), prev_placed)
+    text = f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
+    bonuses = [name for name, p in zip(BONUS_NAMES, points) if p]
+    return text + (f"  [{', '.join(bonuses)}]" if bonuses else "")
+
+
+def _pile(pile) -> str:
+    swords = sum(1 for c in pile if SUIT[c] == SWORDS)
+    return f"{len(pile)} card{'' if len(pile) == 1 else 's'}, {swords} swords: {card_list(sorted(pile))}"
+
+
+def _bonus_line(b) -> str:
+    parts = [f"{name} {n}" for name, n in zip(BONUS_NAMES, b) if n]
+    return f"{sum(b)}" + (f" ({', '.join(parts)})" if parts else "")
 
 
 class Cavalloicera(Game):
@@ -38,6 +66,11 @@ class Cavalloicera(Game):
     }
 
     breakdown_keys = BREAKDOWN_KEYS
+    item_labels = {
+        **dict(zip(BREAKDOWN_KEYS, BONUS_NAMES)),
+        "most_cards": "Most cards", "most_swords": "Most swords", "la_mata": "La Mata (2-swords)",
+        "coins_10": "10-coins", "cups_fante": "F-cups", "napula": "Napula",
+    }
 
     # -- rules
     def new_state(self, seed=None, **options):
@@ -85,6 +118,66 @@ class Cavalloicera(Game):
         if not capture:
             return f"place {NAMES[card]}"
         return f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
+
+    # -- texts for a person (``cavallo play``)
+    rules_summary = """\
+Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
+  Cards: A 2 3 4 5 6 7 8 9 10 F C R in coins, cups, swords and clubs. A-10 are worth
+    1-10; F = Fante, C = Cavallo, R = Re are courts: no value, never in a sum.
+  A turn: play one card, then either take ONE table card of the same rank, or (a
+    numeral) a set of two or more table numerals adding up to its value, or just
+    place it. Taking is never compulsory. Taken cards go to your team's pile.
+    You and your partner (seat 2) are one team, seats 1 and 3 the other.
+  Capture bonuses, +1 each, they add up:
+    Scùa        your capture leaves the table empty
+    Picada      you take, by rank, exactly the card the previous player just placed
+    Simili      the played card and every card it takes are of one suit
+    Quadriglia  you take three or more table cards
+  End of the deal: the cards left on the table go to the team that captured
+  last (no bonus); then each team scores from its pile:
+    Most cards   +2 (26-26: nobody)      Most swords  +1 (a tie: nobody)
+    La Mata      +1 for the 2-swords     10-coins     +1
+    F-cups       +1 (Fante of cups)      Napula       holding A, 2, 3 of swords:
+                                         the length of the run from A (3..10)
+  Bonuses + awards: the higher total wins; equal totals are a draw.
+"""
+
+    def view_text(self, view: dict, options: dict | None = None) -> str:
+        """The position as seat ``view["seat"]`` sees it: the table, its hand, both piles, the score so far."""
+        state = self.state_from_view(view)  # every public fact replayed; only hidden hands are made up
+        us, hands = view["seat"] % 2, view["hand_sizes"]
+        lines = [f"turn {state.turn + 1} of 48: your move ---", f"Table:       {card_list(state.table)}"]
+        if state.prev_placed is not None:
+            lines.append(f"             (the opponent in seat {state.moves[-1][0]} placed {NAMES[state.prev_placed]}: "
+                         "take it by rank for a Picada)")
+        now = score(state.piles, state.bonuses)["team_points"]
+        lines += [f"Your hand:   {card_list(state.hands[view['seat']])}",
+                  f"Our pile:    {_pile(state.piles[us])}",
+                  f"Their pile:  {_pile(state.piles[1 - us])}",
+                  f"Hands:       partner {hands[(view['seat'] + 2) % 4]}, opponents "
+                  f"{hands[(view['seat'] + 1) % 4]} and {hands[(view['seat'] + 3) % 4]} cards",
+                  f"Score so far (capture bonuses): us {_bonus_line(state.bonuses[us])}, "
+                  f"them {_bonus_line(state.bonuses[1 - us])}",
+                  f"If the deal ended now (bonuses + awards on the piles): us {now[us]}, them {now[1 - us]}"]
+        return "\n".join(lines) + "\n"
+
+    def after_move(self, state, viewer: int) -> dict:
+        """What the last move caused that ``viewer`` may know: at the end of the deal, where the
+        cards left on the table went (``{"leftover": {"to": seat or None, "cards": [names]}}``)."""
+        if not state.done:
+            return {}
+        if state.unclaimed:
+            return {"leftover": {"to": None, "cards": [NAMES[c] for c in state.unclaimed]}}
+        return {"leftover": {"to": state.last_capturer, "cards": []}} if state.last_capturer is not None else {}
+
+    def after_move_text(self, report: dict, name) -> str:
+        """``after_move``'s report as a line of text; ``name(seat)`` names a seat."""
+        left = report.get("leftover")
+        if left is None:
+            return ""
+        if left["to"] is None:
+            return f"Nobody captured: {' '.join(left['cards'])} stay unclaimed.\n"
+        return f"The cards left on the table went to the last capturer, {name(left['to'])}.\n"
 
     def render(self, state) -> str:
         return render_text(CavalloiceraActions(state))

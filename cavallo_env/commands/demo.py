@@ -31,7 +31,8 @@ from ..bots import make
 from ..cavalloicera.engine import CavalloiceraState
 from ..cavalloicera.views import make_view, move_from_dict
 from ..evaluation import check_deals, check_jobs, derive_seed, duplicate_eval, format_result
-from .play import _cards, breakdown_table, move_text
+from ..cavalloicera import GAME as CAVALLOICERA, card_list as _cards, move_text
+from ._terminal import breakdown_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -155,7 +156,7 @@ def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     elif state.last_capturer is not None:
         w(f"\nthe cards left on the table go to the last capturer, seat {state.last_capturer} "
           f"(team {state.last_capturer % 2}), with no bonus\n")
-    w(breakdown_table(res, ("team 0 (0+2)", "team 1 (1+3)")))
+    w(breakdown_table(CAVALLOICERA, CAVALLOICERA.outcome(state), ("team 0 (0+2)", "team 1 (1+3)")))
     winner = res["winner"]
     w(f"\n{'a draw' if winner is None else f'team {winner} wins'}, "
       f"{res['team_points'][0]} - {res['team_points'][1]}\n")

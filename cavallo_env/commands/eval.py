@@ -3,8 +3,8 @@
 Every deal is played twice with the same cards, once with A on one side
 (Cavalloìcera: seats 0 and 2; Briscola, Scopa: seat 0) and once with the sides
 swapped, so the luck of the deal cancels.  ``--game`` picks the game,
-``--deck`` a 40-card game's deck; Scopa plays single deals unless ``--match``
-(whole matches to 11).  Prints
+``--deck`` a 40-card game's deck; Scopa plays matches to 11 (each match
+twice) unless ``--single-deal``, as in every command.  Prints
 win/draw/loss, A's score rate (draws count half) with a 95% Wilson interval,
 the mean point difference with a 95% interval and per-bonus/award figures;
 --json writes the same as JSON.  Deterministic for a seed, whatever --jobs is.
@@ -19,24 +19,21 @@ import sys
 from ..bots import make
 from ..evaluation import check_deals, check_jobs, duplicate_eval, format_result
 from ..records import check_output_file
-from ._game import add_game_arguments, game_options
+from ._game import add_game_arguments, add_run_arguments, game_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bot_a", metavar="A", help="bot spec, e.g. heuristic, greedy, random, ismcts:1000")
     p.add_argument("bot_b", metavar="B", help="bot spec of the opponent")
-    p.add_argument("--deals", type=int, default=1000, help="duplicate deals to play (2 games each; default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON to PATH ('-' = stdout)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_arguments(p, 1000, "duplicate deals to play, 2 games each")
     add_game_arguments(p)
 
 
 def run(args) -> int:
     check_deals(args.deals)
     check_jobs(args.jobs)
-    game, options = game_options(args, match_default=False)
+    game, options = game_options(args)
     make(args.bot_a, seed=0, game=game.name)  # a bad spec fails here with a clear message
     make(args.bot_b, seed=0, game=game.name)
     if args.json and args.json != "-":  # a bad path fails now, not after the evaluation

@@ -1,24 +1,23 @@
 """Play in the terminal: Cavalloìcera with an AI partner against two AIs, or
 (``--game``) Briscola or Scopa against one AI.
 
-Cavalloìcera: you in seat 0, an AI partner in seat 2, two AI opponents.
+You sit in seat 0.  Each of your turns shows the position as your seat sees
+it (your hand, the table, the piles, the score so far) and your legal moves,
+numbered, with the bonuses each would score (e.g. ``7-coins takes 3-coins +
+4-cups  [Simili]``); type the number (``q`` quits; ``rules``, ``help`` or ``?``
+prints a short summary of the rules, then asks again).  Every AI move is
+shown, with what it caused that you may know (in Briscola: who took the
+trick, its points and the cards drawn).  The end shows the full breakdown,
+and the record (docs/contract.md format, replayable with ``cavallo replay``)
+is saved, also when you quit or press Ctrl-C.
 
-Each of your turns shows your hand, the table, both teams' piles, the score
-so far and your legal moves, numbered, with the bonuses each would score
-(e.g. ``7-coins takes 3-coins + 4-cups  [Simili]``); type the number (``q``
-quits; ``rules``, ``help`` or ``?`` prints a short summary of the rules: a
-turn, the capture bonuses, the end-of-deal awards and the card letters, then
-asks again).  Every AI move is shown with its bonuses.  The deal ends with the full
-breakdown of both teams, and its record (docs/contract.md format, replayable with
-``cavallo replay``) is saved.  Play goes 0 -> 1 -> 2 -> 3; seats 1 and 3 are
-the opponents, so the player after you and the one before you are both
-against you.  ``--partner`` and ``--opponents`` take any bot spec
-(``policy:default`` is the shipped AI; ``heuristic``, ``greedy``, ...).
+Cavalloìcera: your partner sits in seat 2, the opponents in seats 1 and 3;
+play goes 0 -> 1 -> 2 -> 3.  ``--partner`` and ``--opponents`` take any bot
+spec (default: the shipped AI, policy:default; heuristic, greedy, ...).
 
-``--game briscola`` or ``--game scopa`` (with ``--deck``; Scopa plays a match
-to 11 unless ``--single-deal``): you in seat 0 against the AI of
-``--opponents`` (default ``policy:default``, the game's shipped model).  The
-record is saved also when you quit or press Ctrl-C.
+Briscola and Scopa (``--game``, with ``--deck``): you against the AI of
+``--opponents`` (default the shipped AI; ismcts:1000 is a stronger, slower
+one).  Scopa plays a match to 11 unless ``--single-deal``.
 """
 
 from __future__ import annotations
@@ -28,169 +27,33 @@ import os
 import random
 import sys
 
+from .. import games
 from ..bots import make, split_specs
-from ..cavalloicera.cards import NAMES, SUIT, SWORDS
-from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points, score
-from ..cavalloicera.records import to_record
-from ..cavalloicera.views import make_view, move_from_dict
+from ..bots.policy import shipped_model
 from ..evaluation import derive_seed
 from ..records import check_output_file, write_json
-from . import play_two
-from ._game import add_game_arguments, game_options
-from ._terminal import HELP_WORDS, ask_choice, terminal_reader  # noqa: F401  (HELP_WORDS: its home until _terminal.py)
-
-BONUS_NAMES = ("Scùa", "Picada", "Simili", "Quadriglia")
-AWARD_LABELS = {
-    "scua": "Scùa", "picada": "Picada", "simili": "Simili", "quadriglia": "Quadriglia",
-    "most_cards": "Most cards", "most_swords": "Most swords", "la_mata": "La Mata (2-swords)",
-    "coins_10": "10-coins", "cups_fante": "F-cups", "napula": "Napula",
-}
-HUMAN = 0
-
-RULES_TEXT = """\
-Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
-  Cards: A 2 3 4 5 6 7 8 9 10 F C R in coins, cups, swords and clubs. A-10 are worth
-    1-10; F = Fante, C = Cavallo, R = Re are courts: no value, never in a sum.
-  A turn: play one card, then either take ONE table card of the same rank, or (a
-    numeral) a set of two or more table numerals adding up to its value, or just
-    place it. Taking is never compulsory. Taken cards go to your team's pile.
-    You and your partner (seat 2) are one team, seats 1 and 3 the other.
-  Capture bonuses, +1 each, they add up:
-    Scùa        your capture leaves the table empty
-    Picada      you take, by rank, exactly the card the previous player just placed
-    Simili      the played card and every card it takes are of one suit
-    Quadriglia  you take three or more table cards
-  End of the deal: the cards left on the table go to the team that captured
-  last (no bonus); then each team scores from its pile:
-    Most cards   +2 (26-26: nobody)      Most swords  +1 (a tie: nobody)
-    La Mata      +1 for the 2-swords     10-coins     +1
-    F-cups       +1 (Fante of cups)      Napula       holding A, 2, 3 of swords:
-                                         the length of the run from A (3..10)
-  Bonuses + awards: the higher total wins; equal totals are a draw.
-"""
+from ._game import DEFAULT_GAME, add_game_arguments, game_options, game_words
+from ._terminal import HUMAN, ai_name, ask_choice, breakdown_table, move_line, seat_name, terminal_reader
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partner", default=None,
-                   help="Cavalloìcera: bot spec of your partner, seat 2 (default policy:default); "
+                   help="Cavalloìcera: bot spec of your partner, seat 2 (default policy:default, the shipped AI); "
                         "Briscola and Scopa have no partner")
     p.add_argument("--opponents", default=None,
-                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default); "
-                        "Briscola and Scopa: the one opponent (default policy:default, the game's shipped model; "
-                        "ismcts:1000 is a stronger, slower one)")
+                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default, "
+                        "the shipped AI); Briscola and Scopa: the one opponent (ismcts:1000 is a stronger, slower one)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots (default: a random one, printed)")
     p.add_argument("--record", metavar="PATH", default=None,
-                   help="where to save the deal's record (default runs/play/deal-<seed>.json)")
+                   help="where to save the record (default runs/play/<game>-<seed>.json)")
     p.add_argument("--no-record", action="store_true", help="do not save the record")
     add_game_arguments(p)
 
 
-def seat_label(seat: int) -> str:
-    return {0: "you", 1: "opponent (seat 1)", 2: "partner (seat 2)", 3: "opponent (seat 3)"}[seat]
-
-
-def move_text(card: int, capture: tuple, table, prev_placed) -> str:
-    """``"7-coins takes 3-coins + 4-cups  [Simili]"`` or ``"place 7-coins"``."""
-
-    if not capture:
-        return f"place {NAMES[card]}"
-    points = capture_points(card, capture, len(capture) == len(table), prev_placed)
-    text = f"{NAMES[card]} takes {' + '.join(NAMES[t] for t in capture)}"
-    bonuses = [name for name, p in zip(BONUS_NAMES, points) if p]
-    return text + (f"  [{', '.join(bonuses)}]" if bonuses else "")
-
-
-def _cards(cards) -> str:
-    return " ".join(NAMES[c] for c in cards) if cards else "(none)"
-
-
-def _pile(pile) -> str:
-    swords = sum(1 for c in pile if SUIT[c] == SWORDS)
-    return f"{len(pile)} cards, {swords} swords: {_cards(sorted(pile))}"
-
-
-def _bonus_line(b) -> str:
-    total = sum(b)
-    parts = [f"{name} {n}" for name, n in zip(BONUS_NAMES, b) if n]
-    return f"{total}" + (f" ({', '.join(parts)})" if parts else "")
-
-
-def show_position(state, out) -> None:
-    w = out.write
-    w(f"\n--- turn {state.turn + 1} of 48: your move ---\n")
-    w(f"Table:       {_cards(state.table)}\n")
-    if state.prev_placed is not None:
-        w(f"             (seat {state.moves[-1][0]} placed {NAMES[state.prev_placed]}: "
-          f"take it by rank for a Picada)\n")
-    w(f"Your hand:   {_cards(state.hands[HUMAN])}\n")
-    w(f"Our pile:    {_pile(state.piles[0])}\n")
-    w(f"Their pile:  {_pile(state.piles[1])}\n")
-    w(f"Hands:       partner {len(state.hands[2])}, opponents {len(state.hands[1])} and {len(state.hands[3])} cards\n")
-    w(f"Score so far (capture bonuses): us {_bonus_line(state.bonuses[0])}, them {_bonus_line(state.bonuses[1])}\n")
-    now = score(state.piles, state.bonuses)["team_points"]
-    w(f"If the deal ended now (bonuses + awards on the piles): us {now[0]}, them {now[1]}\n")
-
-
-def ask_move(state, legal, out, read) -> tuple | None:
-    """Show the numbered legal moves and read a choice; None = quit."""
-    labels = [move_text(card, capture, state.table, state.prev_placed) for card, capture in legal]
-    return ask_choice(legal, labels, RULES_TEXT, out, read)
-
-
-def breakdown_table(res: dict, labels=("team 0", "team 1")) -> str:
-    """The full breakdown of a result (``CavalloiceraState.result()``) as a text table."""
-
-    a_w, b_w = max(10, len(labels[0]) + 2), max(10, len(labels[1]) + 2)
-    lines = [f"\n  {'':<20}{labels[0]:>{a_w}}{labels[1]:>{b_w}}"]
-    for key in BREAKDOWN_KEYS:
-        lines.append(f"  {AWARD_LABELS[key]:<20}{res['breakdown'][0][key]:>{a_w}}{res['breakdown'][1][key]:>{b_w}}")
-    lines.append(f"  {'-' * (20 + a_w + b_w)}")
-    lines.append(f"  {'total':<20}{res['team_points'][0]:>{a_w}}{res['team_points'][1]:>{b_w}}")
-    lines.append(f"  {'cards':<20}{res['cards'][0]:>{a_w}}{res['cards'][1]:>{b_w}}")
-    return "\n".join(lines) + "\n"
-
-
-def show_result(state, out) -> None:
-    res = state.result()
-    w = out.write
-    w("\n=== end of the deal ===\n")
-    if state.unclaimed:
-        w(f"Nobody captured: {_cards(state.unclaimed)} stay unclaimed.\n")
-    elif state.last_capturer is not None:
-        w(f"The cards left on the table went to the last capturer, {seat_label(state.last_capturer)}.\n")
-    w(breakdown_table(res, ("us (0+2)", "them (1+3)")))
-    winner = res["winner"]
-    verdict = "You and your partner win!" if winner == 0 else "The opponents win." if winner == 1 else "A draw."
-    w(f"\n{verdict} {res['team_points'][0]} - {res['team_points'][1]}\n")
-
-
-def play(state, bots, out=None, read=input) -> bool:
-    """Play ``state`` to the end, seat 0 by ``read``; returns False if the player quit."""
-
-    out = out or sys.stdout
-    while not state.done:
-        seat = state.current
-        if seat == HUMAN:
-            show_position(state, out)
-            move = ask_move(state, state.legal_moves(), out, read)
-            if move is None:
-                return False
-            text = move_text(*move, state.table, state.prev_placed)
-            state.play(*move)
-            out.write(f"  you: {text}\n")
-        else:
-            answer = bots[seat].choose(make_view(state, seat))
-            card, capture = move_from_dict(answer)
-            text = move_text(card, capture, state.table, state.prev_placed)
-            state.play_checked(card, capture)
-            out.write(f"  {seat_label(seat)}: {text}\n")
-    show_result(state, out)
-    return True
-
-
-def opponent_specs(text: str) -> list[str]:
-    """``--opponents``: one spec for both (it may hold commas, e.g. ``ismcts:500,rollout=random``) or ``A,B``."""
-
+def opponent_specs(text: str, game=None) -> list[str]:
+    """``--opponents`` of a four-seat game: one spec for both (it may hold commas, e.g.
+    ``ismcts:500,rollout=random``) or ``A,B``; checked against ``game`` (default: the default game)."""
+    game = game or games.get(DEFAULT_GAME)
     try:
         specs = split_specs(text)
     except ValueError as e:
@@ -198,52 +61,156 @@ def opponent_specs(text: str) -> list[str]:
     if len(specs) > 2:
         raise ValueError(f"--opponents takes one bot spec or two ('A,B'), got {len(specs)}: {text!r}")
     for spec in specs:
-        make(spec, seed=0, game="cavalloicera")
+        make(spec, seed=0, game=game.name)
     return specs * 2 if len(specs) == 1 else specs
 
 
-def run(args) -> int:
-    game, options = game_options(args, match_default=True)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    name = "deal" if game.name == "cavalloicera" else game.name
-    path = None if args.no_record else args.record or os.path.join("runs", "play", f"{name}-{seed}.json")
-    if path is not None:  # a bad path fails now, not when the record is saved at the end
-
-        try:
-            check_output_file(path)
-        except OSError as e:
-            raise type(e)(f"--record: {e}") from None
-    if game.name != "cavalloicera":
-        if args.partner is not None:
-            raise ValueError(f"--partner: {game.title} is played by two, you against one AI; there is no partner")
+def seat_specs(args, game) -> dict:
+    """The bot spec of every seat but yours, from ``--partner`` and ``--opponents``."""
+    default = "policy:default" if shipped_model(game.name).is_file() else "ismcts:1000"  # no model: the search
+    partners = [s for s in range(game.num_seats) if s != HUMAN and game.team_of(s) == game.team_of(HUMAN)]
+    if not partners and args.partner is not None:
+        raise ValueError(f"--partner: {game.title} is played by two, you against one AI; there is no partner")
+    opponents = [s for s in range(game.num_seats) if game.team_of(s) != game.team_of(HUMAN)]
+    if len(opponents) == 1:
         if args.opponents is not None and len(split_specs(args.opponents)) > 1:
             raise ValueError(f"--opponents: {game.title} has one opponent, give one bot spec, got {args.opponents!r}")
+        specs = [args.opponents or default]
+    else:
+        specs = opponent_specs(args.opponents or default, game)
+    out = dict(zip(opponents, specs))
+    out.update({s: args.partner or default for s in partners})
+    return out
 
-        if args.opponents is None:  # the game's shipped model; without one, the search
-            from ..bots.policy import shipped_model  # lazy: numpy, kept out of `cavallo --help`
 
-            args.opponents = "policy:default" if shipped_model(game.name).is_file() else "ismcts:1000"
-        return play_two.run(args, game, options, seed, path)
-    if args.opponents is None:
-        args.opponents = "policy:default"
-    opp = opponent_specs(args.opponents)
-    specs = {1: opp[0], 2: args.partner or "policy:default", 3: opp[1]}
-    bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game="cavalloicera") for seat, spec in specs.items()}
-    state = CavalloiceraState.new(seed)
-    print(f"Cavalloìcera, deal seed {seed} (replay it with --seed {seed}).")
-    print(f"You are seat 0; your partner (seat 2) is {specs[2]}; the opponents (seats 1 and 3) are "
-          f"{specs[1]} and {specs[3]}.")
-    print(f"Seat {state.dealer} deals; seat {state.current} plays first; play goes 0 -> 1 -> 2 -> 3.")
-    print("Type rules (or ? or help) at any move prompt for a summary of the rules and the bonuses.")
-    read = terminal_reader()
+def header(game, options: dict, seed: int, specs: dict, state) -> str:
+    """Who plays with and against you, and how to play the same deal again."""
+    mine = [s for s in sorted(specs) if game.team_of(s) == game.team_of(HUMAN)]
+    theirs = [s for s in sorted(specs) if s not in mine]
+    partner = f"with {_side(game, mine, specs, 'partner')} " if mine else ""
+    lines = [f"{game_words(game, options)}, seed {seed} (play the same deal again with --seed {seed}).",
+             f"You play {partner}against {_side(game, theirs, specs, 'opponent')}."]
+    dealer = getattr(state, "dealer", None)
+    if dealer is not None:
+        lines.append(f"{_cap(seat_name(game, dealer))} deal{'' if dealer == HUMAN else 's'}, "
+                     f"{seat_name(game, state.current)} play{'' if state.current == HUMAN else 's'} first; "
+                     f"play goes {' -> '.join(map(str, range(game.num_seats)))}.")
+    lines.append("Type rules (or ? or help) at any move prompt for a summary of the rules.")
+    return "\n".join(lines) + "\n"
+
+
+def _side(game, seats: list, specs: dict, word: str) -> str:
+    """``"the opponents in seats 1 and 3 (greedy, the shipped AI)"``, ``"the opponent (greedy)"``."""
+    ais = ", ".join(ai_name(specs[s]) for s in seats)
+    if game.num_seats == 2:
+        return f"the {word} ({ais})"
+    where = f"seat {seats[0]}" if len(seats) == 1 else f"seats {' and '.join(map(str, seats))}"
+    return f"the {word}{'s' if len(seats) > 1 else ''} in {where} ({ais})"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def ask_move(game, state, view: dict, out, read, options: dict | None = None):
+    """Show your numbered legal moves (with their bonuses) and read a choice; None = quit."""
+    legal = game.legal_moves_of(view)
+    labels = [move_line(game, state, m, game.deck_of(view)) for m in legal]
+    return ask_choice(legal, labels, game.rules_text(options), out, read)
+
+
+def next_move(game, state, bots: dict, out, read, options: dict | None = None):
+    """The move of the seat to play: yours from ``read`` (None = quit), a bot's checked."""
+    seat = state.current
+    view = game.make_view(state, seat)
+    if seat == HUMAN:
+        out.write(f"\n--- {game.view_text(view, options)}")
+        return ask_move(game, state, view, out, read, options)
+    move = game.move_from_dict(bots[seat].choose(view), game.deck_of(view))
+    why = game.check_move(state, move)
+    if why is not None:
+        raise ValueError(f"the AI in seat {seat} answered an illegal move: {why}")
+    return move
+
+
+def play(game, state, bots: dict, out=None, read=input, options: dict | None = None) -> bool:
+    """Play ``state`` (a game with ``options``) to the end, yours (seat 0) by ``read`` and the
+    other seats by ``bots``; False if you quit."""
+    out = out or sys.stdout
+    deals_shown = 0
+    while not state.done:
+        seat = state.current
+        move = next_move(game, state, bots, out, read, options)
+        if move is None:
+            return False
+        text = move_line(game, state, move, game.deck_of(state))
+        game.play(state, move)
+        out.write(f"  {seat_name(game, seat)}: {text}\n")
+        out.write(game.after_move_text(game.after_move(state, HUMAN), lambda s: seat_name(game, s, the=True)))
+        deals = game.deal_results(state)
+        for k in range(deals_shown, len(deals)):
+            out.write(deal_text(game, deals[k], k + 1, len(deals) > 1 or not state.done))
+        deals_shown = len(deals)
+    out.write(final_text(game, state, options))
+    return True
+
+
+def deal_text(game, result: dict, number: int, numbered: bool) -> str:
+    """A finished deal's breakdown, by team."""
+    title = f"deal {number}: {result['points'][0]} - {result['points'][1]}" if numbered else "end of the deal"
+    return f"\n=== {title} ===\n" + breakdown_table(game, result, team_labels(game))
+
+
+def team_labels(game) -> tuple:
+    if game.num_seats == 2:
+        return ("you", "opponent")
+    mine = [s for s in range(game.num_seats) if game.team_of(s) == game.team_of(HUMAN)]
+    theirs = [s for s in range(game.num_seats) if s not in mine]
+    return (f"us ({'+'.join(map(str, mine))})", f"them ({'+'.join(map(str, theirs))})")
+
+
+def final_text(game, state, options: dict | None) -> str:
+    res = game.outcome(state)
+    p, winner = res["points"], res["winner"]
+    us = game.team_of(HUMAN)
+    if game.num_seats == 2:
+        verdict = "You win!" if winner == us else "The AI wins." if winner is not None else "A draw."
+    else:
+        verdict = "You and your partner win!" if winner == us else "The opponents win." if winner is not None \
+            else "A draw."
+    ending = f"\n=== end of the match ===\n" if (options or {}).get("match") else ""
+    return f"{ending}\n{verdict} {p[us]} - {p[1 - us]}\n"
+
+
+def record_path(args, game, seed: int):
+    """Where the record goes (None: nowhere); a bad path fails now, not when the record is saved."""
+    if args.no_record:
+        return None
+    path = args.record or os.path.join("runs", "play", f"{game.name}-{seed}.json")
+    try:
+        check_output_file(path)
+    except OSError as e:
+        raise type(e)(f"--record: {e}") from None
+    return path
+
+
+def run(args) -> int:
+    game, options = game_options(args)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    path = record_path(args, game, seed)
+    specs = seat_specs(args, game)
+    bots = {seat: make(spec, seed=derive_seed("play", seed, seat), game=game.name) for seat, spec in specs.items()}
+    state = game.new_state(seed, **options)
+    print(header(game, options, seed, specs, state), end="")
+    what = "match" if options.get("match") else "deal"
     finished = False
     try:
-        finished = play(state, bots, read=read)
-    except KeyboardInterrupt:  # Ctrl-C: the deal so far is still saved
+        finished = play(game, state, bots, read=terminal_reader(), options=options)
+    except KeyboardInterrupt:  # Ctrl-C: the game so far is still saved
         print("\ninterrupted")
     if not finished:
-        print("\nYou left the deal.")
+        print(f"\nYou left the {what}.")
     if path is not None:
-        write_json(path, to_record(state))
-        print(f"Record saved to {path}" + ("" if finished else " (deal in progress)"))
+        write_json(path, game.to_record(state))
+        print(f"Record saved to {path}" + ("" if finished else f" ({what} in progress)"))
     return 0 if finished else 1

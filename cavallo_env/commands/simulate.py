@@ -22,7 +22,7 @@ import time
 from .. import games
 from ..bots import BotSpecError, make, split_specs
 from ..records import check_output_file, write_jsonl
-from ._game import add_game_arguments, game_options
+from ._game import DEFAULT_GAME, add_game_arguments, game_options
 
 _SEED_BYTES = 4  # 32-bit derived seeds: accepted by random, numpy and torch alike
 
@@ -46,7 +46,7 @@ def bot_seed(seed: int, seat: int) -> int:
 def parse_bot_specs(text: str, game=None) -> list[str]:
     """One spec per seat: ``"a"`` (all seats), ``"a,b"`` (one per side) or one per seat."""
 
-    game = game or games.get("cavalloicera")
+    game = game or games.get(DEFAULT_GAME)
     n = game.num_seats
     try:
         specs = split_specs(text)
@@ -79,7 +79,7 @@ def add_arguments(parser) -> None:
 def play_deal(state, bots, deal_index: int = 0, game=None):
     """Play ``state`` to the end with one bot per seat, checking every returned move."""
 
-    game = game or games.get("cavalloicera")
+    game = game or games.get(DEFAULT_GAME)
     while not state.done:
         seat = state.current
         move = bots[seat].choose(game.make_view(state, seat))
@@ -100,7 +100,7 @@ class Summary:
     """Running totals over deals: wins, points, the breakdown per side (and cards where counted)."""
 
     def __init__(self, specs, seed, game=None):
-        self.game = game or games.get("cavalloicera")
+        self.game = game or games.get(DEFAULT_GAME)
         self.specs = list(specs)
         self.seed = seed
         self.deals = 0
@@ -110,6 +110,7 @@ class Summary:
         self.cards = [0, 0]
         self.has_cards = False
         self.unclaimed_deals = 0
+        self.counts_unclaimed = False  # a game whose cards may stay unclaimed (Cavalloìcera's state.unclaimed)
         keys = self.game.breakdown_keys
         self.fell = {k: [0, 0] for k in keys}  # deals in which the side got it
         self.total = {k: [0, 0] for k in keys}  # points (= count for bonuses) summed
@@ -121,6 +122,7 @@ class Summary:
             self.draws += 1
         else:
             self.wins[res["winner"]] += 1
+        self.counts_unclaimed = hasattr(state, "unclaimed")
         if getattr(state, "unclaimed", None):
             self.unclaimed_deals += 1
         cards = res.get("cards")
@@ -152,20 +154,20 @@ class Summary:
             teams.append(team)
         out = {"game": self.game.name, "deals": self.deals, "seed": self.seed, "bots": self.specs, "teams": teams,
                "draws": self.draws}
-        if self.game.name == "cavalloicera":
+        if self.counts_unclaimed:
             out["unclaimed_deals"] = self.unclaimed_deals
         out["breakdown"] = {k: {"rate": [self.fell[k][t] / n for t in (0, 1)],
                                 "mean": [self.total[k][t] / n for t in (0, 1)]} for k in self.total}
         return out
 
 
-def format_summary(d: dict) -> str:
-    """The summary as a plain-text table."""
+def format_summary(d: dict, options: dict | None = None) -> str:
+    """The summary as a plain-text table; ``options``: the game's (deck, match), named in its first line."""
 
-    game = games.get(d.get("game", "cavalloicera"))
+    game = games.get(d.get("game", DEFAULT_GAME))
     t0, t1 = d["teams"]
     side = "team" if game.num_seats > 2 else "seat"
-    lines = [f"{game.title}: {d['deals']} {'games' if game.name == 'scopa' else 'deals'}, seed {d['seed']}"]
+    lines = [f"{games.label(game.name, options)}: {d['deals']} {games.counted_as(game.name, options)}, seed {d['seed']}"]
     for t in (t0, t1):
         if len(t["seats"]) > 1:
             lines.append(f"  team {t['team']} = seats {','.join(map(str, t['seats']))}: {' + '.join(t['bots'])}")
@@ -201,7 +203,7 @@ def make_bots(specs, seed: int, game: str | None = None) -> list:
 def simulate(deals: int, seed: int, bots, progress=None, game=None, options: dict | None = None):
     """Yield ``(record, final state)`` for each of ``deals`` deals played by ``bots``."""
 
-    game = game or games.get("cavalloicera")
+    game = game or games.get(DEFAULT_GAME)
     options = options or {}
     for i in range(deals):
         state = play_deal(game.new_state(deal_seed(seed, i), **options), bots, i, game)
@@ -213,7 +215,7 @@ def simulate(deals: int, seed: int, bots, progress=None, game=None, options: dic
 def run(args) -> int:
     if args.deals < 1:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
-    game, options = game_options(args, match_default=True)
+    game, options = game_options(args)
     specs = parse_bot_specs(args.bots, game)
     bots = make_bots(specs, args.seed, game.name)  # a bad spec fails here, before any file is touched
     if args.out:
@@ -245,7 +247,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
     else:
-        print(format_summary(d))
-        print(f"\n{elapsed:.1f} s ({d['deals'] / max(elapsed, 1e-9):.0f} {'games' if game.name == 'scopa' else 'deals'}/s)"
+        print(format_summary(d, options))
+        print(f"\n{elapsed:.1f} s ({d['deals'] / max(elapsed, 1e-9):.0f} {games.counted_as(game.name, options)}/s)"
               + (f"; records written to {args.out}" if args.out else ""))
     return 0

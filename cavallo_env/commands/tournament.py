@@ -20,21 +20,18 @@ from .. import games
 from ..bots import make, split_specs
 from ..evaluation import check_deals, check_jobs, run_deals, summarize
 from ..records import check_output_dir
-from ._game import add_game_arguments, game_options
+from ._game import DEFAULT_GAME, add_game_arguments, add_run_arguments, game_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs, e.g. random,greedy,heuristic,ismcts:200")
-    p.add_argument("--deals", type=int, default=100, help="duplicate deals per pair (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--out", default="tournament", help="folder for tournament.json and tournament.png (default ./tournament)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_arguments(p, 100, "duplicate deals per pair")
     add_game_arguments(p)
 
 
-def parse_bots(text: str, game: str = "cavalloicera") -> list[str]:
+def parse_bots(text: str, game: str = DEFAULT_GAME) -> list[str]:
     merged = split_specs(text)
     if len(merged) < 2:
         raise ValueError(f"--bots needs at least two bot specs separated by commas, got {text!r}")
@@ -68,7 +65,7 @@ def rate(bots: list[str], pair_games: dict) -> dict:
     return {b: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for b, r in zip(bots, ratings)}
 
 
-def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = "cavalloicera",
+def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = DEFAULT_GAME,
                options: dict | None = None) -> dict:
     """Play the round robin of ``game`` (with its ``options``); returns the JSON-able summary."""
 
@@ -101,7 +98,7 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
 
 
 def _title(summary: dict) -> str:
-    return games.label(summary.get("game", "cavalloicera"), summary.get("options"))
+    return games.label(summary.get("game", DEFAULT_GAME), summary.get("options"))
 
 
 def format_table(summary: dict) -> str:
@@ -159,7 +156,7 @@ def write_chart(summary: dict, path: str) -> None:
 
 
 def run(args) -> int:
-    game, options = game_options(args, match_default=False)
+    game, options = game_options(args)
     bots = parse_bots(args.bots, game.name)
     check_deals(args.deals)
     check_jobs(args.jobs)

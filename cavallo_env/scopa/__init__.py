@@ -31,12 +31,14 @@ class Scopa(Game):
     name = "scopa"
     title = "Scopa"
     num_seats = 2
+    options = {"deck": "milanesi", "match": True}  # a match to 11 unless match=False
     decks = ("milanesi", "bresciane")
     record_format = "scopa-record/1"
     env_id = ENV_ID
     env_entry_point = "cavallo_env.scopa:env"
     breakdown_keys = ("scope", "most_cards", "most_money", "settebello", "primiera")
-    options = {"deck": "milanesi", "match": True}
+    item_labels = {"scope": "Scopa", "most_cards": "Most cards", "most_money": "Most money cards",
+                   "settebello": "Settebello", "primiera": "Primiera"}
     bots = {
         "greedy": "cavallo_env.scopa.bots:GreedyBot",
         "heuristic": "cavallo_env.scopa.bots:HeuristicBot",
@@ -102,7 +104,14 @@ class Scopa(Game):
     def deal_results(self, state) -> list[dict]:
         return [{"points": r["points"][:], "breakdown": r["breakdown"], "cards": r["cards"]} for r in state.results]
 
-    # -- interchange ---------------------------------------------------------------
+    # -- search ------------------------------------------------------------------------
+    def search(self, **options):
+        return ScopaSearch(**options)
+
+    # -- interchange and texts ---------------------------------------------------------
+    def render(self, state) -> str:
+        return render_text(state)
+
     def move_to_dict(self, move, deck: str | None = None) -> dict:
         """``{"play", "capture"}`` named in ``deck`` (default milanesi; a view's: ``deck_of(view)``)."""
 
@@ -152,13 +161,12 @@ Scopa (two players, 40 cards, {what})
             lines.append(f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)")
         return "\n".join(lines) + "\n"
 
-    def render(self, state) -> str:
-        return render_text(state)
+    def after_move(self, state, viewer: int) -> dict:
+        """Nothing beyond the move itself: a finished deal's points are in ``deal_results``."""
+        return {}
 
-    # -- search ------------------------------------------------------------------------
-    def search(self, **options):
-        return ScopaSearch(**options)
-
+    def after_move_text(self, report: dict, name) -> str:
+        return ""  # after_move reports nothing
 
 GAME = Scopa()
 
