@@ -158,7 +158,8 @@ class TableSession:
         game.play(self.state, move)
         self.moves += 1
         self.last = {"n": self.moves, "seat": seat, "by": by, "bonuses": bonuses,
-                     "deal_ended": len(game.deal_results(self.state)) > deals_before, **d}
+                     "deal_ended": len(game.deal_results(self.state)) > deals_before, **d,
+                     **game.after_move(self.state, HUMAN)}  # what the move caused that seat 0 may know
 
     def play_human(self, move_dict, expect: int | None = None) -> None:
         """Play the person's move (a move dict, as in a view); ``TableError`` saying why not.

@@ -333,3 +333,44 @@ def test_phone_screen_settings_and_hint(server, browser, shots):
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth + 1")
     shots(page, "cavalloicera-phone-contrast")
     tab.close()
+
+
+def test_briscola_move_list_says_who_took_each_trick_and_the_draws(server, browser):
+    """The move list: who took each trick and its points, the card you drew, the opponent's as
+    "a card" but the face-up trump card, which the last drawer takes in view of both."""
+    tab = open_tab(browser, server)
+    page = tab.page
+    page.click("button.start[data-game='briscola'][data-deck='milanesi']")
+    page.wait_for_selector("body[data-table]")
+    play_by_clicking(tab)
+    log = page.locator("#log li").all_inner_texts()
+    tricks = [line for line in log if "took the trick: +" in line]
+    assert len(tricks) == 20, log
+    assert sum("You drew " in line for line in tricks) == 17
+    assert sum("Opponent drew a card" in line for line in tricks) >= 16
+    assert sum("drew the trump card, " in line for line in tricks) == 1
+    assert "drew the trump card, " in tricks[16]
+    tab.close()
+
+
+def test_words_a_player_reads(server, browser):
+    """The shipped AI by name in the menu, a number's word in the right form in every
+    language, and the pile box without a label doubled."""
+    tab = open_tab(browser, server)
+    page = tab.page
+    options = page.locator("#ai option").all_inner_texts()
+    assert "the shipped AI" in options and not any("policy:" in o for o in options)
+    forms = {"en": ["1 card", "3 cards", "5 cards", "21 cards"],
+             "nl": ["1 kaart", "3 kaarten", "5 kaarten", "21 kaarten"],
+             "fi": ["1 kortti", "3 korttia", "5 korttia", "21 korttia"],
+             "ru": ["1 карта", "3 карты", "5 карт", "21 карта"]}
+    for lang, want in forms.items():
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert [page.evaluate(f"t('pile_n', {{n: {n}}})") for n in (1, 3, 5, 21)] == want
+    page.select_option("#lang", "ru")
+    page.click("button.start[data-game='scopa'][data-deck='milanesi']")
+    page.wait_for_selector("body[data-table]")
+    for line in page.locator("#piles div[data-team]").all_inner_texts():
+        assert line.count(":") == 1 and line.endswith(" карт"), line  # "Вы: 0 карт"
+    tab.close()

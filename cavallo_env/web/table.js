@@ -21,12 +21,28 @@ const app = {
 };
 
 // ---------------------------------------------------------------- text
+// A word that depends on a number is written {n|form|form...}: one form per plural
+// category of the language (Intl.PluralRules), in the order one, few, many, other
+// (English: {n|card|cards}; Russian: {n|карта|карты|карт|карты}).
+const PLURAL_ORDER = ["zero", "one", "two", "few", "many", "other"];
+function plural(n, forms) {
+  const rules = new Intl.PluralRules(app.lang);
+  const cats = rules.resolvedOptions().pluralCategories.slice()
+    .sort((a, b) => PLURAL_ORDER.indexOf(a) - PLURAL_ORDER.indexOf(b));
+  const i = cats.indexOf(rules.select(Number(n)));
+  return forms[i >= 0 && i < forms.length ? i : forms.length - 1];
+}
 function t(key, vars) {
   let s = key.split(".").reduce((o, k) => (o && o[k] !== undefined ? o[k] : undefined), app.T);
   if (s === undefined) s = key;
-  if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));
+  if (vars) {
+    s = s.replace(/\{(\w+)\|([^{}]*)\}/g, (all, k, forms) => (k in vars ? plural(vars[k], forms.split("|")) : all));
+    for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));
+  }
   return s;
 }
+// a bot spec as a player reads it: "the shipped AI" for policy:default
+function aiName(spec) { return (app.T.ai_names && app.T.ai_names[spec]) || spec; }
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -73,7 +89,20 @@ function moveText(m) {
   if (app.snap && app.snap.game === "briscola") s = t("play_card", { card: cardName(m.play) });
   else if (!m.capture || !m.capture.length) s = t("place", { card: cardName(m.play) });
   else s = t("takes", { card: cardName(m.play), cards: cardList(m.capture) });
-  return s + bonusText(m.bonuses);
+  return s + bonusText(m.bonuses) + trickText(m.trick);
+}
+// Briscola: who took the trick, its points and the cards drawn that you may know
+function trickText(k) {
+  if (!k) return "";
+  const parts = [t("trick_taken", { who: seatName(k.winner), n: k.points })];
+  if (k.drew) {
+    for (const s of [k.winner, 1 - k.winner]) {
+      const who = seatName(s), card = k.drew[s];
+      parts.push(card === null ? t("drew_card", { who })
+        : t(s === k.trump_to ? "drew_trump" : "drew", { who, card: cardName(card) }));
+    }
+  }
+  return ". " + parts.join("; ");
 }
 function seatName(seat) {
   const s = app.snap.seats[seat];
@@ -150,7 +179,7 @@ function renderLobby() {
   const ai = $("ai");
   const current = ai.value;
   ai.replaceChildren(...app.ais.map((spec, i) =>
-    el("option", { value: spec, text: i === 0 && spec === "policy:default" ? `${t("ai_default")} (${spec})` : spec })));
+    el("option", { value: spec, text: aiName(spec) })));
   if (current) ai.value = current;
   const decks = app.catalog.map((d) => {
     const games = d.games.map((g) => {
