@@ -17,6 +17,7 @@ import random
 
 from ..errors import short_repr as _short
 from ..errors import ViewError
+from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, SUIT, card_id
 from .engine import BEATS, HAND_SIZE, NUM_MOVES, STOCK_SIZE, BriscolaState
 
@@ -63,56 +64,98 @@ def move_to_dict(card: int, deck: str = "milanesi") -> dict:
 
 
 def deck_of(view) -> str:
-    deck = view.get("deck", "milanesi") if isinstance(view, dict) else None
-    if not isinstance(deck, str) or deck not in DECKS:
-        raise ViewError(f"'deck' must be one of {', '.join(map(repr, DECKS))}, got {_short(deck)}")
-    return deck
+    """The view's deck ('milanesi' when it names none)."""
+    return SCHEMA.deck_of(view)
 
 
 def legal_moves_of(view) -> list[int]:
     """The view's ``legal_moves`` as card ids."""
-    if not isinstance(view, dict):
-        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-    legal = view.get("legal_moves")
-    if not isinstance(legal, list):
-        raise ViewError("the view's 'legal_moves' must be a list of moves")
-    deck = deck_of(view)
-    out = []
-    for i, m in enumerate(legal, start=1):
-        try:
-            out.append(move_from_dict(m, deck))
-        except ViewError as e:
-            raise ViewError(f"legal move {i}: {e}") from None
-    return out
+    return [m["play"] for m in SCHEMA.read_field(view, "legal_moves")]
 
 
-def _int(view, key, lo, hi) -> int:
-    v = view.get(key)
-    if v.__class__ is not int or not lo <= v <= hi:
-        raise ViewError(f"{key!r} must be an int in {lo}..{hi}, got {_short(v)}")
-    return v
+_MOVE = Field("play", Card(), "the card played")
+_PAIR = "(seat 0, seat 1)"
+#: the view (docs/contract.md, "Briscola"): checked by ``state_from_view`` and by ``cavallo serve``
+SCHEMA = ViewSchema(GAME_NAME, "Briscola", (
+    Field("game", Text((GAME_NAME,)), "'briscola'", required=False),
+    Field("deck", Text(DECKS), "the deck whose card names the view uses: 'milanesi' or 'bresciane'"),
+    Field("seat", Int(0, 1), "the seat to play (0 or 1)"),
+    Field("leader", Int(0, 1), "the seat that leads the current trick"),
+    Field("hand", Cards(HAND_SIZE), "the seat's own cards"),
+    Field("trump", Card(), "the face-up card: its suit is trump"),
+    Field("stock_size", Int(0, STOCK_SIZE), "the cards left in the stock, the trump card not counted",
+          required=False),
+    Field("hand_sizes", ListOf(Int(0, HAND_SIZE), 2, 2), f"cards in each hand {_PAIR}", required=False),
+    Field("trick", Cards(1), "the card already played to this trick, if any", required=False),
+    Field("piles", ListOf(Cards(NUM_CARDS), 2, 2, label="the pile of seat {i}", noun="piles"),
+          f"the cards of the tricks each seat won {_PAIR}", required=False),
+    Field("points", ListOf(Int(0, 120), 2, 2), f"the card points each seat won {_PAIR}", required=False),
+    Field("history", ListOf(Obj((Field("seat", Int(0, 1, "0 or 1"), "the seat that played"), _MOVE),
+                                "BriscolaHistoryMove", {"seat": 0, "play": "A-coins"}),
+                            NUM_MOVES, label="history move {n}", noun="moves"),
+          "every card of the deal played so far, in order"),
+    Field("legal_moves", ListOf(Obj((_MOVE,), "PlayOnly", {"play": "A-coins"}), HAND_SIZE,
+                                label="legal move {n}", noun="moves"),
+          "the seat's legal moves (its whole hand); computed from the rules when left out", required=False),
+), card_id, "What the Briscola seat to play sees (docs/contract.md, \"Briscola\").")
 
 
-def _cards(value, what, deck) -> list[int]:
-    if not isinstance(value, list):
-        raise ViewError(f"{what} must be a list of card names, got {type(value).__name__}")
-    try:
-        out = [card_id(n, deck) for n in value]
-    except ValueError as e:
-        raise ViewError(f"{what}: {e}") from None
-    if len(set(out)) != len(out):
-        dup = next(NAMES[deck][c] for c in out if out.count(c) > 1)
-        raise ViewError(f"{what}: card {dup} appears twice")
-    return out
+class _Deal:
+    """The public facts of a deal, followed through its history: the tricks, their piles and points,
+    the card on the current trick and who drew the trump card (after trick 17)."""
 
+    def __init__(self, leader: int, trump: int):
+        self.first = self.cur = leader  # the first leader, the leader of the current trick
+        self.trump, self.beats = trump, BEATS[SUIT[trump]]
+        self.moves: list[tuple[int, int]] = []
+        self.played: dict[int, int] = {}  # card -> its move number
+        self.lead_card = None
+        self.piles: list[list[int]] = [[], []]
+        self.points = [0, 0]
+        self.tricks = 0
+        self.drawer = None
 
-def _pair(view, key, lo, hi) -> list[int] | None:
-    v = view.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, list) or len(v) != 2 or any(x.__class__ is not int or not lo <= x <= hi for x in v):
-        raise ViewError(f"{key!r} must be a list of two ints in {lo}..{hi} (seat 0, seat 1), got {_short(v)}")
-    return v
+    def play(self, i: int, s: int, c: int, names) -> None:
+        """Move ``i``: seat ``s`` plays ``c``, checked against the seat order and what was played."""
+        if i == 1:
+            self.first = self.cur = s
+        expected = self.cur if self.lead_card is None else 1 - self.cur
+        if s != expected:
+            raise ViewError(f"history move {i}: seat {s} played, but seat {expected} was to play")
+        if c in self.played:
+            raise ViewError(f"history move {i}: {names[c]} was already played at move {self.played[c]}")
+        if c == self.trump and self.drawer != s:
+            why = ("it is still under the stock" if self.drawer is None
+                   else f"seat {self.drawer} drew it after trick {TRUMP_TRICK}")
+            raise ViewError(f"history move {i}: seat {s} cannot play the trump card {names[c]}: {why}")
+        self.played[c] = i
+        self.moves.append((s, c))
+        if self.lead_card is None:
+            self.lead_card = c
+            return
+        w = s if self.beats[self.lead_card * NUM_CARDS + c] else self.cur
+        self.piles[w] += (self.lead_card, c)
+        self.points[w] += POINTS[self.lead_card] + POINTS[c]
+        self.tricks += 1
+        if self.tricks == TRUMP_TRICK:
+            self.drawer = 1 - w
+        self.cur, self.lead_card = w, None
+
+    @property
+    def to_play(self) -> int:
+        return self.cur if self.lead_card is None else 1 - self.cur
+
+    @property
+    def stock_size(self) -> int:
+        return max(0, STOCK_SIZE - 2 * self.tricks)
+
+    @property
+    def held(self) -> int:
+        """The cards each seat has had so far: its first hand and a card after each trick up to the 17th."""
+        return HAND_SIZE + min(self.tricks, TRUMP_TRICK)
+
+    def hand_sizes(self) -> list[int]:
+        return [self.held - sum(1 for s, _ in self.moves if s == x) for x in (0, 1)]
 
 
 def state_from_view(view, rng: random.Random | None = None) -> BriscolaState:
@@ -120,167 +163,93 @@ def state_from_view(view, rng: random.Random | None = None) -> BriscolaState:
 
     Raises ``ViewError`` saying what is wrong.
     """
-    if not isinstance(view, dict):
-        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-    game = view.get("game", GAME_NAME)
-    if game != GAME_NAME:
-        raise ViewError(f"not a Briscola view: 'game' is {_short(game)}")
-    for key in REQUIRED:
-        if key not in view:
-            raise ViewError(f"the view has no {key!r}")
-    deck = deck_of(view)
-    names = NAMES[deck]
-    seat = _int(view, "seat", 0, 1)
-    leader = _int(view, "leader", 0, 1)
-    hand = _cards(view["hand"], "'hand'", deck)
-    trump_name = view["trump"]
-    if not isinstance(trump_name, str):
-        raise ViewError(f"'trump' must be a card name, got {_short(trump_name)}")
-    try:
-        trump = card_id(trump_name, deck)
-    except ValueError as e:
-        raise ViewError(f"'trump': {e}") from None
-    beats = BEATS[SUIT[trump]]
+    v = SCHEMA.read(view)
+    names = NAMES[v["deck"]]
+    d = _Deal(v["leader"], v["trump"])
+    for i, mv in enumerate(v["history"], start=1):
+        d.play(i, mv["seat"], mv["play"], names)
+    if d.cur != v["leader"]:
+        raise ViewError(f"'leader' is {v['leader']}, but after the history seat {d.cur} leads the current trick")
+    _check_counts(v, d)
+    _check_hand(v, d, names)
+    _check_public(v, d, names)
+    return _rebuild(v, d, rng)
 
-    history = view["history"]
-    if not isinstance(history, list):
-        raise ViewError(f"'history' must be a list of moves, got {type(history).__name__}")
-    if len(history) > NUM_MOVES:
-        raise ViewError(f"'history' has {len(history)} moves, but a deal has only {NUM_MOVES}")
 
-    # -- follow the history: seat order, tricks, piles, points, who drew the trump
-    moves: list[tuple[int, int]] = []
-    first = leader
-    cur = None  # leader of the trick in progress
-    lead_card = None
-    played: dict[int, int] = {}
-    piles: list[list[int]] = [[], []]
-    points = [0, 0]
-    tricks_won = [0, 0]
-    k = 0  # completed tricks
-    drawer = None  # who drew the trump card (after trick 17)
-    for i, mv in enumerate(history, start=1):
-        if not isinstance(mv, dict):
-            raise ViewError(f"history move {i} must be an object with 'seat' and 'play', got {type(mv).__name__}")
-        s = mv.get("seat")
-        if s.__class__ is not int or s not in (0, 1):
-            raise ViewError(f"history move {i}: 'seat' must be 0 or 1, got {_short(s)}")
-        if i == 1:
-            first = cur = s
-        expected = cur if lead_card is None else 1 - cur
-        if s != expected:
-            raise ViewError(f"history move {i}: seat {s} played, but seat {expected} was to play")
-        try:
-            c = move_from_dict(mv, deck)
-        except ViewError as e:
-            raise ViewError(f"history move {i}: {e}") from None
-        if c in played:
-            raise ViewError(f"history move {i}: {names[c]} was already played at move {played[c]}")
-        if c == trump and (drawer is None or drawer != s):
-            why = ("it is still under the stock" if drawer is None
-                   else f"seat {drawer} drew it after trick {TRUMP_TRICK}")
-            raise ViewError(f"history move {i}: seat {s} cannot play the trump card {names[c]}: {why}")
-        played[c] = i
-        moves.append((s, c))
-        if lead_card is None:
-            lead_card = c
-            continue
-        w = s if beats[lead_card * NUM_CARDS + c] else cur
-        piles[w] += (lead_card, c)
-        points[w] += POINTS[lead_card] + POINTS[c]
-        tricks_won[w] += 1
-        k += 1
-        if k == TRUMP_TRICK:
-            drawer = 1 - w
-        cur = w
-        lead_card = None
-    if not history:
-        cur = leader
-    done = len(moves) == NUM_MOVES
-    if cur != leader:
-        raise ViewError(f"'leader' is {leader}, but after the history seat {cur} leads the current trick")
-    to_play = cur if lead_card is None else 1 - cur
+def _check_counts(v: dict, d: _Deal) -> None:
+    """The stock size, the hand sizes and the hand's size against the tricks of the history."""
+    if v["stock_size"] is not None and v["stock_size"] != d.stock_size:
+        raise ViewError(f"'stock_size' is {v['stock_size']}, but after {d.tricks} tricks the stock holds "
+                        f"{d.stock_size}")
+    sizes, seat = d.hand_sizes(), v["seat"]
+    if v["hand_sizes"] is not None and v["hand_sizes"] != sizes:
+        raise ViewError(f"'hand_sizes' {v['hand_sizes']} contradict the history, which gives {sizes}")
+    if len(v["hand"]) != sizes[seat]:
+        raise ViewError(f"the hand has {len(v['hand'])} cards, but after the history seat {seat} must hold "
+                        f"{sizes[seat]}")
 
-    stock_size = max(0, STOCK_SIZE - 2 * k)
-    got = view.get("stock_size", stock_size)
-    if got.__class__ is not int or got != stock_size:
-        raise ViewError(f"'stock_size' is {_short(got)}, but after {k} tricks the stock holds {stock_size}")
-    held = HAND_SIZE + min(k, TRUMP_TRICK)
-    sizes = [held - sum(1 for s, _ in moves if s == x) for x in (0, 1)]
-    got = _pair(view, "hand_sizes", 0, HAND_SIZE)
-    if got is not None and got != sizes:
-        raise ViewError(f"'hand_sizes' {got} contradict the history, which gives {sizes}")
-    if len(hand) != sizes[seat]:
-        raise ViewError(f"the hand has {len(hand)} cards, but after the history seat {seat} must hold {sizes[seat]}")
+
+def _check_hand(v: dict, d: _Deal, names) -> None:
+    """The hand against the cards played and the trump card (under the stock, or drawn after trick 17)."""
+    hand, seat, trump = v["hand"], v["seat"], d.trump
     for c in hand:
-        if c in played:
-            raise ViewError(f"the hand holds {names[c]}, which was played at history move {played[c]}")
-    if trump in hand and drawer != seat:
-        why = "it is still under the stock" if drawer is None else f"seat {drawer} drew it"
+        if c in d.played:
+            raise ViewError(f"the hand holds {names[c]}, which was played at history move {d.played[c]}")
+    if trump in hand and d.drawer != seat:
+        why = "it is still under the stock" if d.drawer is None else f"seat {d.drawer} drew it"
         raise ViewError(f"the hand holds the trump card {names[trump]}, but {why}")
-    if drawer == seat and trump not in played and trump not in hand:
+    if d.drawer == seat and trump not in d.played and trump not in hand:
         raise ViewError(f"seat {seat} drew the trump card {names[trump]} after trick {TRUMP_TRICK} and has not "
                         f"played it, so it must be in the hand")
-    if "trick" in view:
-        trick = _cards(view["trick"], "'trick'", deck)
-        want = [] if lead_card is None else [lead_card]
-        if trick != want:
-            raise ViewError(f"'trick' is {view['trick']!r:.80}, but the history leaves "
-                            f"{[names[c] for c in want]} on the current trick")
-    if view.get("piles") is not None:
-        got = view["piles"]
-        if not isinstance(got, list) or len(got) != 2:
-            raise ViewError("'piles' must be a list of two lists of card names (seat 0, seat 1)")
-        for x in (0, 1):
-            if sorted(_cards(got[x], f"the pile of seat {x}", deck)) != sorted(piles[x]):
-                raise ViewError(f"the pile of seat {x} does not match the tricks of the history")
-    got = _pair(view, "points", 0, 120)
-    if got is not None and got != points:
-        raise ViewError(f"'points' {got} contradict the history, which gives {points}")
-    if "legal_moves" in view:
-        legal = legal_moves_of(view)
-        want = sorted(hand) if (seat == to_play and not done) else []
+
+
+def _check_public(v: dict, d: _Deal, names) -> None:
+    """The trick, the piles, the points and the legal moves against the history."""
+    want = [] if d.lead_card is None else [d.lead_card]
+    if v["trick"] is not None and v["trick"] != want:
+        raise ViewError(f"'trick' is {[names[c] for c in v['trick']]}, but the history leaves "
+                        f"{[names[c] for c in want]} on the current trick")
+    for x, pile in enumerate(v["piles"] or ()):
+        if sorted(pile) != sorted(d.piles[x]):
+            raise ViewError(f"the pile of seat {x} does not match the tricks of the history")
+    if v["points"] is not None and v["points"] != d.points:
+        raise ViewError(f"'points' {v['points']} contradict the history, which gives {d.points}")
+    if v["legal_moves"] is not None:
+        legal = [m["play"] for m in v["legal_moves"]]
+        want = sorted(v["hand"]) if (v["seat"] == d.to_play and len(d.moves) < NUM_MOVES) else []
         if sorted(legal) != want or len(set(legal)) != len(legal):
             raise ViewError(f"'legal_moves' must be {'the whole hand' if want else 'empty (not this seat turn)'}, "
                             f"got {[names[c] for c in legal]}")
 
-    # -- deal the unseen cards
+
+def _rebuild(v: dict, d: _Deal, rng: random.Random | None) -> BriscolaState:
+    """A deal that leads to the view: the unseen cards dealt (at random with ``rng``), each seat's
+    cards in the order it got them, the history replayed."""
+    seat, hand, trump, moves = v["seat"], v["hand"], d.trump, d.moves
     opp = 1 - seat
-    opp_known = drawer == opp and trump not in played
-    seen = set(hand) | set(played) | {trump}
+    opp_known = d.drawer == opp and trump not in d.played
+    seen = set(hand) | set(d.played) | {trump}
     unseen = [c for c in range(NUM_CARDS) if c not in seen]
-    n_opp = sizes[opp] - opp_known
-    if len(unseen) != n_opp + stock_size:  # cannot happen after the checks above
-        raise ViewError(f"{len(unseen)} unseen cards, but the other hand and the stock hold {n_opp + stock_size}")
+    n_opp = d.hand_sizes()[opp] - opp_known
     if rng is not None:
         rng.shuffle(unseen)
-    opp_hand = unseen[:n_opp] + ([trump] if opp_known else [])
+    now = {seat: hand, opp: unseen[:n_opp] + ([trump] if opp_known else [])}
     stock_left = unseen[n_opp:]
-    now = {seat: hand, opp: opp_hand}
-
-    # -- rebuild a deal that leads there: each seat's cards in the order it got them
     slots = {}  # (seat, slot) -> card; slot 0..2 the initial hand, 2 + i the draw after trick i
     for x in (0, 1):
         seq = [c for s, c in moves if s == x and c != trump] + [c for c in now[x] if c != trump]
-        free = [j for j in range(held) if not (x == drawer and j == 2 + TRUMP_TRICK)]
+        free = [j for j in range(d.held) if not (x == d.drawer and j == 2 + TRUMP_TRICK)]
         slots.update({(x, j): c for j, c in zip(free, seq)})
     hands0 = [[slots[(x, j)] for j in range(HAND_SIZE)] for x in (0, 1)]
     stock0 = []
-    w = first
-    for t in range(1, min(k, TRUMP_TRICK) + 1):
-        # the winner of trick t draws first: replay the winners
-        s1, c1 = moves[2 * t - 2]
-        s2, c2 = moves[2 * t - 1]
-        w = s2 if beats[c1 * NUM_CARDS + c2] else s1
+    for t in range(1, min(d.tricks, TRUMP_TRICK) + 1):  # the winner of trick t draws first
+        (s1, c1), (s2, c2) = moves[2 * t - 2], moves[2 * t - 1]
+        w = s2 if d.beats[c1 * NUM_CARDS + c2] else s1
         stock0.append(slots[(w, 2 + t)])
         if t < TRUMP_TRICK:
             stock0.append(slots[(1 - w, 2 + t)])
-    stock0 += stock_left
-    state = BriscolaState(hands0, trump, stock0, first, deck)
-    for i, (s, c) in enumerate(moves, start=1):
-        why = state.check_move(c)
-        if why is not None:  # pragma: no cover - the checks above make this unreachable
-            raise ViewError(f"history move {i} (seat {s}) is illegal: {why}")
+    state = BriscolaState(hands0, trump, stock0 + stock_left, d.first, v["deck"])
+    for s, c in moves:
         state.play(c)
     if sorted(state.hands[seat]) != sorted(hand) or state.stock != tuple(stock_left):  # pragma: no cover
         raise ViewError("the view is inconsistent (the rebuilt deal does not reach it)")

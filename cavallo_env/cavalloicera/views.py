@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 
 from ..errors import ViewError
+from ..games.tablecards import dealt_table
+from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema
 from .cards import NAMES, NUM_CARDS, SUIT, SWORDS, card_id
 from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, CavalloiceraState
 
@@ -48,24 +50,51 @@ def move_to_dict(move: tuple) -> dict:
     return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
 
 
-def _int(view, key, lo, hi):
-    v = view.get(key)
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ViewError(f"'{key}' must be an int in {lo}..{hi}, got {v!r}")
-    return v
+#: the most legal moves a Cavalloìcera seat can have, bounded from above: 12 places, and four cards each of
+#: values 10, 9 and 8 taking any of the deck's 1702, 1024 and 601 sets of numerals of that sum (a legal
+#: position reached by play has 4,532: tests/fixtures/worst/cavalloicera.json)
+MAX_LEGAL = 12 + 4 * (1702 + 1024 + 601)
 
-
-def _cards(value, what) -> list[int]:
-    if not isinstance(value, list):
-        raise ViewError(f"{what} must be a list of card names")
-    try:
-        out = [card_id(n) for n in value]
-    except ValueError as e:
-        raise ViewError(f"{what}: {e}") from None
-    if len(set(out)) != len(out):
-        dup = next(NAMES[c] for c in out if out.count(c) > 1)
-        raise ViewError(f"{what}: card {dup} appears twice")
-    return out
+_MOVE = (Field("play", Card(), "the card played"),
+         Field("capture", Cards(12), "the table cards it takes (empty: the card is placed)"))
+_EXAMPLE = {
+    "seat": 2, "dealer": 0,
+    "hand": ["2-coins", "6-coins", "9-coins", "10-coins", "5-cups", "8-cups", "C-cups", "3-swords", "4-swords",
+             "F-swords", "2-clubs"],
+    "table": ["A-coins", "6-swords", "C-swords", "R-clubs"],
+    "hand_sizes": [12, 11, 11, 12],
+    "piles": [[], ["7-clubs", "7-cups"]],
+    "history": [{"seat": 1, "play": "7-clubs", "capture": ["7-cups"]}],
+    "legal_moves": [
+        {"play": "2-coins", "capture": []}, {"play": "6-coins", "capture": []},
+        {"play": "6-coins", "capture": ["6-swords"]}, {"play": "9-coins", "capture": []},
+        {"play": "10-coins", "capture": []}, {"play": "5-cups", "capture": []}, {"play": "8-cups", "capture": []},
+        {"play": "C-cups", "capture": []}, {"play": "C-cups", "capture": ["C-swords"]},
+        {"play": "3-swords", "capture": []}, {"play": "4-swords", "capture": []}, {"play": "F-swords", "capture": []},
+        {"play": "2-clubs", "capture": []},
+    ],
+}
+#: the view (docs/contract.md): checked by ``state_from_view`` and by ``cavallo serve``
+SCHEMA = ViewSchema("cavalloicera", "Cavalloìcera", (
+    Field("game", Text(("cavalloicera",)), "'cavalloicera' (may be left out)", required=False),
+    Field("seat", Int(0, NUM_SEATS - 1), "the seat to play (0..3); teams are seats 0+2 and 1+3"),
+    Field("dealer", Int(0, NUM_SEATS - 1), "the dealer of the deal; seat dealer+1 played first"),
+    Field("hand", Cards(HAND_SIZE), "the seat's own cards"),
+    Field("table", Cards(NUM_CARDS), "the cards face up on the table"),
+    Field("hand_sizes", ListOf(Int(0, HAND_SIZE), NUM_SEATS, NUM_SEATS),
+          "cards in each seat's hand (checked when given)", required=False),
+    Field("piles", ListOf(Cards(NUM_CARDS), 2, 2, label="pile of team {i}", noun="piles"),
+          "each team's captured cards (checked when given)", required=False),
+    Field("history", ListOf(Obj((Field("seat", Int(0, NUM_SEATS - 1), "the seat that moved"),) + _MOVE,
+                                "HistoryMove", {"seat": 1, "play": "R-cups", "capture": []}),
+                            NUM_TURNS - 1, label="history move {n}", noun="moves",
+                            too_long="the deal is over: the history already has {n} moves"),
+          "every move of the deal so far, in order"),
+    Field("legal_moves", ListOf(Obj(_MOVE, "Move", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
+                                MAX_LEGAL, label="legal move {n}", noun="moves"),
+          "the seat's legal moves; computed from the rules when left out", required=False),
+), lambda name, deck: card_id(name), "What the seat to play sees (docs/contract.md); fields beyond these "
+   "are ignored.", _EXAMPLE)
 
 
 def state_from_view(view, rng: random.Random | None = None) -> CavalloiceraState:
@@ -73,71 +102,25 @@ def state_from_view(view, rng: random.Random | None = None) -> CavalloiceraState
 
     Raises ``ViewError`` saying what is wrong.  The deal must not be over.
     """
-    if not isinstance(view, dict):
-        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-    for key in ("seat", "dealer", "hand", "table", "history"):
-        if key not in view:
-            raise ViewError(f"the view has no '{key}'")
-    seat = _int(view, "seat", 0, 3)
-    dealer = _int(view, "dealer", 0, 3)
-    hand = _cards(view["hand"], "hand")
-    table = _cards(view["table"], "table")
-    history = view["history"]
-    if not isinstance(history, list):
-        raise ViewError("'history' must be a list of moves")
-    if len(history) >= NUM_TURNS:
-        raise ViewError("the deal is over: the history already has 48 moves")
-
-    moves = []
-    for i, mv in enumerate(history, start=1):
-        if not isinstance(mv, dict):
-            raise ViewError(f"history move {i} must be an object with 'seat', 'play' and 'capture'")
-        s = mv.get("seat")
-        expected = (dealer + i) % NUM_SEATS
-        if s != expected or isinstance(s, bool):
-            raise ViewError(f"history move {i}: seat {s!r} moved, but seat {expected} was to play")
-        try:
-            card, capture = move_from_dict(mv)
-        except ViewError as e:
-            raise ViewError(f"history move {i}: {e}") from None
-        moves.append((s, card, capture))
-    to_play = (dealer + 1 + len(moves)) % NUM_SEATS
-    if to_play != seat:
-        raise ViewError(f"it is seat {to_play}'s turn after {len(moves)} moves, not seat {seat}'s")
-
-    played = [c for _, c, _ in moves]
-    if len(set(played)) != len(played):
-        raise ViewError("the history plays a card twice")
-    overlap = set(played) & set(hand)
-    if overlap:
-        raise ViewError(f"the hand holds {NAMES[min(overlap)]}, which the history says was already played")
-    placed = {c for _, c, cap in moves if not cap}
-    captured = {t for _, _, cap in moves for t in cap}
-    initial_table = (set(table) | captured) - placed
-    if len(initial_table) != TABLE_SIZE:
-        raise ViewError(f"the table and history imply {len(initial_table)} cards were dealt to the table, not 4")
-    if initial_table & set(hand):
-        raise ViewError(f"{NAMES[min(initial_table & set(hand))]} is both in the hand and on the table (now or before)")
+    v = SCHEMA.read(view, skip=("legal_moves",))  # games.checked_view checks them against the rules
+    seat, dealer, hand, table = v["seat"], v["dealer"], v["hand"], v["table"]
+    moves = _history(v["history"], dealer, seat)
+    initial_table = dealt_table(moves, hand, table, NAMES, TABLE_SIZE)
     played_by = [[c for s, c, _ in moves if s == k] for k in range(NUM_SEATS)]
-    expected_sizes = [HAND_SIZE - len(p) for p in played_by]
-    if len(hand) != expected_sizes[seat]:
-        raise ViewError(f"the hand has {len(hand)} cards, but after the history seat {seat} must hold {expected_sizes[seat]}")
-    sizes = view.get("hand_sizes")
-    if sizes is not None and sizes != expected_sizes:
-        raise ViewError(f"hand_sizes {sizes!r} contradict the history, which gives {expected_sizes}")
+    sizes = [HAND_SIZE - len(p) for p in played_by]
+    if len(hand) != sizes[seat]:
+        raise ViewError(f"the hand has {len(hand)} cards, but after the history seat {seat} must hold {sizes[seat]}")
+    if v["hand_sizes"] is not None and v["hand_sizes"] != sizes:
+        raise ViewError(f"hand_sizes {v['hand_sizes']!r} contradict the history, which gives {sizes}")
 
-    unseen = sorted(set(range(NUM_CARDS)) - initial_table - set(played) - set(hand))
+    unseen = sorted(set(range(NUM_CARDS)) - initial_table - {c for _, c, _ in moves} - set(hand))
     if rng is not None:
         rng.shuffle(unseen)
     hands = []
     for k in range(NUM_SEATS):
-        if k == seat:
-            hands.append(played_by[k] + hand)
-        else:
-            n = expected_sizes[k]
-            hands.append(played_by[k] + unseen[:n])
-            unseen = unseen[n:]
-
+        n = 0 if k == seat else sizes[k]
+        hands.append(played_by[k] + (hand if k == seat else unseen[:n]))
+        unseen = unseen[n:]
     state = CavalloiceraState(hands, sorted(initial_table), dealer)
     for i, (s, card, capture) in enumerate(moves, start=1):
         why = state.check_move(card, capture)
@@ -146,24 +129,32 @@ def state_from_view(view, rng: random.Random | None = None) -> CavalloiceraState
         state.play(card, capture)
     if sorted(state.table) != sorted(table):
         raise ViewError("the table does not match what the history leaves on it")
-    piles = view.get("piles")
-    if piles is not None:
-        if not isinstance(piles, list) or len(piles) != 2:
-            raise ViewError("'piles' must be a list of two lists of card names")
-        for t in (0, 1):
-            if sorted(_cards(piles[t], f"pile of team {t}")) != sorted(state.piles[t]):
-                raise ViewError(f"the pile of team {t} does not match the history")
+    for t, pile in enumerate(v["piles"] or ()):
+        if sorted(pile) != sorted(state.piles[t]):
+            raise ViewError(f"the pile of team {t} does not match the history")
     return state
+
+
+def _history(history: list[dict], dealer: int, seat: int) -> list[tuple]:
+    """The read history as ``(seat, card, sorted capture)``, checked for the seat order and cards played twice."""
+    moves = []
+    for i, mv in enumerate(history, start=1):
+        expected = (dealer + i) % NUM_SEATS
+        if mv["seat"] != expected:
+            raise ViewError(f"history move {i}: seat {mv['seat']!r} moved, but seat {expected} was to play")
+        moves.append((mv["seat"], mv["play"], tuple(sorted(mv["capture"]))))
+    to_play = (dealer + 1 + len(moves)) % NUM_SEATS
+    if to_play != seat:
+        raise ViewError(f"it is seat {to_play}'s turn after {len(moves)} moves, not seat {seat}'s")
+    played = [c for _, c, _ in moves]
+    if len(set(played)) != len(played):
+        raise ViewError("the history plays a card twice")
+    return moves
 
 
 def legal_moves_of(view) -> list[tuple]:
     """The view's ``legal_moves`` as ``(card, capture)`` id tuples."""
-    legal = view.get("legal_moves") if isinstance(view, dict) else None
-    if not isinstance(legal, list):
-        if not isinstance(view, dict):
-            raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-        raise ViewError("the view's 'legal_moves' must be a list of moves")
-    return [move_from_dict(m) for m in legal]
+    return [(m["play"], tuple(sorted(m["capture"]))) for m in SCHEMA.read_field(view, "legal_moves")]
 
 
 # ---------------------------------------------------------------- rendering

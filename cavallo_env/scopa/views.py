@@ -22,7 +22,9 @@ from __future__ import annotations
 import random
 
 from ..errors import ViewError
-from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS
+from ..games.tablecards import dealt_table
+from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema
+from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS, card_id
 from .engine import (HAND_SIZE, MONEY_SUIT, NUM_PLAYS, STOCK_SIZE, TABLE_SIZE, TARGET, ScopaDeal, ScopaState,
                      kings_on_table, show)
 
@@ -89,38 +91,42 @@ def move_from_dict(move, deck: str = "milanesi") -> tuple:
 
 
 def view_deck(view) -> str:
-    deck = view.get("deck", "milanesi") if isinstance(view, dict) else None
-    if deck.__class__ is not str or deck not in MONEY_SUIT:
-        raise ViewError(f"'deck' must be one of {', '.join(map(repr, DECKS))}, got {show(deck)}")
-    return deck
+    """The view's deck ('milanesi' when it names none)."""
+    return SCHEMA.deck_of(view)
 
 
 def legal_moves_of(view) -> list[tuple]:
     """The view's ``legal_moves`` as ``(card, capture)`` id tuples."""
-    if not isinstance(view, dict):
-        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-    deck = view_deck(view)
-    legal = view.get("legal_moves")
-    if not isinstance(legal, list):
-        raise ViewError("the view's 'legal_moves' must be a list of moves")
-    return [move_from_dict(m, deck) for m in legal]
+    return [(m["play"], tuple(sorted(m["capture"]))) for m in SCHEMA.read_field(view, "legal_moves")]
 
 
-def _int(view, key, lo, hi):
-    v = view.get(key)
-    if v.__class__ is not int or not lo <= v <= hi:
-        raise ViewError(f"'{key}' must be an int in {lo}..{hi}, got {show(v)}")
-    return v
-
-
-def _cards(value, deck, what) -> list[int]:
-    if not isinstance(value, list):
-        raise ViewError(f"{what} must be a list of card names, got {type(value).__name__}")
-    out = [_card(n, deck, what) for n in value]
-    if len(set(out)) != len(out):
-        dup = next(NAMES[deck][c] for c in out if out.count(c) > 1)
-        raise ViewError(f"{what}: card {dup} appears twice")
-    return out
+_MOVE = (Field("play", Card(), "the card played"),
+         Field("capture", Cards(12), "the table cards it takes, in card id order (empty: the card is placed)"))
+_PAIR = "(seat 0, seat 1)"
+#: the view (docs/contract.md, "Scopa"): checked by ``state_from_view`` and by ``cavallo serve``
+SCHEMA = ViewSchema("scopa", "Scopa", (
+    Field("game", Text(("scopa",)), "'scopa'", required=False),
+    Field("deck", Text(DECKS), "the deck whose card names the view uses: 'milanesi' or 'bresciane'"),
+    Field("seat", Int(0, 1), "the seat to play (0 or 1)"),
+    Field("dealer", Int(0, 1), "the dealer of the deal; the other seat played first"),
+    Field("hand", Cards(HAND_SIZE), "the seat's own cards"),
+    Field("table", Cards(NUM_CARDS), "the cards face up on the table"),
+    Field("stock_size", Int(0, STOCK_SIZE), "the cards left in the stock", required=False),
+    Field("hand_sizes", ListOf(Int(0, HAND_SIZE), 2, 2), f"cards in each hand {_PAIR}", required=False),
+    Field("piles", ListOf(Cards(NUM_CARDS), 2, 2, label="pile of seat {i}", noun="piles"),
+          f"the cards each seat captured in this deal {_PAIR}", required=False),
+    Field("scope", ListOf(Int(0, NUM_PLAYS), 2, 2), f"the scopas of this deal {_PAIR}", required=False),
+    Field("totals", ListOf(Int(0, _MAX_TOTAL, "an int >= 0"), 2, 2),
+          f"the match totals before this deal {_PAIR}", required=False),
+    Field("history", ListOf(Obj((Field("seat", Int(0, 1), "the seat that played"),) + _MOVE,
+                                "HistoryMove", {"seat": 1, "play": "R-cups", "capture": []}),
+                            NUM_PLAYS - 1, label="history move {n}", noun="moves",
+                            too_long=f"the deal is over: the history already has {{n}} plays (a deal has {NUM_PLAYS})"),
+          "this deal's plays so far, in order"),
+    Field("legal_moves", ListOf(Obj(_MOVE, "Move", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
+                                4096, label="legal move {n}", noun="moves"),
+          "the seat's legal moves; computed from the rules when left out", required=False),
+), card_id, "What the Scopa seat to play sees (docs/contract.md, \"Scopa\").")
 
 
 def state_from_view(view, rng: random.Random | None = None) -> ScopaState:
@@ -137,126 +143,88 @@ def state_from_view(view, rng: random.Random | None = None) -> ScopaState:
 
     Raises ``ViewError`` saying what is wrong.
     """
-    if not isinstance(view, dict):
-        raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-    if view.get("game", "scopa") != "scopa":
-        raise ViewError(f"not a Scopa view: 'game' is {show(view.get('game'))}")
-    for key in ("deck", "seat", "dealer", "hand", "table", "history"):
-        if key not in view:
-            raise ViewError(f"the view has no '{key}'")
-    deck = view_deck(view)
-    names = NAMES[deck]
-    seat = _int(view, "seat", 0, 1)
-    dealer = _int(view, "dealer", 0, 1)
-    hand = _cards(view["hand"], deck, "hand")
-    table = _cards(view["table"], deck, "table")
-    history = view["history"]
-    if not isinstance(history, list):
-        raise ViewError("'history' must be a list of moves")
-    if len(history) >= NUM_PLAYS:
-        raise ViewError(f"the deal is over: the history already has {len(history)} plays (a deal has {NUM_PLAYS})")
-    totals = view.get("totals", [0, 0])
-    if (not isinstance(totals, list) or len(totals) != 2
-            or any(t.__class__ is not int or not 0 <= t <= _MAX_TOTAL for t in totals)):
-        raise ViewError(f"'totals' must be a list of two ints >= 0, got {show(totals)}")
+    v = SCHEMA.read(view, skip=("legal_moves",))  # games.checked_view checks them against the rules
+    totals = v["totals"] or [0, 0]
     if max(totals) >= TARGET and totals[0] != totals[1]:
         raise ViewError(f"'totals' {totals} mean the match is already won (at least {TARGET} and more than the other)")
+    names = NAMES[v["deck"]]
+    moves = _history(v["history"], v["dealer"], names)
+    initial_table = _initial_table(moves, v["hand"], v["table"], names)
+    deal = _rebuild(v, moves, initial_table, rng)
+    for i, (s, card, capture) in enumerate(moves, start=1):
+        why = deal.check_move(card, capture, names)
+        if why is not None:
+            raise ViewError(f"history move {i} (seat {s}) is illegal: {why}")
+        deal.play(card, capture)
+    if sorted(deal.table) != sorted(v["table"]):
+        raise ViewError("the table does not match what the history leaves on it")
+    for k, pile in enumerate(v["piles"] or ()):
+        if sorted(pile) != sorted(deal.piles[k]):
+            raise ViewError(f"the pile of seat {k} does not match the history")
+    if v["scope"] is not None and v["scope"] != deal.scope:
+        raise ViewError(f"'scope' {v['scope']} contradicts the history, which gives {deal.scope}")
+    gen = random.Random(rng.getrandbits(64) if rng is not None else 0)
+    return ScopaState(deal, v["deck"], True, gen, base=(totals[0], totals[1]))
 
+
+def _history(history: list[dict], dealer: int, names) -> list[tuple]:
+    """The read history as ``(seat, card, capture)``: seats in turn from the non-dealer, captures
+    sorted, no card played twice."""
     moves = []
     nondealer = 1 - dealer
     for i, mv in enumerate(history, start=1):
-        if not isinstance(mv, dict):
-            raise ViewError(f"history move {i} must be an object with 'seat', 'play' and 'capture'")
-        s = mv.get("seat")
         expected = nondealer if i % 2 == 1 else dealer
-        if s.__class__ is not int or s != expected:
-            raise ViewError(f"history move {i}: seat {show(s)} played, but seat {expected} was to play "
+        if mv["seat"] != expected:
+            raise ViewError(f"history move {i}: seat {mv['seat']} played, but seat {expected} was to play "
                             f"(the non-dealer, seat {nondealer}, plays first, then the seats alternate)")
-        try:
-            card, capture = move_from_dict(mv, deck)
-        except ViewError as e:
-            raise ViewError(f"history move {i}: {e}") from None
-        if [names[t] for t in capture] != mv["capture"]:
+        if mv["capture"] != sorted(mv["capture"]):
             raise ViewError(f"history move {i}: the capture must be sorted by card id")
-        moves.append((s, card, capture))
-
-    p = len(moves)
+        moves.append((mv["seat"], mv["play"], tuple(mv["capture"])))
     played = [c for _, c, _ in moves]
     if len(set(played)) != len(played):
         dup = next(names[c] for c in played if played.count(c) > 1)
         raise ViewError(f"the history plays {dup} twice")
-    overlap = set(played) & set(hand)
-    if overlap:
-        raise ViewError(f"the hand holds {names[min(overlap)]}, which the history says was already played")
-    if set(hand) & set(table):
-        raise ViewError(f"{names[min(set(hand) & set(table))]} is both in the hand and on the table")
-    placed = {c for _, c, cap in moves if not cap}
-    captured = {t for _, _, cap in moves for t in cap}
-    initial_table = (set(table) | captured) - placed
-    if len(initial_table) != TABLE_SIZE:
-        raise ViewError(f"the table and the history imply {len(initial_table)} cards were dealt to the table, not 4")
-    if initial_table & set(played):
-        raise ViewError(f"{names[min(initial_table & set(played))]} was dealt to the table, "
-                        "yet the history plays it from a hand")
-    if initial_table & set(hand):
-        raise ViewError(f"{names[min(initial_table & set(hand))]} is in the hand but was on the table")
+    return moves
+
+
+def _initial_table(moves: list[tuple], hand: list[int], table: list[int], names) -> set[int]:
+    """The four cards dealt to the table, from the table now and the history; not three kings."""
+    initial_table = dealt_table(moves, hand, table, names, TABLE_SIZE)
     if kings_on_table(initial_table) >= 3:
         raise ViewError("the history implies a table dealt with three or more kings, which is dealt again")
+    return initial_table
 
-    # hands: round r (plays 6r .. 6r+5) gives each seat 3 cards
+
+def _rebuild(v: dict, moves: list[tuple], initial_table: set[int], rng: random.Random | None) -> ScopaDeal:
+    """The deal at its start: the hand and stock sizes checked against the plays (round r, plays 6r..6r+5,
+    gives each seat 3 cards), the unseen cards dealt (at random with ``rng``)."""
+    seat, dealer, hand, p = v["seat"], v["dealer"], v["hand"], len(moves)
     rnd = p // 6
     plays_by = [[c for s, c, _ in moves if s == k] for k in (0, 1)]
     sizes = [HAND_SIZE - (len(plays_by[k]) - HAND_SIZE * rnd) for k in (0, 1)]
     if len(hand) != sizes[seat]:
         raise ViewError(f"the hand has {len(hand)} cards, but after {p} plays seat {seat} must hold {sizes[seat]}")
     stock_size = STOCK_SIZE - 2 * HAND_SIZE * rnd
-    hs = view.get("hand_sizes")
-    if hs is not None and hs != sizes:
-        raise ViewError(f"'hand_sizes' {show(hs)} contradict the history, which gives {sizes}")
-    ss = view.get("stock_size")
-    if ss is not None and (ss.__class__ is not int or ss != stock_size):
-        raise ViewError(f"'stock_size' {show(ss)} contradicts the history, which leaves {stock_size}")
-
-    unseen = sorted(set(range(NUM_CARDS)) - initial_table - set(played) - set(hand))
+    if v["hand_sizes"] is not None and v["hand_sizes"] != sizes:
+        raise ViewError(f"'hand_sizes' {v['hand_sizes']} contradict the history, which gives {sizes}")
+    if v["stock_size"] is not None and v["stock_size"] != stock_size:
+        raise ViewError(f"'stock_size' {v['stock_size']} contradicts the history, which leaves {stock_size}")
+    unseen = sorted(set(range(NUM_CARDS)) - initial_table - {c for _, c, _ in moves} - set(hand))
     other = 1 - seat
-    if len(unseen) != sizes[other] + stock_size:  # a safeguard: follows from the checks above
-        raise ViewError("the view's cards do not add up to a 40-card deal")
     if rng is not None:
         rng.shuffle(unseen)
     held = {seat: sorted(hand), other: unseen[:sizes[other]]}
-    future = unseen[sizes[other]:]
 
     def round_cards(k, r):
         got = plays_by[k][HAND_SIZE * r:HAND_SIZE * (r + 1)]
         return got + held[k] if r == rnd else got
 
-    hands0 = [round_cards(0, 0), round_cards(1, 0)]
     stock = []
     for r in range(1, rnd + 1):
-        stock += round_cards(nondealer, r) + round_cards(dealer, r)
-    stock += future
-    initial = sorted(initial_table)
-    deal = ScopaDeal(dealer, hands0, initial, stock, money=MONEY_SUIT[deck])
-    for i, (s, card, capture) in enumerate(moves, start=1):
-        why = deal.check_move(card, capture, names)
-        if why is not None:
-            raise ViewError(f"history move {i} (seat {s}) is illegal: {why}")
-        deal.play(card, capture)
-    if sorted(deal.table) != sorted(table):
-        raise ViewError("the table does not match what the history leaves on it")
-    piles = view.get("piles")
-    if piles is not None:
-        if not isinstance(piles, list) or len(piles) != 2:
-            raise ViewError("'piles' must be a list of two lists of card names")
-        for k in (0, 1):
-            if sorted(_cards(piles[k], deck, f"pile of seat {k}")) != sorted(deal.piles[k]):
-                raise ViewError(f"the pile of seat {k} does not match the history")
-    scope = view.get("scope")
-    if scope is not None and (not isinstance(scope, list) or len(scope) != 2
-                              or any(x.__class__ is not int for x in scope) or scope != deal.scope):
-        raise ViewError(f"'scope' {show(scope)} contradicts the history, which gives {deal.scope}")
-    gen = random.Random(rng.getrandbits(64) if rng is not None else 0)
-    return ScopaState(deal, deck, True, gen, base=(totals[0], totals[1]))
+        stock += round_cards(1 - dealer, r) + round_cards(dealer, r)
+    stock += unseen[sizes[other]:]
+    return ScopaDeal(dealer, [round_cards(0, 0), round_cards(1, 0)], sorted(initial_table), stock,
+                     money=MONEY_SUIT[v["deck"]])
 
 
 # ---------------------------------------------------------------- rendering
