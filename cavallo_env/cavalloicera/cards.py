@@ -1,15 +1,17 @@
 """Card ids, names and the per-card lookup tables the engine runs on.
 
 Ids follow docs/contract.md: ``id = suit_index * 13 + rank_index`` with suits
-``coins, cups, swords, clubs`` and ranks ``A 2 .. 10 F C R``.  Names such as
+``coins, cups, swords, clubs`` and ranks ``A 2 .. 10 F C R`` (the 52-card deck
+of ``cavallo_env.games.decks``).  Names such as
 ``"7-coins"`` are the interchange format; ids are what the engine and tensors use.
 """
 
 from __future__ import annotations
 
-SUITS = ("coins", "cups", "swords", "clubs")
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F", "C", "R")
-NUM_CARDS = 52
+from ..games.decks import NAMES_52 as NAMES
+from ..games.decks import NUM_CARDS_52 as NUM_CARDS
+from ..games.decks import RANKS_52 as RANKS
+from ..games.decks import SUITS_52 as SUITS
 
 COINS, CUPS, SWORDS, CLUBS = range(4)
 
@@ -19,7 +21,6 @@ SUIT = tuple(c // 13 for c in range(NUM_CARDS))
 RANK = tuple(c % 13 for c in range(NUM_CARDS))
 #: value used in sums: A..10 -> 1..10, courts -> 0 (they never sum)
 VALUE = tuple(r + 1 if r < 10 else 0 for r in RANK)
-NAMES = tuple(f"{RANKS[c % 13]}-{SUITS[c // 13]}" for c in range(NUM_CARDS))
 _IDS = {name: c for c, name in enumerate(NAMES)}
 
 # Cards that score an award of their own (docs/contract.md examples).

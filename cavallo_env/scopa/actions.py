@@ -16,7 +16,7 @@ nothing illegal is reachable.  ``ScopaActions`` is pure Python.
 from __future__ import annotations
 
 from ..games.captures import CaptureBuilder, capture_actions
-from ..briscola.cards import NAMES
+from .cards import NAMES
 from .engine import ScopaState
 
 NUM_ACTIONS = 120

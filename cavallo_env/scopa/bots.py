@@ -24,7 +24,7 @@ from math import comb
 
 from ..bots.base import Bot
 from ..budget import ByteCache
-from ..briscola.cards import IDS, card_id
+from .cards import IDS, card_id
 from ..errors import ViewError, require, unreadable
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
 

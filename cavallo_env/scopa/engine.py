@@ -3,7 +3,7 @@
 No numpy, no torch: this module is the single source of truth for the rules of
 Scopa and is shared by the PettingZoo env, the bots, the records and the views.
 
-Cards are ids ``suit * 10 + rank`` of the 40-card decks (``cavallo_env.briscola.cards``).
+Cards are ids ``suit * 10 + rank`` of the 40-card decks (``cavallo_env.games.decks``, ``scopa.cards``).
 A *move* is ``(card, capture)``: the card played from hand and the tuple of
 table cards it takes, sorted by id (``()`` = the card is placed on the table).
 
@@ -30,7 +30,10 @@ from bisect import insort
 from ..games.base import Copyable
 from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
 from ..games.shuffle import shuffle
-from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS
+from .cards import (  # noqa: F401  (KING .. PRIMIERA_RANK: imported from here by the other modules)
+    DECKS, IDS, KING, MONEY_SUIT, NAMES, NUM_CARDS, PRIMIERA, PRIMIERA_RANK, RANK, SEVEN, SUIT, VALUE, check_deck,
+    unknown_card,
+)
 
 NUM_SEATS = 2
 HAND_SIZE = 3
@@ -39,19 +42,9 @@ STOCK_SIZE = NUM_CARDS - 2 * HAND_SIZE - TABLE_SIZE  # 30
 NUM_PLAYS = NUM_CARDS - TABLE_SIZE  # 36 plays per deal, 18 per seat
 TARGET = 11
 
-KING = 9  # rank index of K/R
-SEVEN = 6
-#: money suit index per deck: diamonds (milanesi), coins (bresciane)
-MONEY_SUIT = {"milanesi": 1, "bresciane": 0}
 AWARDS = ("most_cards", "most_money", "settebello", "primiera")
 BREAKDOWN_KEYS = ("scope",) + AWARDS
 
-VALUE = tuple(c % 10 + 1 for c in range(NUM_CARDS))
-SUIT = tuple(c // 10 for c in range(NUM_CARDS))
-RANK = tuple(c % 10 for c in range(NUM_CARDS))
-#: primiera value by rank index: A 16, 2 12, 3 13, 4 14, 5 15, 6 18, 7 21, courts 10
-PRIMIERA_RANK = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
-PRIMIERA = tuple(PRIMIERA_RANK[r] for r in RANK)
 
 Move = tuple  # (card: int, capture: tuple[int, ...])
 
@@ -152,12 +145,6 @@ def show(x, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
-def _check_deck(deck) -> str:
-    if deck.__class__ is not str or deck not in MONEY_SUIT:
-        raise ValueError(f"unknown deck {show(deck)}; known decks: {', '.join(DECKS)}")
-    return deck
-
-
 def kings_on_table(table) -> int:
     return sum(1 for c in table if RANK[c] == KING)
 
@@ -184,7 +171,7 @@ def parse_deal(deal, deck: str = "milanesi"):
     Returns ``(dealer, hands, table, stock)`` as ids in the order given.  Every
     problem raises a ``ValueError`` that says what is wrong.
     """
-    _check_deck(deck)
+    check_deck(deck)
     if not isinstance(deal, dict):
         raise ValueError(f"deal must be a dict with 'dealer', 'hands', 'table' and 'stock', got {type(deal).__name__}")
     missing = [k for k in ("dealer", "hands", "table", "stock") if k not in deal]
@@ -208,7 +195,7 @@ def parse_deal(deal, deck: str = "milanesi"):
         for n in names:
             c = ids.get(n) if n.__class__ is str else None
             if c is None:
-                raise ValueError(f"deal: {where}: {_unknown_card(n, deck)}")
+                raise ValueError(f"deal: {where}: {unknown_card(n, deck)}")
             if c in seen:
                 raise ValueError(f"deal: card {n} appears twice ({seen[c]} and {where})")
             seen[c] = where
@@ -223,15 +210,6 @@ def parse_deal(deal, deck: str = "milanesi"):
         raise ValueError(f"deal: the table holds {kings} kings ({', '.join(NAMES[deck][c] for c in table if RANK[c] == KING)}); "
                          "a table with three or four kings is dealt again")
     return dealer, parsed_hands, table, stock
-
-
-def _unknown_card(n, deck) -> str:
-    if n.__class__ is not str:
-        return f"a card must be a name (string) of the {deck} deck, got {type(n).__name__} {show(n)}"
-    for other in DECKS:
-        if other != deck and n in IDS[other]:
-            return f"{n!r} is a card of the {other} deck, not of the {deck} deck"
-    return f"unknown card {n[:40]!r} in the {deck} deck (e.g. {NAMES[deck][6]!r})"
 
 
 class ScopaDeal(Copyable):
@@ -496,7 +474,7 @@ class ScopaState(Copyable):
 
     def __init__(self, deal: ScopaDeal, deck: str = "milanesi", match: bool = True, rng: random.Random | None = None,
                  target: int = TARGET, base=(0, 0)):
-        _check_deck(deck)
+        check_deck(deck)
         self.deck = deck
         self.names = NAMES[deck]
         self.money = MONEY_SUIT[deck]
@@ -629,7 +607,7 @@ class ScopaState(Copyable):
 def random_state(seed=None, deck: str = "milanesi", match: bool = True) -> ScopaState:
     """A random start from ``random.Random(seed)``: the first dealer at random, then
     the deck shuffled (seat 0's 3 cards, seat 1's 3, the table's 4, the stock)."""
-    _check_deck(deck)
+    check_deck(deck)
     rng = random.Random(seed)
     dealer = rng.randrange(2)
     deal = ScopaDeal(*draw_deal(rng, dealer), money=MONEY_SUIT[deck])

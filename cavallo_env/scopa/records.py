@@ -24,7 +24,7 @@ import random
 
 from ..errors import RecordError
 from ..games.replay import Replay
-from ..briscola.cards import DECKS, IDS, NAMES
+from .cards import DECKS, IDS, NAMES, unknown_card
 from .engine import BREAKDOWN_KEYS, MONEY_SUIT, NUM_PLAYS, TARGET, ScopaDeal, ScopaState, parse_deal
 from .engine import show as _show
 
@@ -158,7 +158,7 @@ def _play_moves(steps: Replay, state: ScopaState, moves: list, deck: str) -> Non
     def card_of(n, field="capture"):
         t = ids.get(n) if n.__class__ is str else None
         if t is None:
-            raise ValueError(f"'{field}': {_unknown(n, deck)}")
+            raise ValueError(f"'{field}': {unknown_card(n, deck)}")
         return t
 
     for i, mv in enumerate(moves, start=1):
@@ -197,12 +197,3 @@ def _check_deal_result(steps: Replay, stated, actual: dict) -> None:
     steps.same(stated, actual, ("points", "breakdown", "cards"), compare=("points", "cards"))
     steps.breakdown(stated["breakdown"], actual["breakdown"], BREAKDOWN_KEYS, "seat")
     steps.only(stated, ("points", "breakdown", "cards"), "the deal's 'result'")
-
-
-def _unknown(n, deck) -> str:
-    if n.__class__ is not str:
-        return f"a card must be a name of the {deck} deck, got {_show(n)}"
-    for other in DECKS:
-        if other != deck and n in IDS[other]:
-            return f"{n!r} is a card of the {other} deck, not of the {deck} deck"
-    return f"unknown card {_show(n)} in the {deck} deck"
