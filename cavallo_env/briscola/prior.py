@@ -80,13 +80,6 @@ def action_prior(state, out: np.ndarray | None = None, cache: PriorCache | None 
         return out
     legal, scores, best = card_scores(state, cache)
     return write_prior(out, dict(zip(legal, scores)), best, CLIP, NUM_ACTIONS)
-    legal, scores, best = card_scores(state, cache)
-    top = max(scores)
-    for c, s in zip(legal, scores):
-        d = s - top
-        out[c] = d if d > -CLIP else -CLIP
-    out[NUM_ACTIONS + best] = 1.0
-    return out
 
 
 __all__ = ["PRIOR_VERSION", "PRIOR_SIZE", "CLIP", "PriorCache", "card_scores", "heuristic_move", "action_prior"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..games.decks import NAMES_52 as NAMES
 from ..games.decks import NUM_CARDS_52 as NUM_CARDS
-from ..games.decks import RANKS_52 as RANKS
-from ..games.decks import SUITS_52 as SUITS
+from ..games.decks import RANKS_52 as RANKS  # noqa: F401  (public table)
+from ..games.decks import SUITS_52 as SUITS  # noqa: F401  (public table)
 
 COINS, CUPS, SWORDS, CLUBS = range(4)
 

@@ -69,31 +69,3 @@ def action_prior(game: CavalloiceraActions, out: np.ndarray | None = None, cache
     scores, best_move = move_scores(game, cache)
     best_of, choice = capture_prior(game.building, scores, best_move, (PLACE, CAPTURE, TAKE), True)
     return write_prior(out, best_of, choice, CLIP, NUM_ACTIONS)
-    scores, best_move = move_scores(game, cache)
-    best_of: dict[int, float] = {}
-    if game.building is None:
-        for (card, capture), s in scores.items():
-            a = CAPTURE + card if capture else PLACE + card
-            if s > best_of.get(a, -1e18):
-                best_of[a] = s
-        choice = CAPTURE + best_move[0] if best_move[1] else PLACE + best_move[0]
-    else:
-        card, taken, sets = game.building
-        k = len(taken)
-        choice_key = None
-        choice = None
-        for cap in sets:
-            s = scores[(card, cap)]
-            a = TAKE + cap[k]
-            if s > best_of.get(a, -1e18):
-                best_of[a] = s
-            ck = (s, len(cap))
-            if choice_key is None or ck > choice_key:
-                choice_key, choice = ck, a
-        if best_move[0] == card and best_move[1] in sets:
-            choice = TAKE + best_move[1][k]
-    top = max(best_of.values())
-    for a, s in best_of.items():
-        out[a] = max(s - top, -CLIP)
-    out[NUM_ACTIONS + choice] = 1.0
-    return out

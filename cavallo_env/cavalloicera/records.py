@@ -9,7 +9,7 @@ The file helpers and the replay of any game's record are in ``cavallo_env.record
 
 from __future__ import annotations
 
-from ..errors import RecordError
+from ..errors import RecordError  # noqa: F401  (re-exported: replay raises it)
 from ..games.replay import Replay
 from .cards import NAMES, card_id
 from .engine import BREAKDOWN_KEYS, NUM_TURNS, CavalloiceraState, parse_deal

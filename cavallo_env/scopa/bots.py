@@ -24,8 +24,8 @@ from math import comb
 
 from ..bots.base import Bot
 from ..budget import ByteCache
-from .cards import IDS, card_id
 from ..errors import ViewError, require, unreadable
+from .cards import IDS, card_id
 from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "heuristic_move",

@@ -30,7 +30,7 @@ from bisect import insort
 from ..games.base import Copyable
 from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
 from ..games.shuffle import shuffle
-from .cards import (  # noqa: F401  (KING .. PRIMIERA_RANK: imported from here by the other modules)
+from .cards import (  # noqa: F401  (DECKS, PRIMIERA_RANK: imported from here by other modules)
     DECKS, IDS, KING, MONEY_SUIT, NAMES, NUM_CARDS, PRIMIERA, PRIMIERA_RANK, RANK, SEVEN, SUIT, VALUE, check_deck,
     unknown_card,
 )

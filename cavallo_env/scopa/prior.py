@@ -122,35 +122,6 @@ def action_prior(game, out: np.ndarray | None = None, cache: PriorCache | None =
     scores, best_move = move_scores(game.state, cache)
     best_of, choice = capture_prior(game.building, scores, best_move, (PLACE, CAPTURE, TAKE), False)
     return write_prior(out, best_of, choice, CLIP, NUM_ACTIONS)
-    scores, best_move = move_scores(game.state, cache)
-    best_of: dict[int, float] = {}
-    building = game.building
-    if building is None:
-        for (card, capture), s in scores.items():
-            a = CAPTURE + card if capture else PLACE + card
-            if a not in best_of or s > best_of[a]:
-                best_of[a] = s
-        choice = CAPTURE + best_move[0] if best_move[1] else PLACE + best_move[0]
-    else:
-        card, taken, sets = building
-        k = len(taken)
-        choice = None
-        top_s = None
-        for cap in sets:  # in the rules' order: the first best wins ties, as the bot's
-            s = scores[(card, cap)]
-            a = TAKE + cap[k]
-            if a not in best_of or s > best_of[a]:
-                best_of[a] = s
-            if top_s is None or s > top_s:
-                top_s, choice = s, a
-        if best_move[0] == card and best_move[1] in sets:
-            choice = TAKE + best_move[1][k]
-    top = max(best_of.values())
-    for a, s in best_of.items():
-        d = s - top
-        out[a] = d if d > -CLIP else -CLIP
-    out[NUM_ACTIONS + choice] = 1.0
-    return out
 
 
 __all__ = ["PRIOR_VERSION", "PRIOR_SIZE", "CLIP", "PriorCache", "info_of", "move_scores", "heuristic_move",
