@@ -143,45 +143,34 @@ def _solve(h0: tuple, h1: tuple, leader: int, lead, stock: tuple, trump: int, be
     if lead is None:
         if not h0 and not h1:
             return diff + (bonus if diff > 0 else -bonus if diff < 0 else 0)
-        mover, hand = leader, (h0 if leader == 0 else h1)
-        best = -1e9 if mover == 0 else 1e9
-        for i, c in enumerate(hand):
-            rest = hand[:i] + hand[i + 1:]
-            if mover == 0:
-                v = _solve(rest, h1, leader, c, stock, trump, beats, diff, alpha, beta, bonus)
-                if v > best:
-                    best = v
-                if best > alpha:
-                    alpha = best
-            else:
-                v = _solve(h0, rest, leader, c, stock, trump, beats, diff, alpha, beta, bonus)
-                if v < best:
-                    best = v
-                if best < beta:
-                    beta = best
-            if alpha >= beta:
-                break
-        return best
-    mover = 1 - leader
+        mover = leader
+    else:
+        mover = 1 - leader
     hand = h0 if mover == 0 else h1
     best = -1e9 if mover == 0 else 1e9
     for i, c in enumerate(hand):
         rest = hand[:i] + hand[i + 1:]
-        w = mover if beats[lead * NUM_CARDS + c] else leader
-        pts = POINTS[lead] + POINTS[c]
-        d = diff + pts if w == 0 else diff - pts
-        a0, a1 = (rest, h1) if mover == 0 else (h0, rest)
-        if stock:
-            drew_w = stock[0]
-            drew_l = stock[1] if len(stock) > 1 else trump
-            if w == 0:
-                a0, a1 = a0 + (drew_w,), a1 + (drew_l,)
+        if lead is None:  # c leads the trick
+            if mover == 0:
+                v = _solve(rest, h1, leader, c, stock, trump, beats, diff, alpha, beta, bonus)
             else:
-                a0, a1 = a0 + (drew_l,), a1 + (drew_w,)
-            ns = stock[2:]
-        else:
-            ns = stock
-        v = _solve(a0, a1, w, None, ns, trump, beats, d, alpha, beta, bonus)
+                v = _solve(h0, rest, leader, c, stock, trump, beats, diff, alpha, beta, bonus)
+        else:  # c completes it: the trick is scored, both seats draw (the winner first), the winner leads
+            w = mover if beats[lead * NUM_CARDS + c] else leader
+            pts = POINTS[lead] + POINTS[c]
+            d = diff + pts if w == 0 else diff - pts
+            a0, a1 = (rest, h1) if mover == 0 else (h0, rest)
+            if stock:
+                drew_w = stock[0]
+                drew_l = stock[1] if len(stock) > 1 else trump
+                if w == 0:
+                    a0, a1 = a0 + (drew_w,), a1 + (drew_l,)
+                else:
+                    a0, a1 = a0 + (drew_l,), a1 + (drew_w,)
+                ns = stock[2:]
+            else:
+                ns = stock
+            v = _solve(a0, a1, w, None, ns, trump, beats, d, alpha, beta, bonus)
         if mover == 0:
             if v > best:
                 best = v

@@ -275,27 +275,18 @@ class BriscolaSearch(SearchHooks):
         rnd = rng.random
         hands = state.hands
         play = state.play
-        if self.policy == "smart":
-            for _ in range(plies):
-                if state.done or (not state.stock and not state.trick):
-                    return
-                hand = hands[state.current]
-                if len(hand) == 1:
-                    play(hand[0])
-                elif rnd() < eps:
-                    play(hand[int(rnd() * len(hand))])
-                else:
-                    play(smart_card(state))
-            return
+        smart = self.policy == "smart"
         ts = state.trump_suit
         for _ in range(plies):
-            if state.done:
+            if state.done or (smart and not state.stock and not state.trick):
                 return
             hand = hands[state.current]
             if len(hand) == 1:
                 play(hand[0])
             elif rnd() < eps:
                 play(hand[int(rnd() * len(hand))])
+            elif smart:
+                play(smart_card(state))
             else:
                 trick = state.trick
                 play(greedy_card(hand, trick[0] if trick else None, ts))
