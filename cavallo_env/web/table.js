@@ -183,7 +183,7 @@ function renderLobby() {
   if (current) ai.value = current;
   const decks = app.catalog.map((d) => {
     const games = d.games.map((g) => {
-      const players = g.seats === 4 ? t("players_cavalloicera") : g.match ? t("players_match") : t("players_two");
+      const players = g.seats === 4 ? t("players_teams") : g.match ? t("players_match") : t("players_two");
       const rulesBox = el("div", { class: "rules-inline", id: `rules-${d.deck}-${g.game}`, hidden: true });
       const toggle = el("button", {
         type: "button", "aria-expanded": "false", "aria-controls": rulesBox.id, text: t("rules"),
