@@ -94,7 +94,7 @@ SCHEMA = ViewSchema(GAME_NAME, "Briscola", (
                                 "BriscolaHistoryMove", {"seat": 0, "play": "A-coins"}),
                             NUM_MOVES, label="history move {n}", noun="moves"),
           "every card of the deal played so far, in order"),
-    Field("legal_moves", ListOf(Obj((_MOVE,), "PlayOnly", {"play": "A-coins"}), HAND_SIZE,
+    Field("legal_moves", ListOf(Obj((_MOVE,), "BriscolaMove", {"play": "A-coins"}), HAND_SIZE,
                                 label="legal move {n}", noun="moves"),
           "the seat's legal moves (its whole hand); computed from the rules when left out", required=False),
 ), card_id, "What the Briscola seat to play sees (docs/contract.md, \"Briscola\").")

@@ -57,6 +57,11 @@ MAX_LEGAL = 12 + 4 * (1702 + 1024 + 601)
 
 _MOVE = (Field("play", Card(), "the card played"),
          Field("capture", Cards(12), "the table cards it takes (empty: the card is placed)"))
+_LEGAL_MOVE = Obj(_MOVE, "Move", {"play": "7-coins", "capture": ["3-coins", "4-cups"]},
+                  "A move by card names: the card played and the table cards it takes (empty = place only).")
+_HISTORY_MOVE = Obj((Field("seat", Int(0, NUM_SEATS - 1), "the seat that moved"),) + _MOVE, "HistoryMove",
+                    {"seat": 1, "play": "R-cups", "capture": []},
+                    "A move of the deal so far, with the seat that made it.")
 _EXAMPLE = {
     "seat": 2, "dealer": 0,
     "hand": ["2-coins", "6-coins", "9-coins", "10-coins", "5-cups", "8-cups", "C-cups", "3-swords", "4-swords",
@@ -85,16 +90,13 @@ SCHEMA = ViewSchema("cavalloicera", "Cavalloìcera", (
           "cards in each seat's hand (checked when given)", required=False),
     Field("piles", ListOf(Cards(NUM_CARDS), 2, 2, label="pile of team {i}", noun="piles"),
           "each team's captured cards (checked when given)", required=False),
-    Field("history", ListOf(Obj((Field("seat", Int(0, NUM_SEATS - 1), "the seat that moved"),) + _MOVE,
-                                "HistoryMove", {"seat": 1, "play": "R-cups", "capture": []}),
-                            NUM_TURNS - 1, label="history move {n}", noun="moves",
+    Field("history", ListOf(_HISTORY_MOVE, NUM_TURNS - 1, label="history move {n}", noun="moves",
                             too_long="the deal is over: the history already has {n} moves"),
           "every move of the deal so far, in order"),
-    Field("legal_moves", ListOf(Obj(_MOVE, "Move", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
-                                MAX_LEGAL, label="legal move {n}", noun="moves"),
+    Field("legal_moves", ListOf(_LEGAL_MOVE, MAX_LEGAL, label="legal move {n}", noun="moves"),
           "the seat's legal moves; computed from the rules when left out", required=False),
-), lambda name, deck: card_id(name), "What the seat to play sees (docs/contract.md); fields beyond these "
-   "are ignored.", _EXAMPLE)
+), lambda name, deck: card_id(name),  # one deck: ``deck`` is None
+    "What the seat to play sees (docs/contract.md); fields beyond these are ignored.", _EXAMPLE)
 
 
 def state_from_view(view, rng: random.Random | None = None) -> CavalloiceraState:

@@ -122,6 +122,7 @@ class Obj:
     fields: tuple[Field, ...]
     title: str = ""
     example: dict | None = None
+    description: str = ""
 
     def read(self, value, path: str, ctx) -> dict:
         if value.__class__ is not dict:

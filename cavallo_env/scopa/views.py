@@ -119,11 +119,11 @@ SCHEMA = ViewSchema("scopa", "Scopa", (
     Field("totals", ListOf(Int(0, _MAX_TOTAL, "an int >= 0"), 2, 2),
           f"the match totals before this deal {_PAIR}", required=False),
     Field("history", ListOf(Obj((Field("seat", Int(0, 1), "the seat that played"),) + _MOVE,
-                                "HistoryMove", {"seat": 1, "play": "R-cups", "capture": []}),
+                                "ScopaHistoryMove", {"seat": 1, "play": "R-cups", "capture": []}),
                             NUM_PLAYS - 1, label="history move {n}", noun="moves",
                             too_long=f"the deal is over: the history already has {{n}} plays (a deal has {NUM_PLAYS})"),
           "this deal's plays so far, in order"),
-    Field("legal_moves", ListOf(Obj(_MOVE, "Move", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
+    Field("legal_moves", ListOf(Obj(_MOVE, "ScopaMove", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
                                 4096, label="legal move {n}", noun="moves"),
           "the seat's legal moves; computed from the rules when left out", required=False),
 ), card_id, "What the Scopa seat to play sees (docs/contract.md, \"Scopa\").")
