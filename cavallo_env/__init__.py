@@ -19,8 +19,6 @@ __version__ = "0.1.0"
 #: version of the action contract (docs/contract.md) implemented here
 ACTION_CONTRACT_VERSION = "cavalloicera-actions/1"  # == cavalloicera.actions.ACTION_VERSION
 
-#: id of the environment in PettingZoo's registry
-ENV_ID = "cavallo/Cavalloicera-v1"
 _REGISTRY_MODULE = "pettingzoo.env_registry.registration"
 
 
@@ -83,4 +81,8 @@ def __getattr__(name):
         from .cavalloicera import aec as _env_module  # lazy: numpy, gymnasium, pettingzoo
 
         return getattr(_env_module, name)
+    if name == "ENV_ID":  # id of the environment in PettingZoo's registry, defined with the game
+        from .cavalloicera import ENV_ID  # lazy: `import cavallo_env` loads nothing but itself
+
+        return ENV_ID
     raise AttributeError(f"module 'cavallo_env' has no attribute {name!r}")

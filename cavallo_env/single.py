@@ -70,7 +70,7 @@ from gymnasium import spaces
 from . import games
 from .bots import make
 from .evaluation import derive_seed
-from .games.cardenv import as_action
+from .games.cardenv import as_action, engine_state  # engine_state: also importable from here
 
 __all__ = ["SingleAgentEnv", "make_env", "env_id", "ON_ILLEGAL"]
 
@@ -81,13 +81,6 @@ def env_id(game: str) -> str:
     """The Gymnasium id of ``game``'s single-agent env: ``cavallo/Briscola-v1`` -> ``cavallo/Briscola-single-v1``."""
     prefix, _, version = games.get(game).env_id.rpartition("-v")
     return f"{prefix}-single-v{version}"
-
-
-def engine_state(raw):
-    """The engine state behind a game's raw AEC env (Briscola: ``core``; the capture games:
-    ``core.state``/``game.state``)."""
-    core = raw.core if hasattr(raw, "core") else raw.game
-    return getattr(core, "state", core)
 
 
 def bot_actions(game, learning, state, seat: int, bot) -> list[int]:

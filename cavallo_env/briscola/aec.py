@@ -1,10 +1,6 @@
-"""The PettingZoo AEC environment of Briscola (docs/contract.md, "Briscola").
-
-``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
-(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
-``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``BriscolaEnv`` is the bare
-environment, which raises a ``ValueError`` naming the action, the agent and
-the legal actions on an illegal action.
+"""The PettingZoo AEC environment of Briscola (docs/contract.md, "Briscola"):
+``BriscolaEnv``, a ``games.cardenv.CardEnv``; ``raw_env(**kwargs)`` is the bare
+env, ``env(**kwargs)`` the one with PettingZoo's classic wrappers (``games.cardenv.wrap``).
 
 Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``reward``
 (``"points"``: own card points minus the other's at the end of the deal, the
@@ -21,12 +17,11 @@ layout ``briscola-obs/1`` (``cavallo_env.briscola.encoding``), nothing hidden.
 
 from __future__ import annotations
 
-from ..games.cardenv import CardEnv, wrap
+from ..games.cardenv import CardEnv, metadata_of, wrap
 from . import GAME
 from .cards import DECKS, NAMES, NUM_CARDS
 from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features
 from .engine import BriscolaState
-from .records import to_record
 from .views import render_text  # also importable from here, where it lived
 
 ACTION_VERSION = "briscola-actions/1"
@@ -37,26 +32,19 @@ __all__ = ["BriscolaEnv", "raw_env", "env", "ACTION_VERSION", "OBS_VERSION", "ST
 class BriscolaEnv(CardEnv):
     """Briscola, one deal per episode, agents ``player_0`` and ``player_1``."""
 
-    game = GAME
+    GAME = GAME
+    features_type = Features
     num_actions = NUM_CARDS
     obs_size = OBS_SIZE
     state_size = STATE_SIZE
 
-    metadata = {
-        "render_modes": ["ansi", "human"],
-        "name": "briscola_v1",
-        "is_parallelizable": False,
-        "observation_version": OBS_VERSION,
-        "state_version": STATE_VERSION,
-        "action_version": ACTION_VERSION,
-    }
+    metadata = metadata_of("briscola_v1", OBS_VERSION, STATE_VERSION, ACTION_VERSION)
 
     def __init__(self, render_mode: str | None = None, reward: str = "points", deck: str = "milanesi"):
         if not isinstance(deck, str) or deck not in DECKS:
             raise ValueError(f"deck must be one of {', '.join(map(repr, DECKS))}, got {deck!r}")
         self.deck = deck
         super().__init__(render_mode=render_mode, reward=reward)
-        self._features = Features()
 
     # -- hooks -----------------------------------------------------------------
     def _start(self, deal) -> BriscolaState:
@@ -86,16 +74,7 @@ class BriscolaEnv(CardEnv):
     def _info(self) -> dict:
         return {"result": self._core.result()}
 
-    def _illegal_context(self) -> str:
-        return ""
-
     # -- extras ----------------------------------------------------------------
-    def record(self) -> dict:
-        """The game record (``briscola-record/1``) of the deal so far; ``result`` once over."""
-        if self._core is None:
-            raise RuntimeError("call reset() before record()")
-        return to_record(self._core)
-
     def render_text(self) -> str:
         return render_text(self._core)
 

@@ -1,19 +1,27 @@
-"""The PettingZoo AEC environment every two-player card game of this package shares.
+"""The PettingZoo AEC environment every card game of this package shares.
 
-A game's env subclasses ``CardEnv`` and supplies its *core* (the engine state
-driven through action ids) and its encoder through a few hooks:
+Two seats (Briscola, Scopa) or four in two teams (Cavalloìcera): agents
+``player_0..``, one per seat.  A game's env subclasses ``CardEnv`` and
+supplies its *core* (the engine state driven through action ids) and its
+encoder (``features_type``: ``self._features``, built once) through a few hooks:
 
 - ``_start(deal)``: a new core from a deal given by names (``None``: a random
   one drawn from ``self.np_random``); ``ValueError`` for a malformed deal;
 - ``_act(action)``: apply a legal action to the core; returns the per-seat
-  rewards it produced (a list, e.g. when a deal ends) or None;
+  rewards it produced (a list, e.g. when a deal ends: a team game gives each
+  seat its team's) or None.  The action that ends the episode must return
+  rewards (zeros if need be): only then is ``done`` checked.  An action that
+  only builds a capture (the same seat chooses again) returns None and leaves
+  ``current`` as it was;
 - ``_observation(seat, acting)``: the float32 observation of ``seat``;
 - ``_state_vector()``: the full-information vector;
 - ``_info()``: the ``infos`` entry of every agent at the end (e.g. the result);
-- ``record()``, ``render_text()`` and ``action_name(action)``.
+- ``render_text()`` and ``action_name(action)``.
 
 The core must have ``current`` (the seat to act), ``done``, ``legal_mask()``
-(``num_actions`` bytes, 1 = legal) and ``legal_actions()`` (increasing ids).
+(``num_actions`` bytes, 1 = legal), ``legal_actions()`` (increasing ids) and
+``copy()``; the encoder ``copy()`` too, else the subclass overrides
+``_copy_into`` (Cavalloìcera's).
 
 ``env(**kwargs)`` is the raw env wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
@@ -70,11 +78,33 @@ def as_action(action, n: int) -> int:
     raise ValueError(f"an action must be an int in 0..{n - 1}, got {action!r}")
 
 
-class CardEnv(AECEnv):
-    """Base of the two-player card game envs (see the module doc for the hooks)."""
+def metadata_of(name: str, obs_version: str, state_version: str, action_version: str) -> dict:
+    """An env's ``metadata``: its PettingZoo name and the layouts it speaks
+    (docs/contract.md), which exported models check."""
+    return {
+        "render_modes": ["ansi", "human"],
+        "name": name,
+        "is_parallelizable": False,
+        "observation_version": obs_version,
+        "state_version": state_version,
+        "action_version": action_version,
+    }
 
-    #: set by subclasses
-    game = None
+
+def engine_state(raw):
+    """The engine state behind a raw env's core (Briscola's core is the state itself;
+    the capture games': ``core.state``)."""
+    core = raw.core
+    return getattr(core, "state", core)
+
+
+class CardEnv(AECEnv):
+    """Base of the card game envs (see the module doc for the hooks)."""
+
+    #: set by subclasses: the game's ``GAME`` (``cavallo_env.games``), its encoder class
+    #: (``_features``, kept up to date by the hooks), the sizes and bounds
+    GAME = None
+    features_type = None
     num_actions = 0
     obs_size = 0
     obs_high = 1.0
@@ -82,6 +112,13 @@ class CardEnv(AECEnv):
     state_high = 1.0
     rewards_allowed = ("points", "win")
     option_keys = ("deal",)
+    #: what an episode is, in messages ("the episode is over ...")
+    episode = "episode"
+    #: the ``render()`` text before the first ``reset()``, after the game's title
+    unstarted = "nothing dealt yet"
+    #: ``observe()`` and ``state()`` before ``reset()``: the blank vectors (Cavalloìcera's
+    #: version 1 behaviour) instead of a ``RuntimeError``
+    blank_before_reset = False
 
     metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
 
@@ -90,11 +127,11 @@ class CardEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if reward not in self.rewards_allowed:
-            raise ValueError(f"reward must be one of {', '.join(map(repr, self.rewards_allowed))}, got {reward!r}")
+            raise ValueError(self._bad_reward(reward))
         self.render_mode = render_mode
         self._human = render_mode == "human"
         self.reward_type = reward
-        n = self.game.num_seats
+        n = self.GAME.num_seats
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: ActionSpace(self.num_actions) for a in self.possible_agents}
@@ -107,6 +144,7 @@ class CardEnv(AECEnv):
         }
         self.state_space = spaces.Box(0.0, self.state_high, (self.state_size,), np.float32)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._features = self.features_type()
         self._np_random = None
         self._np_random_seed = None
         self._rng_state = None
@@ -115,6 +153,9 @@ class CardEnv(AECEnv):
         self._seat = -1
         self._rewarded = False
         self.agents = []
+
+    def _bad_reward(self, reward) -> str:
+        return f"reward must be one of {', '.join(map(repr, self.rewards_allowed))}, got {reward!r}"
 
     # -- spaces ----------------------------------------------------------------
     def observation_space(self, agent):
@@ -189,31 +230,42 @@ class CardEnv(AECEnv):
         scored = self._act(action)
         agents = self.agents
         self._cumulative_rewards[agent] = 0.0
-        if scored is not None:
-            self.rewards = {a: float(r) for a, r in zip(agents, scored)}
-            self._accumulate_rewards()
-            self._rewarded = True
-        elif self._rewarded:
-            self.rewards = dict.fromkeys(agents, 0.0)
-            self._rewarded = False
-        if core.done:
-            self._over = True
-            self._seat = -1
-            self.terminations = dict.fromkeys(agents, True)
-            info = self._info()
-            self.infos = {a: dict(info) for a in agents}
-            self.agent_selection = agents[core.current]
-        else:
-            seat = self._seat = core.current
-            self.agent_selection = agents[seat]
+        if scored is None:
+            if self._rewarded:
+                self.rewards = dict.fromkeys(agents, 0.0)
+                self._rewarded = False
+        elif self._pay(scored):
+            if self._human:
+                self.render()
+            return
+        seat = self._seat = core.current
+        self.agent_selection = agents[seat]
         if self._human:
             self.render()
+
+    def _pay(self, scored) -> bool:
+        """Pay the rewards an action produced; True when the episode is over (only
+        an action that returns rewards can end it)."""
+        agents = self.agents
+        self.rewards = {a: float(r) for a, r in zip(agents, scored)}
+        self._accumulate_rewards()
+        self._rewarded = True
+        core = self._core
+        if not core.done:
+            return False
+        self._over = True
+        self._seat = -1
+        self.terminations = dict.fromkeys(agents, True)
+        info = self._info()
+        self.infos = {a: dict(info) for a in agents}
+        self.agent_selection = agents[core.current]
+        return True
 
     def _dead_step(self, action):
         if self._core is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:
-            raise RuntimeError("the episode is over and every agent has been removed; call reset()")
+            raise RuntimeError(f"the {self.episode} is over and every agent has been removed; call reset()")
         self._was_dead_step(action)
 
     def _illegal_message(self, action, legal) -> str:
@@ -230,7 +282,7 @@ class CardEnv(AECEnv):
         seat = self._seat_of.get(agent)
         if seat is None:
             raise KeyError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
-        if self._core is None:
+        if self._core is None and not self.blank_before_reset:
             raise RuntimeError("call reset() before observe()")
         if seat == self._seat and self.terminations.get(agent) is False:
             return {"observation": self._observation(seat, True),
@@ -254,15 +306,26 @@ class CardEnv(AECEnv):
 
     def state(self) -> np.ndarray:
         """The full-information vector."""
-        if self._core is None:
+        if self._core is None and not self.blank_before_reset:
             raise RuntimeError("call reset() before state()")
         return self._state_vector()
 
     # -- extras ----------------------------------------------------------------
     @property
+    def game(self):
+        """The game this env plays (``GAME``); Cavalloìcera's env: its core, as in version 1."""
+        return self.GAME
+
+    @property
     def core(self):
         """The engine state driven through actions (read only)."""
         return self._core
+
+    def record(self) -> dict:
+        """The game record (docs/contract.md) of the episode so far; ``result`` once over."""
+        if self._core is None:
+            raise RuntimeError("call reset() before record()")
+        return self.GAME.to_record(engine_state(self))
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the selected agent (empty once the episode is over)."""
@@ -272,7 +335,7 @@ class CardEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = f"{self.game.title}: nothing dealt yet (call reset())" if self._core is None else self.render_text()
+        text = f"{self.GAME.title}: {self.unstarted} (call reset())" if self._core is None else self.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -325,11 +388,8 @@ class CardEnv(AECEnv):
     def _check_deal(self, deal) -> None:
         """Raise ``ValueError`` saying what is wrong with a deal given to ``reset``
         (the game's ``state_from_deal`` with this env's options, e.g. its deck)."""
-        options = {k: getattr(self, k) for k in self.game.options if hasattr(self, k)}
-        self.game.state_from_deal(deal, **options)
-
-    def record(self) -> dict:  # pragma: no cover - interface
-        raise NotImplementedError
+        options = {k: getattr(self, k) for k in self.GAME.options if hasattr(self, k)}
+        self.GAME.state_from_deal(deal, **options)
 
     def render_text(self) -> str:  # pragma: no cover - interface
         raise NotImplementedError

@@ -1,10 +1,6 @@
-"""The PettingZoo AEC environment of Scopa (docs/contract.md, "Scopa").
-
-``env(**kwargs)`` is the environment wrapped the PettingZoo classic way
-(``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
-``OrderEnforcingWrapper``); ``raw_env(**kwargs)`` / ``ScopaEnv`` is the bare
-environment, which raises a ``ValueError`` naming the action, the agent and
-the legal actions on an illegal action.
+"""The PettingZoo AEC environment of Scopa (docs/contract.md, "Scopa"): ``ScopaEnv``,
+a ``games.cardenv.CardEnv`` (``raw_env(**kwargs)``); ``env(**kwargs)`` wraps it
+(``games.cardenv.wrap``: an illegal action ends the episode with -1 for its agent).
 
 Keywords: ``render_mode`` (``None``, ``"ansi"``, ``"human"``), ``deck``
 (``"milanesi"``, the default, or ``"bresciane"``), ``match`` (``True``, the
@@ -29,12 +25,11 @@ from __future__ import annotations
 
 import random
 
-from ..games.cardenv import CardEnv, wrap
+from ..games.cardenv import CardEnv, metadata_of, wrap
 from . import ENV_ID, GAME
 from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, action_name
 from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features, state_vector
 from .engine import DECKS, MONEY_SUIT, ScopaDeal, ScopaState, kings_on_table, split_deck, state_from_deal
-from .records import to_record
 from .views import render_text
 
 #: the generator of a single-deal state, which never draws a later deal
@@ -46,20 +41,14 @@ __all__ = ["ScopaEnv", "raw_env", "env", "ENV_ID", "ACTION_VERSION", "OBS_VERSIO
 class ScopaEnv(CardEnv):
     """Scopa, a match to 11 (or one deal) per episode, agents ``player_0`` and ``player_1``."""
 
-    game = GAME
+    GAME = GAME
+    features_type = Features
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
     state_size = STATE_SIZE
     rewards_allowed = ("win", "points")
 
-    metadata = {
-        "render_modes": ["ansi", "human"],
-        "name": "scopa_v1",
-        "is_parallelizable": False,
-        "observation_version": OBS_VERSION,
-        "state_version": STATE_VERSION,
-        "action_version": ACTION_VERSION,
-    }
+    metadata = metadata_of("scopa_v1", OBS_VERSION, STATE_VERSION, ACTION_VERSION)
 
     def __init__(self, render_mode: str | None = None, deck: str = "milanesi", match: bool = True,
                  reward: str = "win"):
@@ -70,7 +59,6 @@ class ScopaEnv(CardEnv):
         self.deck = deck
         self.match = match
         super().__init__(render_mode=render_mode, reward=reward)
-        self._features = Features()
 
     # -- hooks -----------------------------------------------------------------
     def _start(self, deal) -> ScopaActions:
@@ -129,12 +117,6 @@ class ScopaEnv(CardEnv):
     def state_obj(self) -> ScopaState:
         """The engine state (read only)."""
         return self._core.state
-
-    def record(self) -> dict:
-        """The game record (``scopa-record/1``) of the episode so far."""
-        if self._core is None:
-            raise RuntimeError("call reset() before record()")
-        return to_record(self._core.state)
 
     def render_text(self) -> str:
         core = self._core
