@@ -51,21 +51,7 @@ class CavalloiceraActions(CaptureBuilder, OnState):
     legal capture sets still consistent with them.
     """
 
-    __slots__ = ("state", "building", "_legal", "_mask")
-
-    def __init__(self, state: CavalloiceraState):
-        self.state = state
-        self.building = None
-        self._legal = None
-        self._mask = None
-
-    def copy(self) -> "CavalloiceraActions":
-        g = CavalloiceraActions.__new__(CavalloiceraActions)
-        g.state = self.state.copy()
-        g.building = self.building
-        g._legal = self._legal
-        g._mask = self._mask
-        return g
+    __slots__ = ()
 
     def captures_by_card(self) -> dict:
         """``{card: [capture sets]}`` for the hand cards that can capture this turn."""

@@ -94,13 +94,30 @@ def capture_actions(card: int, capture: tuple, sets, capture_base: int, take_bas
 class CaptureBuilder(Copyable):
     """The capture being built one table card at a time (a base of the games' action drivers).
 
-    A subclass has the slot ``building``: None between turns, else ``(card,
-    taken, sets)`` -- the card being captured with, the table cards taken so
-    far (increasing ids) and the legal capture sets still consistent with
-    them -- and a method ``_execute(card, capture)`` that plays the move.
+    ``state`` is the engine state; ``building`` is None between turns, else
+    ``(card, taken, sets)``: the card being captured with, the table cards
+    taken so far (increasing ids) and the legal capture sets still consistent
+    with them; ``_legal``/``_mask`` cache the legal actions of the decision.
+    A subclass provides ``_execute(card, capture)``, which plays the move.
     """
 
-    __slots__ = ()
+    __slots__ = ("state", "building", "_legal", "_mask")
+
+    def __init__(self, state):
+        self.state = state
+        self.building = None
+        self._legal = None
+        self._mask = None
+
+    def copy(self):
+        """An independent copy (the state copied, the capture being built and the caches shared)."""
+        cls = self.__class__
+        g = cls.__new__(cls)
+        g.state = self.state.copy()
+        g.building = self.building
+        g._legal = self._legal
+        g._mask = self._mask
+        return g
 
     def _build(self, card: int, taken: tuple, sets):
         """Play the capture if ``sets`` holds one set, else go on building; the move or None."""

@@ -60,26 +60,19 @@ class ScopaActions(CaptureBuilder):
     deal, else None.
     """
 
-    __slots__ = ("state", "building", "current", "done", "last_points", "_legal", "_mask")
+    __slots__ = ("current", "done", "last_points")
 
     def __init__(self, state: ScopaState):
-        self.state = state
-        self.building = None
+        super().__init__(state)
         self.current = state.current
         self.done = state.done
         self.last_points = None
-        self._legal = None
-        self._mask = None
 
     def copy(self) -> "ScopaActions":
-        g = ScopaActions.__new__(ScopaActions)
-        g.state = self.state.copy()
-        g.building = self.building
+        g = super().copy()
         g.current = self.current
         g.done = self.done
         g.last_points = self.last_points
-        g._legal = self._legal
-        g._mask = self._mask
         return g
 
     def legal_actions(self) -> list[int]:
