@@ -284,3 +284,30 @@ def test_metadata_names_the_layout_versions():
         assert e.metadata["observation_version"] == OBS_VERSION == "cavalloicera-obs/1"
         assert e.metadata["state_version"] == STATE_VERSION
         assert e.metadata["action_version"] == ACTION_CONTRACT_VERSION
+
+
+def test_env_is_a_cardenv_with_one_env_id():
+    import cavallo_env.cavalloicera as cav
+    from cavallo_env.games.cardenv import ActionSpace, CardEnv
+
+    assert issubclass(CavalloiceraEnv, CardEnv)
+    assert cavallo_env.ENV_ID is cav.ENV_ID is cav.GAME.env_id
+    raw = cavallo_env.raw_env()
+    assert type(raw.action_space("player_0")) is ActionSpace and raw.action_space("player_0").n == NUM_ACTIONS
+    raw.reset(seed=3)
+    assert raw.game is raw.core and raw.record() == cav.GAME.to_record(raw.core.state)
+
+
+def test_before_reset_the_vectors_are_blank_and_the_messages_name_the_deal():
+    raw = cavallo_env.raw_env(render_mode="ansi")
+    obs = raw.observe("player_2")
+    assert obs["observation"].shape == (OBS_SIZE,) and not obs["observation"].any() and not obs["action_mask"].any()
+    assert raw.state().shape == (STATE_SIZE,) and not raw.state().any()
+    assert raw.render() == "Cavalloìcera: no deal yet (call reset())"
+    with pytest.raises(RuntimeError, match="call reset"):
+        raw.step(0)
+    raw.reset(seed=1)
+    for _ in random_play(raw, seed=1):
+        pass
+    with pytest.raises(RuntimeError, match="the deal is over and every agent has been removed"):
+        raw.step(0)
