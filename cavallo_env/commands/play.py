@@ -162,6 +162,7 @@ def deal_text(game, result: dict, number: int, numbered: bool) -> str:
 
 
 def team_labels(game) -> tuple:
+    """The breakdown's column heads: ``("you", "opponent")`` or ``("us (0+2)", "them (1+3)")``."""
     if game.num_seats == 2:
         return ("you", "opponent")
     mine = [s for s in range(game.num_seats) if game.team_of(s) == game.team_of(HUMAN)]
@@ -170,6 +171,7 @@ def team_labels(game) -> tuple:
 
 
 def final_text(game, state, options: dict | None) -> str:
+    """Who won, and the final score (a match's totals)."""
     res = game.outcome(state)
     p, winner = res["points"], res["winner"]
     us = game.team_of(HUMAN)
@@ -178,7 +180,7 @@ def final_text(game, state, options: dict | None) -> str:
     else:
         verdict = "You and your partner win!" if winner == us else "The opponents win." if winner is not None \
             else "A draw."
-    ending = f"\n=== end of the match ===\n" if (options or {}).get("match") else ""
+    ending = "\n=== end of the match ===\n" if (options or {}).get("match") else ""
     return f"{ending}\n{verdict} {p[us]} - {p[1 - us]}\n"
 
 
