@@ -33,7 +33,7 @@ class Int:
 
     def read(self, value, path: str, ctx) -> int:
         if value.__class__ is not int or not self.lo <= value <= self.hi:
-            raise ViewError(f"{path} must be {self.expect or f'an int in {self.lo}..{self.hi}'}, "
+            raise ViewError(f"{_words(path)} must be {self.expect or f'an int in {self.lo}..{self.hi}'}, "
                             f"got {short_repr(value)}")
         return value
 
@@ -46,7 +46,7 @@ class Text:
 
     def read(self, value, path: str, ctx) -> str:
         if value.__class__ is not str or value not in self.choices:
-            raise ViewError(f"{path} must be one of {', '.join(map(repr, self.choices))}, got {short_repr(value)}")
+            raise ViewError(f"{_words(path)} must be one of {', '.join(map(repr, self.choices))}, got {short_repr(value)}")
         return value
 
 
@@ -58,7 +58,7 @@ class Card:
         try:
             return ctx.card(value, ctx.deck)
         except ValueError as e:
-            raise ViewError(f"{path}: {str(e)[:200]}") from None
+            raise ViewError(f"{_words(path)}: {str(e)[:200]}") from None
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,17 @@ class Cards:
 
     def read(self, value, path: str, ctx) -> list[int]:
         if value.__class__ is not list:
-            raise ViewError(f"{path} must be a list of card names, got {type(value).__name__}")
+            raise ViewError(f"{_words(path)} must be a list of card names, got {type(value).__name__}")
         if len(value) > self.max_len:
-            raise ViewError(f"{path} has {len(value)} cards, at most {self.max_len}")
-        card = Card()
-        out = [card.read(n, path, ctx) for n in value]
+            raise ViewError(f"{_words(path)} has {len(value)} cards, at most {self.max_len}")
+        card, deck = ctx.card, ctx.deck
+        try:
+            out = [card(n, deck) for n in value]
+        except ValueError as e:
+            raise ViewError(f"{_words(path)}: {str(e)[:200]}") from None
         if len(set(out)) != len(out):
             dup = next(value[i] for i, c in enumerate(out) if out.count(c) > 1)
-            raise ViewError(f"{path}: card {dup} appears twice")
+            raise ViewError(f"{_words(path)}: card {dup} appears twice")
         return out
 
 
@@ -94,15 +97,16 @@ class ListOf:
 
     def read(self, value, path: str, ctx) -> list:
         if value.__class__ is not list:
-            raise ViewError(f"{path} must be a list of {self.noun}, got {type(value).__name__}")
+            raise ViewError(f"{_words(path)} must be a list of {self.noun}, got {type(value).__name__}")
         n = len(value)
         if n > self.max_len:
-            raise ViewError(self.too_long.format(path=path, n=n) if self.too_long
-                            else f"{path} has {n} {self.noun}, at most {self.max_len}")
+            raise ViewError(self.too_long.format(path=_words(path), n=n) if self.too_long
+                            else f"{_words(path)} has {n} {self.noun}, at most {self.max_len}")
         if n < self.min_len:
             most = "" if self.min_len == self.max_len else "at least "
-            raise ViewError(f"{path} must have {most}{self.min_len} {self.noun}, got {n}")
-        return [self.item.read(x, self.label.format(path=path, i=i, n=i + 1), ctx) for i, x in enumerate(value)]
+            raise ViewError(f"{_words(path)} must have {most}{self.min_len} {self.noun}, got {n}")
+        read, label = self.item.read, self.label
+        return [read(x, (label, path, i), ctx) for i, x in enumerate(value)]
 
 
 @dataclass(frozen=True)
@@ -128,21 +132,36 @@ class Obj:
         if value.__class__ is not dict:
             names = [f"'{f.name}'" for f in self.fields]
             listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-            raise ViewError(f"{path} must be an object with {listed}, got {type(value).__name__}")
-        return read_fields(self.fields, value, f"{path}: ", ctx)
+            raise ViewError(f"{_words(path)} must be an object with {listed}, got {type(value).__name__}")
+        return read_fields(self.fields, value, path, ctx)
 
 
 Spec = Union[Int, Text, Card, Cards, ListOf, Obj]
 
 
-def read_fields(fields, value: dict, prefix: str, ctx) -> dict:
-    """Each of ``fields`` of the object ``value`` read (an absent or null optional one is None)."""
+def _words(path) -> str:
+    """A path in words: a string, or a tuple ``(label, parent, i)`` built on the way (cheaper than words):
+    item ``i`` of the list at ``parent`` named by ``label``, or with ``label`` None the field ``i``."""
+    if path.__class__ is str:
+        return path
+    label, parent, i = path
+    if label is None:
+        return f"{_words(parent)}: '{i}'" if parent else f"'{i}'"
+    return label.format(path=_words(parent), i=i, n=i + 1)
+
+
+def read_fields(fields, value: dict, path, ctx) -> dict:
+    """Each of ``fields`` of the object ``value`` at ``path`` ("" for the view) read (an absent or null
+    optional one is None)."""
     out = {}
     for f in fields:
-        v = value.get(f.name)
-        if v is None and f.name not in value and f.required:
-            raise ViewError(f"{prefix}the view has no '{f.name}'" if not prefix else f"{prefix}'{f.name}' is missing")
-        out[f.name] = None if v is None and not f.required else f.spec.read(v, f"{prefix}'{f.name}'", ctx)
+        name = f.name
+        v = value.get(name)
+        if v is not None or f.required:
+            if v is None and name not in value:
+                raise ViewError(f"{_words(path)}: '{name}' is missing" if path else f"the view has no '{name}'")
+            v = f.spec.read(v, (None, path, name), ctx)
+        out[name] = v
     return out
 
 
