@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 
 from ..games.base import Copyable
+from ..games.decks import card_list
 from ..games.shuffle import shuffle
 from .cards import DECKS, NAMES, NUM_CARDS, POINTS, STRENGTH, SUIT, TOTAL_POINTS, card_id
 
@@ -330,17 +331,7 @@ def parse_deal(deal, deck: str = "milanesi", *, extra_keys_ok: bool = False) -> 
                              f"a deal has {', '.join(map(repr, DEAL_KEYS))}")
 
     def cards(value, what, n):
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"{what} must be a list of {n} card names, got {type(value).__name__}")
-        if len(value) != n:
-            raise ValueError(f"{what} must have {n} cards, got {len(value)}")
-        out = []
-        for name in value:
-            try:
-                out.append(card_id(name, deck))
-            except ValueError as e:
-                raise ValueError(f"{what}: {e}") from None
-        return out
+        return card_list(value, what, n, lambda name: card_id(name, deck), verb="have")
 
     hands = deal["hands"]
     if not isinstance(hands, (list, tuple)) or len(hands) != NUM_SEATS:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 from bisect import insort
 
+from ..budget import ByteCache
 from ..games.base import Copyable
 from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
-from ..budget import ByteCache
+from ..games.decks import card_list
 from ..games.shuffle import shuffle as _shuffle
 from .cards import (
     COINS_10,
@@ -200,21 +201,7 @@ def parse_deal(deal) -> tuple[list[list[int]], list[int], int]:
     seen: dict[int, str] = {}
 
     def take(names_, where, size):
-        if not isinstance(names_, (list, tuple)):
-            raise ValueError(f"deal: {where} must be a list of card names, got {type(names_).__name__}")
-        if len(names_) != size:
-            raise ValueError(f"deal: {where} must hold {size} cards, got {len(names_)}")
-        out = []
-        for n in names_:
-            try:
-                c = card_id(n)
-            except ValueError as e:
-                raise ValueError(f"deal: {where}: {e}") from None
-            if c in seen:
-                raise ValueError(f"deal: card {n} appears twice ({seen[c]} and {where})")
-            seen[c] = where
-            out.append(c)
-        return out
+        return card_list(names_, where, size, card_id, seen, "deal: ")
 
     parsed_hands = [take(h, f"hand of seat {i}", HAND_SIZE) for i, h in enumerate(hands)]
     parsed_table = take(table, "table", TABLE_SIZE)

@@ -14,7 +14,7 @@ Tables: ``DECKS``, ``NUM_CARDS``, ``SUITS[deck]``, ``RANKS[deck]``,
 ``NAMES[deck]`` (tuple by id), ``IDS[deck]`` (name -> id), ``SUIT`` and
 ``RANK`` (by id), the rank indices ``ACE`` .. ``KING``; ``card_id(name,
 deck)``, ``card_name(id, deck)``, ``check_deck`` and ``unknown_card`` (why a
-value is no card of a deck).
+value is no card of a deck); ``card_list`` reads a list of card names of a deal.
 
 52 cards (docs/contract.md): id = ``suit_index * 13 + rank_index`` with
 ``SUITS_52`` coins, cups, swords, clubs and ``RANKS_52`` A 2 .. 10 F C R;
@@ -93,6 +93,32 @@ def card_name(card, deck: str = "milanesi") -> str:
     if card.__class__ is not int or not 0 <= card < NUM_CARDS:
         raise ValueError(f"a card id must be an int in 0..{NUM_CARDS - 1}, got {short_repr(card, 40)}")
     return names[card]
+
+
+def card_list(value, where: str, size: int, card_of, seen: dict | None = None, prefix: str = "",
+              verb: str = "hold") -> list[int]:
+    """The ids of ``value``, a list of ``size`` card names (``where`` in a deal), in the order given.
+
+    ``card_of(name)`` is the id of a name (its ``ValueError`` says why not);
+    with ``seen`` (id -> where it was dealt, filled in here) a card dealt
+    twice is an error.  Every ``ValueError`` starts with ``prefix``.
+    """
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{prefix}{where} must be a list of card names ({size}), got {type(value).__name__}")
+    if len(value) != size:
+        raise ValueError(f"{prefix}{where} must {verb} {size} cards, got {len(value)}")
+    out = []
+    for name in value:
+        try:
+            c = card_of(name)
+        except ValueError as e:
+            raise ValueError(f"{prefix}{where}: {e}") from None
+        if seen is not None:
+            if c in seen:
+                raise ValueError(f"{prefix}card {name} appears twice ({seen[c]} and {where})")
+            seen[c] = where
+        out.append(c)
+    return out
 
 
 # ---------------------------------------------------------------- 52 cards

@@ -29,10 +29,11 @@ from bisect import insort
 
 from ..games.base import Copyable
 from ..games.captures import card_bits, one_card_matches, small_sets, sum_entries
+from ..games.decks import card_list
 from ..games.shuffle import shuffle
 from .cards import (  # noqa: F401  (DECKS, PRIMIERA_RANK: imported from here by other modules)
-    DECKS, IDS, KING, MONEY_SUIT, NAMES, NUM_CARDS, PRIMIERA, PRIMIERA_RANK, RANK, SEVEN, SUIT, VALUE, check_deck,
-    unknown_card,
+    DECKS, KING, MONEY_SUIT, NAMES, NUM_CARDS, PRIMIERA, PRIMIERA_RANK, RANK, SEVEN, SUIT, VALUE, check_deck,
+    card_id,
 )
 
 NUM_SEATS = 2
@@ -183,24 +184,10 @@ def parse_deal(deal, deck: str = "milanesi"):
     hands = deal["hands"]
     if not isinstance(hands, list) or len(hands) != NUM_SEATS:
         raise ValueError(f"deal: 'hands' must be a list of 2 hands of 3 card names, got {show(hands)}")
-    ids = IDS[deck]
     seen: dict[int, str] = {}
 
     def take(names, where, size):
-        if not isinstance(names, list):
-            raise ValueError(f"deal: {where} must be a list of {size} card names, got {type(names).__name__}")
-        if len(names) != size:
-            raise ValueError(f"deal: {where} must hold {size} cards, got {len(names)}")
-        out = []
-        for n in names:
-            c = ids.get(n) if n.__class__ is str else None
-            if c is None:
-                raise ValueError(f"deal: {where}: {unknown_card(n, deck)}")
-            if c in seen:
-                raise ValueError(f"deal: card {n} appears twice ({seen[c]} and {where})")
-            seen[c] = where
-            out.append(c)
-        return out
+        return card_list(names, where, size, lambda n: card_id(n, deck), seen, "deal: ")
 
     parsed_hands = [take(h, f"hand of seat {i}", HAND_SIZE) for i, h in enumerate(hands)]
     table = take(deal["table"], "table", TABLE_SIZE)
