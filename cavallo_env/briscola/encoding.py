@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.base import block_layout
 from .cards import NUM_CARDS, SUIT
 from .engine import HAND_SIZE, NUM_MOVES, NUM_TRICKS, STOCK_SIZE, TOTAL_POINTS, BriscolaState
 
@@ -59,13 +60,6 @@ STATE_VERSION = "briscola-state/1"
 C = NUM_CARDS
 
 
-def _layout(blocks):
-    out, o = {}, 0
-    for name, size in blocks:
-        out[name] = (o, size)
-        o += size
-    return out, o
-
 
 STATE_BLOCKS = [
     ("hands", 2 * C), ("stock", C), ("stock_order", C), ("trump_card", C), ("trump_suit", 4),
@@ -73,7 +67,7 @@ STATE_BLOCKS = [
     ("leader", 2), ("current", 2), ("stock_size", 1), ("trump_under_stock", 1), ("hand_sizes", 2),
     ("points", 2), ("tricks", 2), ("turn", 1), ("deck", 1),
 ]
-STATE_LAYOUT, STATE_SIZE = _layout(STATE_BLOCKS)
+STATE_LAYOUT, STATE_SIZE = block_layout(STATE_BLOCKS)
 
 OBS_BLOCKS = [
     ("hand", C), ("trump_card", C), ("trump_suit", 4), ("trick", C), ("won_mine", C), ("won_theirs", C),
@@ -81,7 +75,7 @@ OBS_BLOCKS = [
     ("i_lead", 1), ("my_turn", 1), ("stock_size", 1), ("trump_under_stock", 1), ("hand_sizes", 2),
     ("points", 2), ("tricks", 2), ("turn", 1), ("deck", 1),
 ]
-OBS_LAYOUT, OBS_SIZE = _layout(OBS_BLOCKS)
+OBS_LAYOUT, OBS_SIZE = block_layout(OBS_BLOCKS)
 
 _S = {k: v[0] for k, v in STATE_LAYOUT.items()}
 HANDS, STOCK, STOCK_ORDER, TRUMP_CARD, TRUMP_SUIT = (_S["hands"], _S["stock"], _S["stock_order"],

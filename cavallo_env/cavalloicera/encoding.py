@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.base import block_layout
 from .cards import NUM_CARDS, SUIT, SWORDS
 from .engine import HAND_SIZE, NUM_TURNS, CavalloiceraState
 
@@ -60,12 +61,7 @@ _STATE_BLOCKS = [
     ("hand_sizes", 4), ("last_capturer", 5), ("bonuses", 8), ("cards", 2), ("swords", 2),
     ("turn", 1), ("dealer", 4), ("current", 4),
 ]
-STATE_LAYOUT: dict[str, tuple[int, int]] = {}
-_o = 0
-for _name, _size in _STATE_BLOCKS:
-    STATE_LAYOUT[_name] = (_o, _size)
-    _o += _size
-STATE_SIZE = _o
+STATE_LAYOUT, STATE_SIZE = block_layout(_STATE_BLOCKS)
 
 _S = {k: v[0] for k, v in STATE_LAYOUT.items()}
 HANDS, TABLE, PILES, PLAYED, PTIME, UNSEEN = _S["hands"], _S["table"], _S["piles"], _S["played_by"], _S["play_time"], _S["unseen"]
@@ -88,12 +84,7 @@ OBS_BLOCKS = [
     ("hand_sizes", 4), ("last_capturer", 5), ("bonuses_ours", 4), ("bonuses_theirs", 4),
     ("cards_ours_theirs", 2), ("swords_ours_theirs", 2), ("turn", 1), ("dealer", 4),
 ]
-OBS_LAYOUT: dict[str, tuple[int, int]] = {}
-_o = 0
-for _name, _size in OBS_BLOCKS:
-    OBS_LAYOUT[_name] = (_o, _size)
-    _o += _size
-OBS_SIZE = _o
+OBS_LAYOUT, OBS_SIZE = block_layout(OBS_BLOCKS)
 OBS_BUILD = slice(OBS_LAYOUT["capture_card"][0], OBS_LAYOUT["capture_taken"][0] + C)
 
 

@@ -286,3 +286,13 @@ class OnState:
     @property
     def done(self) -> bool:
         return self.state.done
+
+
+def block_layout(blocks) -> tuple[dict, int]:
+    """``({name: (offset, size)}, total size)`` of a vector made of ``(name, size)`` blocks in order
+    (the observation and state layouts of the games' encodings)."""
+    out, o = {}, 0
+    for name, size in blocks:
+        out[name] = (o, size)
+        o += size
+    return out, o

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.base import block_layout
 from .engine import NUM_PLAYS, STOCK_SIZE, SUIT, TARGET, ScopaState
 
 OBS_VERSION = "scopa-obs/1"
@@ -62,13 +63,6 @@ C = 40
 SCOPE_BINS = 6
 
 
-def _layout(blocks) -> tuple[dict, int]:
-    out, o = {}, 0
-    for name, size in blocks:
-        out[name] = (o, size)
-        o += size
-    return out, o
-
 
 OBS_BLOCKS = [
     ("hand", C), ("table", C), ("capture_card", C), ("capture_taken", C),
@@ -76,7 +70,7 @@ OBS_BLOCKS = [
     ("scope_mine", SCOPE_BINS), ("scope_theirs", SCOPE_BINS), ("cards", 2), ("money", 2), ("totals", 3),
     ("dealer", 1), ("stock_size", 1), ("hand_sizes", 2), ("last_capturer", 3), ("play", 1), ("deck", 1),
 ]
-OBS_LAYOUT, OBS_SIZE = _layout(OBS_BLOCKS)
+OBS_LAYOUT, OBS_SIZE = block_layout(OBS_BLOCKS)
 
 STATE_BLOCKS = [
     ("hands", 2 * C), ("table", C), ("stock", C), ("piles", 2 * C), ("played", 2 * C),
@@ -84,7 +78,7 @@ STATE_BLOCKS = [
     ("dealer", 2), ("current", 2), ("stock_size", 1), ("hand_sizes", 2), ("last_capturer", 3), ("play", 1),
     ("deck", 1),
 ]
-STATE_LAYOUT, STATE_SIZE = _layout(STATE_BLOCKS)
+STATE_LAYOUT, STATE_SIZE = block_layout(STATE_BLOCKS)
 
 _O = {k: v[0] for k, v in OBS_LAYOUT.items()}
 HAND, TABLE, CCARD, CTAKEN = _O["hand"], _O["table"], _O["capture_card"], _O["capture_taken"]
@@ -231,36 +225,7 @@ class Features:
         wo[PLAYED_THEIRS + card] = 1.0
         wo[UNSEEN + card] = 0.0
         if capture:
-            money = state.money
-            wm[PILE_MINE + card] = 1.0
-            wo[PILE_THEIRS + card] = 1.0
-            n = 1 if SUIT[card] == money else 0
-            for t in capture:
-                wm[TABLE + t] = 0.0
-                wo[TABLE + t] = 0.0
-                wm[PILE_MINE + t] = 1.0
-                wo[PILE_THEIRS + t] = 1.0
-                if SUIT[t] == money:
-                    n += 1
-            k = len(deal.piles[seat]) / C
-            wm[CARDS] = k
-            wo[CARDS + 1] = k
-            if n:
-                n = self._money[seat] = self._money[seat] + n
-                wm[MONEY] = n / 10
-                wo[MONEY + 1] = n / 10
-            if deal.last_capturer == seat:
-                wm[LAST] = 1.0
-                wm[LAST + 1] = 0.0
-                wm[LAST + 2] = 0.0
-                wo[LAST] = 0.0
-                wo[LAST + 1] = 1.0
-                wo[LAST + 2] = 0.0
-            if not deal.table and deal.turn < NUM_PLAYS:  # a scopa (the 36th play is none)
-                sc = deal.scope[seat]
-                if sc <= SCOPE_BINS:
-                    wm[SCOPE_MINE + sc - 1] = 1.0
-                    wo[SCOPE_THEIRS + sc - 1] = 1.0
+            self._after_capture(state, seat, card, capture)
         else:
             wm[TABLE + card] = 1.0
             wo[TABLE + card] = 1.0
@@ -282,6 +247,41 @@ class Features:
             h = len(deal.hands[seat]) / 3
             wm[HAND_SIZES] = h
             wo[HAND_SIZES + 1] = h
+
+    def _after_capture(self, state: ScopaState, seat: int, card: int, capture: tuple) -> None:
+        """``after_move``'s updates for a capture: the piles, the counts, the last capturer, a scopa."""
+        deal = state.deal
+        wm, wo = self._w[seat], self._w[seat ^ 1]
+        money = state.money
+        wm[PILE_MINE + card] = 1.0
+        wo[PILE_THEIRS + card] = 1.0
+        n = 1 if SUIT[card] == money else 0
+        for t in capture:
+            wm[TABLE + t] = 0.0
+            wo[TABLE + t] = 0.0
+            wm[PILE_MINE + t] = 1.0
+            wo[PILE_THEIRS + t] = 1.0
+            if SUIT[t] == money:
+                n += 1
+        k = len(deal.piles[seat]) / C
+        wm[CARDS] = k
+        wo[CARDS + 1] = k
+        if n:
+            n = self._money[seat] = self._money[seat] + n
+            wm[MONEY] = n / 10
+            wo[MONEY + 1] = n / 10
+        if deal.last_capturer == seat:
+            wm[LAST] = 1.0
+            wm[LAST + 1] = 0.0
+            wm[LAST + 2] = 0.0
+            wo[LAST] = 0.0
+            wo[LAST + 1] = 1.0
+            wo[LAST + 2] = 0.0
+        if not deal.table and deal.turn < NUM_PLAYS:  # a scopa (the 36th play is none)
+            sc = deal.scope[seat]
+            if sc <= SCOPE_BINS:
+                wm[SCOPE_MINE + sc - 1] = 1.0
+                wo[SCOPE_THEIRS + sc - 1] = 1.0
 
     def after_last_move(self, state: ScopaState) -> None:
         """Update both buffers for the move that ended the last deal: the leftovers
