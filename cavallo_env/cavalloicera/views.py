@@ -15,7 +15,7 @@ import random
 
 from ..errors import ViewError
 from ..games.tablecards import dealt_table
-from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema
+from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema, read_value
 from .cards import NAMES, NUM_CARDS, SUIT, SWORDS, card_id
 from .engine import BONUSES, BREAKDOWN_KEYS, HAND_SIZE, NUM_SEATS, NUM_TURNS, TABLE_SIZE, CavalloiceraState
 
@@ -36,18 +36,19 @@ def make_view(state: CavalloiceraState, seat: int) -> dict:
 
 
 def move_from_dict(move: dict) -> tuple:
-    """``{"play", "capture"}`` by names -> ``(card, capture)`` by ids."""
-    if not isinstance(move, dict) or "play" not in move or not isinstance(move.get("capture", None), list):
-        raise ViewError(f"a move must be an object with 'play' and a 'capture' list, got {move!r:.80}")
-    try:
-        return card_id(move["play"]), tuple(sorted(card_id(n) for n in move["capture"]))
-    except ValueError as e:
-        raise ViewError(str(e)) from None
+    """``{"play", "capture"}`` by names -> ``(card, capture)`` by ids (capture sorted)."""
+    m = read_value(_LEGAL_MOVE, move, "a move", _card)
+    return m["play"], tuple(sorted(m["capture"]))
 
 
 def move_to_dict(move: tuple) -> dict:
     card, capture = move
     return {"play": NAMES[card], "capture": [NAMES[t] for t in capture]}
+
+
+def _card(name, deck=None) -> int:
+    """A card name read (the game has one deck)."""
+    return card_id(name)
 
 
 #: the most legal moves a Cavalloìcera seat can have, bounded from above: 12 places, and four cards each of
@@ -95,7 +96,7 @@ SCHEMA = ViewSchema("cavalloicera", "Cavalloìcera", (
           "every move of the deal so far, in order"),
     Field("legal_moves", ListOf(_LEGAL_MOVE, MAX_LEGAL, label="legal move {n}", noun="moves"),
           "the seat's legal moves; computed from the rules when left out", required=False),
-), lambda name, deck: card_id(name),  # one deck: ``deck`` is None
+), _card,
     "What the seat to play sees (docs/contract.md); fields beyond these are ignored.", _EXAMPLE)
 
 

@@ -165,6 +165,11 @@ def read_fields(fields, value: dict, path, ctx) -> dict:
     return out
 
 
+def read_value(spec: Spec, value, path: str, card: Callable, deck: str | None = None):
+    """One value read on its own (a move, say) by ``spec``, its cards by ``card(name, deck)``."""
+    return spec.read(value, path, _Reading(card, deck))
+
+
 @dataclass
 class _Reading:
     """What reading a card needs: the game's card reader and the view's deck."""

@@ -23,10 +23,10 @@ import random
 
 from ..errors import ViewError
 from ..games.tablecards import dealt_table
-from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema
-from ..briscola.cards import DECKS, IDS, NAMES, NUM_CARDS, card_id
+from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema, read_value
+from ..briscola.cards import DECKS, NAMES, NUM_CARDS, card_id
 from .engine import (HAND_SIZE, MONEY_SUIT, NUM_PLAYS, STOCK_SIZE, TABLE_SIZE, TARGET, ScopaDeal, ScopaState,
-                     kings_on_table, show)
+                     kings_on_table)
 
 __all__ = ["ViewError", "make_view", "state_from_view", "move_to_dict", "move_from_dict", "legal_moves_of"]
 
@@ -67,27 +67,10 @@ def move_to_dict(move, deck: str = "milanesi") -> dict:
     return {"play": names[card], "capture": [names[t] for t in capture]}
 
 
-def _card(n, deck, what) -> int:
-    c = IDS[deck].get(n) if n.__class__ is str else None
-    if c is None:
-        if n.__class__ is str:
-            for other in DECKS:
-                if other != deck and n in IDS[other]:
-                    raise ViewError(f"{what}: {n!r} is a card of the {other} deck, not of the {deck} deck")
-            raise ViewError(f"{what}: unknown card {show(n)} in the {deck} deck")
-        raise ViewError(f"{what}: a card must be a name of the {deck} deck, got {show(n)}")
-    return c
-
-
 def move_from_dict(move, deck: str = "milanesi") -> tuple:
     """``{"play", "capture"}`` by names -> ``(card, capture)`` by ids (capture sorted)."""
-    if not isinstance(move, dict) or "play" not in move or not isinstance(move.get("capture"), list):
-        raise ViewError(f"a move must be an object with 'play' and a 'capture' list, got {show(move, 80)}")
-    card = _card(move["play"], deck, "'play'")
-    capture = [_card(n, deck, "'capture'") for n in move["capture"]]
-    if len(set(capture)) != len(capture):
-        raise ViewError("a card appears twice in the capture")
-    return card, tuple(sorted(capture))
+    m = read_value(_LEGAL_MOVE, move, "a move", card_id, deck)
+    return m["play"], tuple(sorted(m["capture"]))
 
 
 def view_deck(view) -> str:
@@ -102,6 +85,8 @@ def legal_moves_of(view) -> list[tuple]:
 
 _MOVE = (Field("play", Card(), "the card played"),
          Field("capture", Cards(12), "the table cards it takes, in card id order (empty: the card is placed)"))
+_LEGAL_MOVE = Obj(_MOVE, "ScopaMove", {"play": "7-coins", "capture": ["3-coins", "4-cups"]},
+                  "A Scopa move by card names: the card played and the table cards it takes (empty = place only).")
 _PAIR = "(seat 0, seat 1)"
 #: the view (docs/contract.md, "Scopa"): checked by ``state_from_view`` and by ``cavallo serve``
 SCHEMA = ViewSchema("scopa", "Scopa", (
@@ -123,8 +108,7 @@ SCHEMA = ViewSchema("scopa", "Scopa", (
                             NUM_PLAYS - 1, label="history move {n}", noun="moves",
                             too_long=f"the deal is over: the history already has {{n}} plays (a deal has {NUM_PLAYS})"),
           "this deal's plays so far, in order"),
-    Field("legal_moves", ListOf(Obj(_MOVE, "ScopaMove", {"play": "7-coins", "capture": ["3-coins", "4-cups"]}),
-                                4096, label="legal move {n}", noun="moves"),
+    Field("legal_moves", ListOf(_LEGAL_MOVE, 4096, label="legal move {n}", noun="moves"),
           "the seat's legal moves; computed from the rules when left out", required=False),
 ), card_id, "What the Scopa seat to play sees (docs/contract.md, \"Scopa\").")
 
