@@ -36,6 +36,7 @@ from cavallo_env.core.briscola import BriscolaTables, deal_ids, seeded_deals_agr
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-briscola").glob("*.json"))
 DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per deck; the benchmark-sized run sets 100000
+CHUNK = 2000  # tables at once (memory stays small for big runs)
 
 
 def _seeds(n: int, salt: int) -> list[int]:
@@ -98,29 +99,73 @@ def _step_both(tables, states, features, actions, reward: str, where: str) -> No
         assert rewards[i].tolist() == expected, f"{where}, table {i}: rewards"
 
 
-@pytest.mark.parametrize("deck,reward", [("milanesi", "points"), ("bresciane", "win")])
-def test_random_deals_identical_to_the_engine(deck, reward):
-    """DEALS seeded deals played by random_playout's moves, compared at every step."""
-    seeds = _seeds(DEALS, salt=DECKS.index(deck))
-    tables = BriscolaTables(DEALS, reward=reward)
-    tables.reset(seeds, deck)
-    rngs = [random.Random(s) for s in seeds]
-    states = [random_deal(rng, deck) for rng in rngs]
+def _engine_states(tables: BriscolaTables, deck: str) -> list[BriscolaState]:
+    """The engine's states for the deals the tables hold (read from the core)."""
+    out = []
+    for i in range(tables.n):
+        snap = tables.snapshot(i)
+        assert snap["moves"] == []
+        out.append(BriscolaState(snap["hands"], snap["trump"], snap["stock"], snap["leader"], deck))
+    return out
+
+
+def _play_out(tables, states, reward: str, rngs=None) -> None:
+    """Both play the core's random cards to the end, compared after every step; with ``rngs``
+    (the deals' random.Random), each card must be random_playout's."""
     features = [Features() for _ in states]
     for f, s in zip(features, states):
         f.reset(s)
     _check_tables(tables, states, features, "after the deal")
     for turn in range(40):
         actions = tables.random_actions().copy()
-        for i, (state, rng) in enumerate(zip(states, rngs)):  # random_playout's choice, from the same rng
+        for i, state in enumerate(states if rngs else ()):  # random_playout's choice, from the same rng
             hand = state.hands[state.current]
-            assert actions[i] == hand[int(rng.random() * len(hand))], f"turn {turn}, table {i}: random move"
+            assert actions[i] == hand[int(rngs[i].random() * len(hand))], f"turn {turn}, table {i}: random move"
         _step_both(tables, states, features, actions, reward, f"turn {turn}")
         _check_tables(tables, states, features, f"after turn {turn}")
     assert tables.done.all() and (tables.random_actions() == -1).all()
-    results = [s.result() for s in states]
-    assert [tables.snapshot(i)["points"] for i in range(DEALS)] == [r["points"] for r in results]
-    assert sum(r["winner"] is None for r in results) < DEALS  # some deals are won (a sanity check)
+
+
+@pytest.mark.parametrize("deck,reward", [("milanesi", "points"), ("bresciane", "win")])
+def test_random_deals_identical_to_the_engine(deck, reward):
+    """DEALS seeded deals (dealt as random_deal) played by random_playout's moves, compared at every step."""
+    all_seeds = _seeds(DEALS, salt=DECKS.index(deck))
+    winners = []
+    for start in range(0, DEALS, CHUNK):
+        seeds = all_seeds[start:start + CHUNK]
+        tables = BriscolaTables(len(seeds), reward=reward)
+        tables.reset(seeds, deck)
+        rngs = [random.Random(s) for s in seeds]
+        states = [random_deal(rng, deck) for rng in rngs]
+        _play_out(tables, states, reward, rngs)
+        assert [tables.snapshot(i)["points"] for i in range(len(seeds))] == [s.points for s in states]
+        winners += [s.result()["winner"] for s in states]
+    assert len(winners) == DEALS and winners.count(None) < DEALS  # some deals are won (a sanity check)
+
+
+@pytest.mark.parametrize("deck,reward", [("milanesi", "win"), ("bresciane", "points")])
+def test_fast_rng_deals_identical_to_the_engine(deck, reward):
+    """The fast generator's deals and random cards, played through both, compared at every step."""
+    all_seeds = _seeds(DEALS // 2, salt=10 + DECKS.index(deck))
+    for start in range(0, len(all_seeds), CHUNK):
+        seeds = all_seeds[start:start + CHUNK]
+        tables = BriscolaTables(len(seeds), reward=reward, rng="fast")
+        tables.reset(seeds, deck)
+        _play_out(tables, _engine_states(tables, deck), reward)
+
+
+def test_fast_rng_is_reproducible_and_uniform():
+    n = 20000
+    a, b = BriscolaTables(n, rng="fast"), BriscolaTables(n, rng="fast")
+    a.reset(np.arange(n, dtype=np.uint64))
+    b.reset(np.arange(n, dtype=np.uint64))
+    deals = [(a.snapshot(i)["trump"], a.snapshot(i)["leader"]) for i in range(n)]
+    assert deals == [(b.snapshot(i)["trump"], b.snapshot(i)["leader"]) for i in range(n)]
+    trumps = np.bincount([t for t, _ in deals], minlength=NUM_CARDS)  # 500 expected each
+    assert trumps.min() > 380 and trumps.max() < 620, trumps
+    leaders = sum(ld for _, ld in deals)
+    assert 9600 < leaders < 10400
+    assert len({a.snapshot(i)["stock"] for i in range(200)}) == 200
 
 
 def test_deals_from_ids_and_numpy_choice_identical():
@@ -240,6 +285,7 @@ def test_finished_tables_must_be_skipped_or_reset():
     (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer card ids"),
     (lambda t: BriscolaTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
     (lambda t: BriscolaTables(0), r"the number of tables must be an int >= 1"),
+    (lambda t: BriscolaTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
 ])
 def test_bad_input_is_named(call, match):
     tables = BriscolaTables(2)

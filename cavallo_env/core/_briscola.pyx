@@ -1,14 +1,24 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The binding of briscola.c: ``Tables(n)``, n Briscola tables in one C array.
 
-Thin on purpose: every method hands contiguous numpy arrays (as typed
-memoryviews, no copies) to one C function.  Shapes and dtypes are checked by
-the memoryviews; the Python wrapper (cavallo_env/core/briscola.py) makes the
-arrays and says what is wrong in words.
+Thin on purpose.  A ``Tables`` owns its numpy arrays (``actions``,
+``rewards``, ``done``, ``current``, ``mask``, ``obs``: row i is table i) and
+keeps C pointers to them, so a step costs one Python call and no buffer
+look-ups; each method is one C function over all tables.  Deals come in as
+arrays (checked by typed memoryviews).  The Python wrapper
+(cavallo_env/core/briscola.py) checks values and says what is wrong in words.
+numpy is imported at run time only: building needs no numpy headers.
 """
+
+import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
+
+
+cdef extern from "pyrandom.h":
+    ctypedef struct cv_pyrandom:
+        pass
 
 
 cdef extern from "briscola.h":
@@ -36,15 +46,14 @@ cdef extern from "briscola.h":
 
     int CV_BR_OBS_SIZE
     int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader)
-    void cv_briscola_reset_seeds(cv_briscola *t, int64_t n, const uint64_t *seeds, const uint8_t *decks,
-                                 const uint8_t *where) nogil
+    void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
+                                 const uint8_t *decks, const uint8_t *where) nogil
     void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const int8_t *leaders,
                                  const uint8_t *decks, const uint8_t *where) nogil
-    int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *actions) nogil
-    void cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                          uint8_t *done) nogil
+    int64_t cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
+                             uint8_t *done, int8_t *current, uint8_t *mask) nogil
     void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask) nogil
-    void cv_briscola_random_actions(cv_briscola *t, int64_t n, int32_t *actions) nogil
+    void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
     void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) nogil
 
 
@@ -56,87 +65,105 @@ def trick_winner(int lead, int card, int trump_suit, int leader):
     return cv_briscola_trick_winner(lead, card, trump_suit, leader)
 
 
-cdef const uint8_t *_where(const uint8_t[::1] where):
-    cdef const uint8_t *w = NULL
-    if where is not None:
-        w = &where[0]
-    return w
-
-
 cdef void _rows(Py_ssize_t got, Py_ssize_t n, str what) except *:
     if got != n:
         raise ValueError(f"{what} has {got} rows for {n} tables")
 
 
-cdef void _cols(Py_ssize_t got, Py_ssize_t want, str what) except *:
-    if got != want:
-        raise ValueError(f"{what} has {got} columns, not {want}")
+cdef const uint8_t *_where(const uint8_t[::1] where, Py_ssize_t n) except? NULL:
+    cdef const uint8_t *w = NULL
+    if where is not None:
+        _rows(where.shape[0], n, "where")
+        w = &where[0]
+    return w
 
 
 cdef class Tables:
-    """n Briscola tables; row i of every array is table i."""
+    """n Briscola tables and their arrays; row i of every array is table i.
+
+    With ``python_rng`` each table has Python's random.Random (seeds deal as
+    random_deal, random moves are random_playout's); without, a splitmix64 stream.
+    """
 
     cdef cv_briscola *t
+    cdef cv_pyrandom *py
     cdef readonly Py_ssize_t n
+    cdef readonly object actions, rewards, done, current, mask, obs
+    cdef int32_t *p_actions
+    cdef float *p_rewards
+    cdef float *p_obs
+    cdef uint8_t *p_done
+    cdef int8_t *p_current
+    cdef uint8_t *p_mask
 
-    def __cinit__(self, Py_ssize_t n):
+    def __cinit__(self, Py_ssize_t n, bint python_rng=True):
         if n < 1:
             raise ValueError(f"the number of tables must be at least 1, got {n}")
         self.t = <cv_briscola *> calloc(n, sizeof(cv_briscola))
-        if self.t == NULL:
+        if python_rng:
+            self.py = <cv_pyrandom *> calloc(n, sizeof(cv_pyrandom))
+        if self.t == NULL or (python_rng and self.py == NULL):
             raise MemoryError(f"no memory for {n} Briscola tables")
         self.n = n
+        self._arrays(n)
+
+    cdef _arrays(self, Py_ssize_t n):
+        self.actions = np.zeros(n, np.int32)
+        self.rewards = np.zeros((n, 2), np.float32)
+        self.done = np.ones(n, np.uint8)
+        self.current = np.zeros(n, np.int8)
+        self.mask = np.zeros((n, 40), np.uint8)
+        self.obs = np.zeros((n, CV_BR_OBS_SIZE), np.float32)
+        cdef int32_t[::1] a = self.actions
+        cdef float[:, ::1] r = self.rewards
+        cdef uint8_t[::1] d = self.done
+        cdef int8_t[::1] c = self.current
+        cdef uint8_t[:, ::1] m = self.mask
+        cdef float[:, ::1] o = self.obs
+        self.p_actions, self.p_rewards, self.p_done = &a[0], &r[0, 0], &d[0]
+        self.p_current, self.p_mask, self.p_obs = &c[0], &m[0, 0], &o[0, 0]
 
     def __dealloc__(self):
         free(self.t)
+        free(self.py)
 
     def reset_seeds(self, const uint64_t[::1] seeds, const uint8_t[::1] decks, const uint8_t[::1] where=None):
-        _rows(seeds.shape[0], self.n, "seeds"); _rows(decks.shape[0], self.n, "decks")
-        if where is not None:
-            _rows(where.shape[0], self.n, "where")
-        cv_briscola_reset_seeds(self.t, self.n, &seeds[0], &decks[0], _where(where))
+        _rows(seeds.shape[0], self.n, "seeds")
+        _rows(decks.shape[0], self.n, "decks")
+        cv_briscola_reset_seeds(self.t, self.py, self.n, &seeds[0], &decks[0], _where(where, self.n))
+        cv_briscola_query(self.t, self.n, self.p_current, self.p_mask)
 
     def reset_deals(self, const int8_t[:, ::1] ids, const int8_t[::1] leaders, const uint8_t[::1] decks,
                     const uint8_t[::1] where=None):
-        _rows(ids.shape[0], self.n, "ids"); _cols(ids.shape[1], 40, "ids")
-        _rows(leaders.shape[0], self.n, "leaders"); _rows(decks.shape[0], self.n, "decks")
-        if where is not None:
-            _rows(where.shape[0], self.n, "where")
-        cv_briscola_reset_deals(self.t, self.n, &ids[0, 0], &leaders[0], &decks[0], _where(where))
+        _rows(ids.shape[0], self.n, "ids")
+        if ids.shape[1] != 40:
+            raise ValueError(f"ids has {ids.shape[1]} columns, not 40")
+        _rows(leaders.shape[0], self.n, "leaders")
+        _rows(decks.shape[0], self.n, "decks")
+        cv_briscola_reset_deals(self.t, self.n, &ids[0, 0], &leaders[0], &decks[0], _where(where, self.n))
+        cv_briscola_query(self.t, self.n, self.p_current, self.p_mask)
 
-    def check(self, const int32_t[::1] actions):
-        """The first table whose action is illegal, or -1."""
-        _rows(actions.shape[0], self.n, "actions")
-        return cv_briscola_check(self.t, self.n, &actions[0])
-
-    def step(self, const int32_t[::1] actions, int reward, float[:, ::1] rewards, uint8_t[::1] done,
-             int8_t[::1] current, uint8_t[:, ::1] mask):
-        """Play the actions (trusted: see check), then write the seat to play and the mask."""
-        _rows(actions.shape[0], self.n, "actions"); _rows(rewards.shape[0], self.n, "rewards")
-        _cols(rewards.shape[1], 2, "rewards"); _rows(done.shape[0], self.n, "done")
-        _rows(current.shape[0], self.n, "current")
-        _rows(mask.shape[0], self.n, "mask"); _cols(mask.shape[1], 40, "mask")
+    def step(self, int reward):
+        """Play ``actions`` (negative: skip), write rewards, done, current, mask; returns -1, or the first
+        table whose action is illegal (then nothing is played)."""
+        cdef int64_t bad
         with nogil:
-            cv_briscola_step(self.t, self.n, &actions[0], reward, &rewards[0, 0], &done[0])
-            cv_briscola_query(self.t, self.n, &current[0], &mask[0, 0])
+            bad = cv_briscola_step(self.t, self.n, self.p_actions, reward, self.p_rewards, self.p_done,
+                                   self.p_current, self.p_mask)
+        return bad
 
-    def query(self, int8_t[::1] current, uint8_t[:, ::1] mask):
-        _rows(current.shape[0], self.n, "current")
-        _rows(mask.shape[0], self.n, "mask"); _cols(mask.shape[1], 40, "mask")
-        cv_briscola_query(self.t, self.n, &current[0], &mask[0, 0])
+    def random_actions(self):
+        """Write a random legal card of every table into ``actions`` (-1 where over)."""
+        cv_briscola_random_actions(self.t, self.py, self.n, self.p_actions)
 
-    def random_actions(self, int32_t[::1] actions):
-        _rows(actions.shape[0], self.n, "actions")
-        cv_briscola_random_actions(self.t, self.n, &actions[0])
-
-    def observe(self, float[:, ::1] out, const int8_t[::1] seats=None):
-        _rows(out.shape[0], self.n, "out"); _cols(out.shape[1], CV_BR_OBS_SIZE, "out")
+    def observe(self, const int8_t[::1] seats=None):
+        """Write the observations (of ``seats``, default the seats to play) into ``obs``."""
         cdef const int8_t *s = NULL
         if seats is not None:
             _rows(seats.shape[0], self.n, "seats")
             s = &seats[0]
         with nogil:
-            cv_briscola_observe_many(self.t, self.n, s, &out[0, 0])
+            cv_briscola_observe_many(self.t, self.n, s, self.p_obs)
 
     def snapshot(self, Py_ssize_t i):
         """Table i as a dict named like BriscolaState's attributes (piles as sorted lists)."""

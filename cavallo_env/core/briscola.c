@@ -17,7 +17,7 @@ const uint8_t CV_BR_STRENGTH[C] = {FOUR_SUITS(RANKS10(9, 0, 8, 1, 2, 3, 4, 5, 6,
 /* -- the deal (engine.random_deal, BriscolaState.__init__) -------------------- */
 
 static void clear(cv_briscola *t) {
-    cv_pyrandom rng = t->rng; /* a deal from ids keeps the table's generator */
+    uint64_t rng = t->rng; /* a deal from ids keeps the table's generator */
     memset(t, 0, sizeof *t);
     t->rng = rng;
     t->trump_holder = -1;
@@ -30,6 +30,7 @@ void cv_briscola_deal(cv_briscola *t, const int8_t ids[C], int leader, int deck)
     for (int seat = 0; seat < 2; seat++) {
         memcpy(t->hands[seat], ids + seat * CV_BR_HAND, CV_BR_HAND);
         t->hand_len[seat] = CV_BR_HAND;
+        for (int k = 0; k < CV_BR_HAND; k++) t->hand_bits[seat] |= 1ULL << ids[seat * CV_BR_HAND + k];
     }
     t->trump = ids[6];
     t->trump_suit = (int8_t)SUIT(ids[6]);
@@ -38,35 +39,56 @@ void cv_briscola_deal(cv_briscola *t, const int8_t ids[C], int leader, int deck)
     t->deck = (uint8_t)deck;
 }
 
-void cv_briscola_deal_seed(cv_briscola *t, uint64_t seed, int deck) {
+/* splitmix64 (Steele, Lea, Flood 2014): the fast generator */
+static uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform in 0..n-1 (Lemire's multiply-shift, rejecting the biased few) */
+static uint32_t fast_below(uint64_t *state, uint32_t n) {
+    uint64_t m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
+    if ((uint32_t)m < n) {
+        uint32_t threshold = (uint32_t)-n % n;
+        while ((uint32_t)m < threshold) m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
+    }
+    return (uint32_t)(m >> 32);
+}
+
+static uint32_t python_below_shuffle(cv_pyrandom *py, int i) { /* shuffle.py's j for position i */
+    int k = cv_bit_length((uint32_t)i + 1);
+    uint32_t j = cv_pyrandom_bits(py, k);
+    while (j > (uint32_t)i) j = cv_pyrandom_bits(py, k);
+    return j;
+}
+
+void cv_briscola_deal_seed(cv_briscola *t, cv_pyrandom *py, uint64_t seed, int deck) {
     int8_t ids[C];
-    cv_pyrandom_seed(&t->rng, seed);
+    if (py) cv_pyrandom_seed(py, seed);
+    else t->rng = seed;
     for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
-    for (int i = C - 1; i > 0; i--) { /* shuffle.py: random.Random.shuffle unrolled */
-        int k = cv_bit_length((uint32_t)i + 1);
-        uint32_t j = cv_pyrandom_bits(&t->rng, k);
-        while (j > (uint32_t)i) j = cv_pyrandom_bits(&t->rng, k);
+    for (int i = C - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
+        uint32_t j = py ? python_below_shuffle(py, i) : fast_below(&t->rng, (uint32_t)i + 1);
         int8_t x = ids[i];
         ids[i] = ids[j];
         ids[j] = x;
     }
-    int leader = (int)cv_pyrandom_below(&t->rng, 2); /* rng.randrange(2) */
-    cv_briscola_deal(t, ids, leader, deck);
+    int leader = (int)(py ? cv_pyrandom_below(py, 2) : fast_below(&t->rng, 2)); /* rng.randrange(2) */
+    cv_briscola_deal(t, ids, leader, deck); /* keeps t->rng */
 }
 
 /* -- the rules (BriscolaState.legal_moves, play, trick_winner, returns) -------- */
 
 int cv_briscola_legal(const cv_briscola *t, int card) {
     if (t->done || card < 0 || card >= C) return 0;
-    const int8_t *hand = t->hands[t->current];
-    for (int i = 0; i < t->hand_len[t->current]; i++)
-        if (hand[i] == card) return 1;
-    return 0;
+    return (int)(t->hand_bits[t->current] >> card & 1);
 }
 
-static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
-    if (SUIT(card) == SUIT(lead)) return CV_BR_STRENGTH[card] > CV_BR_STRENGTH[lead];
-    return SUIT(card) == trump_suit;
+static int beats(int lead, int card, int trump_suit) { /* engine._beats_table, without branches */
+    int same = SUIT(card) == SUIT(lead);
+    return (same & (CV_BR_STRENGTH[card] > CV_BR_STRENGTH[lead])) | (!same & (SUIT(card) == trump_suit));
 }
 
 int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader) {
@@ -74,15 +96,17 @@ int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader) {
 }
 
 static void take_from_hand(cv_briscola *t, int seat, int card) { /* list.remove: order kept */
-    int8_t *hand = t->hands[seat];
-    int n = t->hand_len[seat], i = 0;
-    while (hand[i] != card) i++;
-    for (; i < n - 1; i++) hand[i] = hand[i + 1];
-    t->hand_len[seat] = (uint8_t)(n - 1);
+    int8_t *hand = t->hands[seat]; /* 3 slots: the ones past hand_len are stale and never read */
+    int at0 = hand[0] == card, before2 = at0 | (hand[1] == card);
+    hand[0] = at0 ? hand[1] : hand[0];
+    hand[1] = before2 ? hand[2] : hand[1];
+    t->hand_len[seat]--;
+    t->hand_bits[seat] &= ~(1ULL << card);
 }
 
 static void give(cv_briscola *t, int seat, int card) {
     t->hands[seat][t->hand_len[seat]++] = (int8_t)card;
+    t->hand_bits[seat] |= 1ULL << card;
 }
 
 static void draw(cv_briscola *t, int winner) { /* the winner first; the trump card last */
@@ -130,10 +154,11 @@ void cv_briscola_returns(const cv_briscola *t, int reward, float out[2]) {
     out[1] = (float)-d;
 }
 
-int cv_briscola_random_move(cv_briscola *t) { /* engine.random_playout */
+int cv_briscola_random_move(cv_briscola *t, cv_pyrandom *py) { /* engine.random_playout */
     if (t->done) return -1;
     int n = t->hand_len[t->current];
-    return t->hands[t->current][(int)(cv_pyrandom_random(&t->rng) * n)];
+    int k = py ? (int)(cv_pyrandom_random(py) * n) : (int)fast_below(&t->rng, (uint32_t)n);
+    return t->hands[t->current][k];
 }
 
 /* -- the observation briscola-obs/1 (encoding.py: Features, OBS_BLOCKS) -------- */
@@ -146,26 +171,19 @@ enum {
 };
 
 static void set_bits(float *out, uint64_t bits) {
-    for (int c = 0; c < C; c++)
-        if (bits >> c & 1) out[c] = 1.0f;
+    for (; bits; bits &= bits - 1) out[__builtin_ctzll(bits)] = 1.0f;
 }
 
 /* a count over its maximum, as Python divides (double) and numpy stores (float32) */
 static float ratio(int count, int max) { return (float)((double)count / (double)max); }
 
-static uint64_t hand_bits(const cv_briscola *t, int seat) {
-    uint64_t bits = 0;
-    for (int i = 0; i < t->hand_len[seat]; i++) bits |= 1ULL << t->hands[seat][i];
-    return bits;
-}
-
 static int trump_known_in(const cv_briscola *t, int seat) {
-    return t->trump_holder == seat && (hand_bits(t, seat) >> t->trump & 1);
+    return t->trump_holder == seat && (t->hand_bits[seat] >> t->trump & 1);
 }
 
 void cv_briscola_observe(const cv_briscola *t, int me, float *out) {
     int other = 1 - me;
-    uint64_t mine = hand_bits(t, me), trump_bit = 1ULL << t->trump, all = (1ULL << C) - 1;
+    uint64_t mine = t->hand_bits[me], trump_bit = 1ULL << t->trump, all = (1ULL << C) - 1;
     memset(out, 0, CV_BR_OBS_SIZE * sizeof *out);
     set_bits(out + O_HAND, mine);
     out[O_TRUMP_CARD + t->trump] = 1.0f;
@@ -193,10 +211,10 @@ void cv_briscola_observe(const cv_briscola *t, int me, float *out) {
 
 /* -- n tables ---------------------------------------------------------------- */
 
-void cv_briscola_reset_seeds(cv_briscola *t, int64_t n, const uint64_t *seeds, const uint8_t *decks,
-                             const uint8_t *where) {
+void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
+                             const uint8_t *decks, const uint8_t *where) {
     for (int64_t i = 0; i < n; i++)
-        if (!where || where[i]) cv_briscola_deal_seed(t + i, seeds[i], decks[i]);
+        if (!where || where[i]) cv_briscola_deal_seed(t + i, py ? py + i : NULL, seeds[i], decks[i]);
 }
 
 void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const int8_t *leaders,
@@ -211,8 +229,24 @@ int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *action
     return -1;
 }
 
-void cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                      uint8_t *done) {
+/* SPREAD[b]: the 8 bits of b as 8 bytes 0/1, lowest bit first (a legal mask, 8 cards at a time) */
+#define BIT(b, k) (((b) >> (k)) & 1)
+#define S1(b) {BIT(b, 0), BIT(b, 1), BIT(b, 2), BIT(b, 3), BIT(b, 4), BIT(b, 5), BIT(b, 6), BIT(b, 7)}
+#define S4(b) S1(b), S1((b) + 1), S1((b) + 2), S1((b) + 3)
+#define S16(b) S4(b), S4((b) + 4), S4((b) + 8), S4((b) + 12)
+#define S64(b) S16(b), S16((b) + 16), S16((b) + 32), S16((b) + 48)
+static const uint8_t SPREAD[256][8] = {S64(0), S64(64), S64(128), S64(192)};
+
+static void query_one(const cv_briscola *t, int8_t *current, uint8_t *mask) {
+    uint64_t bits = t->done ? 0 : t->hand_bits[t->current];
+    *current = (int8_t)t->current;
+    for (int k = 0; k < C / 8; k++) memcpy(mask + 8 * k, SPREAD[bits >> (8 * k) & 255], 8);
+}
+
+int64_t cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
+                         uint8_t *done, int8_t *current, uint8_t *mask) {
+    int64_t bad = cv_briscola_check(t, n, actions);
+    if (bad >= 0) return bad;
     for (int64_t i = 0; i < n; i++) {
         cv_briscola *ti = t + i;
         rewards[2 * i] = rewards[2 * i + 1] = 0.0f;
@@ -221,22 +255,17 @@ void cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int rew
             if (ti->done) cv_briscola_returns(ti, reward, rewards + 2 * i);
         }
         done[i] = ti->done;
+        query_one(ti, current + i, mask + i * C);
     }
+    return -1;
 }
 
 void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask) {
-    for (int64_t i = 0; i < n; i++) {
-        const cv_briscola *ti = t + i;
-        uint8_t *m = mask + i * C;
-        memset(m, 0, C);
-        current[i] = (int8_t)ti->current;
-        if (ti->done) continue;
-        for (int k = 0; k < ti->hand_len[ti->current]; k++) m[ti->hands[ti->current][k]] = 1;
-    }
+    for (int64_t i = 0; i < n; i++) query_one(t + i, current + i, mask + i * C);
 }
 
-void cv_briscola_random_actions(cv_briscola *t, int64_t n, int32_t *actions) {
-    for (int64_t i = 0; i < n; i++) actions[i] = cv_briscola_random_move(t + i);
+void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
+    for (int64_t i = 0; i < n; i++) actions[i] = cv_briscola_random_move(t + i, py ? py + i : NULL);
 }
 
 void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) {

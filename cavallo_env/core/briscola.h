@@ -6,6 +6,14 @@
  *
  * One table is a cv_briscola; the batched functions step n tables at once
  * over flat arrays (row i is table i), as the Cython binding hands them in.
+ *
+ * Randomness (the deal from a seed, random moves) comes from one of two
+ * generators.  Given a cv_pyrandom (py != NULL, one per table), it is
+ * Python's random.Random: a seed deals exactly as random_deal(seed) and the
+ * random moves are random_playout's, card for card.  Without (py == NULL), it
+ * is the table's own splitmix64 stream: the same kind of uniform deals and
+ * moves, reproducible from the seed, not Python's, and seeded in nanoseconds
+ * where Python's Mersenne Twister takes microseconds.
  */
 #ifndef CAVALLO_BRISCOLA_H
 #define CAVALLO_BRISCOLA_H
@@ -28,6 +36,7 @@ enum { CV_BR_MILANESI = 0, CV_BR_BRESCIANE = 1 };
 typedef struct {
     int8_t hands[2][CV_BR_HAND]; /* in the order received, as the engine's lists */
     uint8_t hand_len[2];
+    uint64_t hand_bits[2];       /* bit c set: card c in that hand (the same hands, as sets) */
     int8_t stock[CV_BR_STOCK];   /* the deal's stock, top first, without the trump card */
     uint8_t drawn;               /* stock cards drawn so far: stock[drawn..32] remain */
     int8_t trump, trump_suit;
@@ -41,7 +50,7 @@ typedef struct {
     uint64_t piles[2];           /* bit c set: card c won by that seat */
     uint64_t played[2];          /* bit c set: card c played by that seat */
     int8_t move_seat[CV_BR_MOVES], move_card[CV_BR_MOVES];
-    cv_pyrandom rng;             /* the deal's random.Random, continued by random moves */
+    uint64_t rng;                /* the fast generator (splitmix64) when no cv_pyrandom is given */
 } cv_briscola;
 
 /* card tables (by id) */
@@ -51,8 +60,9 @@ extern const uint8_t CV_BR_STRENGTH[CV_BR_CARDS];
 /* -- one table ---------------------------------------------------------------- */
 /* a deal from 40 ids: hands ids[0:3], ids[3:6], trump ids[6], stock ids[7:] */
 void cv_briscola_deal(cv_briscola *t, const int8_t ids[CV_BR_CARDS], int leader, int deck);
-/* random_deal(seed, deck): the 40 ids shuffled as random.Random(seed).shuffle, leader randrange(2) */
-void cv_briscola_deal_seed(cv_briscola *t, uint64_t seed, int deck);
+/* a deal from a seed: with py, random_deal(seed, deck) (the 40 ids shuffled as
+ * random.Random(seed).shuffle, the leader randrange(2)); without, the same from splitmix64 */
+void cv_briscola_deal_seed(cv_briscola *t, cv_pyrandom *py, uint64_t seed, int deck);
 /* whether card is in the hand of the seat to play (and the deal not over) */
 int cv_briscola_legal(const cv_briscola *t, int card);
 /* play a legal card (trusted: check with cv_briscola_legal) */
@@ -61,25 +71,28 @@ void cv_briscola_play(cv_briscola *t, int card);
 int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader);
 /* per-seat returns of a finished deal: point difference, or its sign with CV_BR_REWARD_WIN */
 void cv_briscola_returns(const cv_briscola *t, int reward, float out[2]);
-/* random_playout's move: hand[int(random() * len(hand))] from the table's rng */
-int cv_briscola_random_move(cv_briscola *t);
+/* a uniformly random card of the hand to play (-1 once over); with py, random_playout's:
+ * hand[int(random() * len(hand))] */
+int cv_briscola_random_move(cv_briscola *t, cv_pyrandom *py);
 /* the observation briscola-obs/1 of seat (376 floats) */
 void cv_briscola_observe(const cv_briscola *t, int seat, float *out);
 
-/* -- n tables (row i is table i; where == NULL: every table) ------------------ */
-void cv_briscola_reset_seeds(cv_briscola *t, int64_t n, const uint64_t *seeds, const uint8_t *decks,
-                             const uint8_t *where);
+/* -- n tables (row i is table i; where == NULL: every table; py: NULL or n generators) -- */
+void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
+                             const uint8_t *decks, const uint8_t *where);
 void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const int8_t *leaders,
                              const uint8_t *decks, const uint8_t *where);
 /* the first table whose action is neither legal nor negative (skip), or -1 */
 int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *actions);
-/* play actions[i] at table i (negative: skip it); rewards (n x 2) and done (n) are written */
-void cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                      uint8_t *done);
+/* play actions[i] at table i (negative: skip it); rewards (n x 2) and done (n) are written,
+ * then current (n) and mask (n x 40) as cv_briscola_query; nothing is played and the first
+ * table with an illegal action is returned if there is one (else -1) */
+int64_t cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
+                         uint8_t *done, int8_t *current, uint8_t *mask);
 /* the seat to play (n) and the legal mask (n x 40) */
 void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask);
-/* random_playout's next move at every table (-1 where the deal is over) */
-void cv_briscola_random_actions(cv_briscola *t, int64_t n, int32_t *actions);
+/* a random move at every table (-1 where the deal is over) */
+void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions);
 /* observations (n x 376) of seats[i], or of the seat to play where seats == NULL */
 void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out);
 
