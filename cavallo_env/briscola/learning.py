@@ -48,19 +48,10 @@ class BriscolaTable(PriorTable):
     def observation(self, seat: int, out: np.ndarray) -> None:
         self.feats.s.take(OBS_INDEX[seat], out=out)
 
-    def returns(self, reward: str = "points") -> list[float]:
-        """The env's rewards at the end of the deal: the point difference (default) or +1/0/-1."""
-        return self.state.returns(reward)
 
-
-class BriscolaLearning(Learning):
-    game = "briscola"
-    obs_size, obs_version = OBS_SIZE, OBS_VERSION
-    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
-    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
-
-    def table(self, state: BriscolaState) -> BriscolaTable:
-        return BriscolaTable(state)
+class BriscolaLearning(Learning, game="briscola", table=BriscolaTable, obs=(OBS_SIZE, OBS_VERSION),
+                       actions=(NUM_ACTIONS, ACTION_VERSION), prior=(PRIOR_SIZE, PRIOR_VERSION)):
+    """Briscola's learning interface (see the module doc)."""
 
 
 LEARNING = BriscolaLearning()

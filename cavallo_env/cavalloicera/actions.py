@@ -84,17 +84,12 @@ class CavalloiceraActions(CaptureBuilder, OnState):
             return mask
         buf = bytearray(NUM_ACTIONS)
         st = self.state
-        if st.turn < NUM_TURNS:
-            if self.building is None:
-                for c in st.hands[st.current]:
-                    buf[c] = 1
-                for c in st.captures():
-                    buf[CAPTURE + c] = 1
-            else:
-                for a in self._take_actions(TAKE):
-                    buf[a] = 1
-        mask = self._mask = bytes(buf)
-        return mask
+        if self.building is None and st.turn < NUM_TURNS:
+            for c in st.hands[st.current]:
+                buf[c] = 1
+            for c in st.captures():
+                buf[CAPTURE + c] = 1
+        return self._keep_mask(buf, TAKE)
 
     def step(self, action: int):
         """Apply a legal action (trusted; check ``legal_actions`` for untrusted input).

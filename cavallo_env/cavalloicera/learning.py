@@ -52,18 +52,13 @@ class CavalloiceraTable(PriorTable):
         return [r[0], r[1]]
 
 
-class CavalloiceraLearning(Learning):
-    game = "cavalloicera"
-    obs_size, obs_version = OBS_SIZE, OBS_VERSION
-    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
-    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
+class CavalloiceraLearning(Learning, game="cavalloicera", table=CavalloiceraTable, obs=(OBS_SIZE, OBS_VERSION),
+                           actions=(NUM_ACTIONS, ACTION_VERSION), prior=(PRIOR_SIZE, PRIOR_VERSION)):
+    """Cavalloìcera's learning interface (see the module doc)."""
     num_seats = 4
 
     def deal(self, seed: int, **options) -> CavalloiceraState:
         return CavalloiceraState(*random_deal(seed))
-
-    def table(self, state: CavalloiceraState) -> CavalloiceraTable:
-        return CavalloiceraTable(state)
 
 
 LEARNING = CavalloiceraLearning()

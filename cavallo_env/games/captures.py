@@ -132,6 +132,15 @@ class CaptureBuilder(Copyable):
         k = len(taken)
         return self._build(card, taken + (t,), [s for s in sets if s[k] == t])
 
+    def _keep_mask(self, buf: bytearray, take_base: int) -> bytes:
+        """The legal-action mask: ``buf`` (the actions between turns marked) with the legal take
+        actions marked while a capture is built; cached for the decision."""
+        if self.building is not None:
+            for a in self._take_actions(take_base):
+                buf[a] = 1
+        mask = self._mask = bytes(buf)
+        return mask
+
     def _take_actions(self, take_base: int) -> list[int]:
         """The legal take actions while building, increasing."""
         _, taken, sets = self.building

@@ -57,8 +57,9 @@ class Table(OnState):
         raise NotImplementedError
 
     def returns(self, reward: str = "points") -> list[float]:
-        """Per-team reward once the game is over (team 0, team 1)."""
-        raise NotImplementedError
+        """Per-team reward once the game is over (team 0, team 1): by default the state's
+        ``returns`` (``"points"``: the point difference; ``"win"``: +1/0/-1)."""
+        return self.state.returns(reward)
 
 
 class PriorTable(Table):
@@ -95,6 +96,22 @@ class Learning:
     prior_version = ""
     num_seats = 2
 
+    def __init_subclass__(cls, *, game: str = "", table=None, obs=None, actions=None, prior=None, **kw):
+        """A game declares itself in its class line: ``class BriscolaLearning(Learning, game="briscola",
+        table=BriscolaTable, obs=(OBS_SIZE, OBS_VERSION), actions=(NUM_ACTIONS, ACTION_VERSION),
+        prior=(PRIOR_SIZE, PRIOR_VERSION))``; what it leaves out is inherited."""
+        super().__init_subclass__(**kw)
+        if game:
+            cls.game = game
+        if table is not None:
+            cls.table_class = table
+        if obs is not None:
+            cls.obs_size, cls.obs_version = obs
+        if actions is not None:
+            cls.num_actions, cls.action_version = actions
+        if prior is not None:
+            cls.prior_size, cls.prior_version = prior
+
     def team_of(self, seat: int) -> int:
         return seat % 2
 
@@ -103,8 +120,12 @@ class Learning:
 
         return get(self.game).new_state(seed=seed, **options)
 
+    #: the game's ``Table`` class, made by ``table(state)``
+    table_class = Table
+
     def table(self, state) -> Table:
-        raise NotImplementedError
+        """``state`` driven one action at a time."""
+        return self.table_class(state)
 
     def solvable(self, state) -> bool:
         """Whether the seat to play at ``state`` can be played exactly (``solve``): a game whose

@@ -98,20 +98,15 @@ class ScopaActions(CaptureBuilder):
         if mask is not None:
             return mask
         buf = bytearray(NUM_ACTIONS)
-        if not self.done:
-            if self.building is None:
-                deal = self.state.deal
-                caps = deal.captures()
-                for c in deal.hands[deal.current]:
-                    if c in caps:
-                        buf[CAPTURE + c] = 1
-                    else:
-                        buf[c] = 1
-            else:
-                for a in self._take_actions(TAKE):
-                    buf[a] = 1
-        mask = self._mask = bytes(buf)
-        return mask
+        if self.building is None and not self.done:
+            deal = self.state.deal
+            caps = deal.captures()
+            for c in deal.hands[deal.current]:
+                if c in caps:
+                    buf[CAPTURE + c] = 1
+                else:
+                    buf[c] = 1
+        return self._keep_mask(buf, TAKE)
 
     def step(self, action: int):
         """Apply a legal action (trusted: check ``legal_mask`` for untrusted input).

@@ -56,14 +56,9 @@ class ScopaTable(PriorTable):
         return self.state.returns(reward)
 
 
-class ScopaLearning(Learning):
-    game = "scopa"
-    obs_size, obs_version = OBS_SIZE, OBS_VERSION
-    num_actions, action_version = NUM_ACTIONS, ACTION_VERSION
-    prior_size, prior_version = PRIOR_SIZE, PRIOR_VERSION
-
-    def table(self, state: ScopaState) -> ScopaTable:
-        return ScopaTable(state)
+class ScopaLearning(Learning, game="scopa", table=ScopaTable, obs=(OBS_SIZE, OBS_VERSION),
+                    actions=(NUM_ACTIONS, ACTION_VERSION), prior=(PRIOR_SIZE, PRIOR_VERSION)):
+    """Scopa's learning interface (see the module doc)."""
 
     def solvable(self, state: ScopaState) -> bool:
         """The last round of a deal (the stock empty: nothing hidden), with a choice to make."""
