@@ -265,6 +265,9 @@ def test_illegal_actions_say_what_is_legal_and_play_nothing():
 
 def test_finished_tables_must_be_skipped_or_reset():
     tables = BriscolaTables(1)
+    assert tables.done[0] and tables.random_actions()[0] == -1  # before any deal
+    with pytest.raises(ValueError, match="table 0: the deal is over"):
+        tables.step([0])
     tables.reset([3])
     while not tables.done[0]:
         tables.step(tables.random_actions())
@@ -295,3 +298,16 @@ def test_bad_input_is_named(call, match):
 
 def test_observation_size():
     assert BriscolaTables(1).observe().shape == (1, OBS_SIZE)
+
+
+def test_core_speed_benchmark_runs(capsys):
+    """benchmarks/core_speed.py end to end on tiny settings (so it does not rot)."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
+    spec = importlib.util.spec_from_file_location("core_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "core/python" in out and all(name in out for name in ("python", "core+obs", "core-py"))

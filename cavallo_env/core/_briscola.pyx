@@ -105,6 +105,8 @@ cdef class Tables:
         if self.t == NULL or (python_rng and self.py == NULL):
             raise MemoryError(f"no memory for {n} Briscola tables")
         self.n = n
+        for i in range(n):  # no deal yet: like a finished one (skip or reset it)
+            self.t[i].done = 1
         self._arrays(n)
 
     cdef _arrays(self, Py_ssize_t n):
