@@ -86,6 +86,11 @@ class CavalloiceraEnv(CardEnv):
 
     metadata = metadata_of("cavalloicera_v1", OBS_VERSION, STATE_VERSION, ACTION_VERSION)
 
+    def __init__(self, render_mode: str | None = None, reward: str = "points"):
+        super().__init__(render_mode=render_mode, reward=reward)
+        # the _observation hook is the encoder's own method, (seat, acting): one call less a step
+        self._observation = self._features.observation
+
     def _bad_reward(self, reward) -> str:
         return f"reward must be 'points' or 'win', got {reward!r}"
 
@@ -114,9 +119,6 @@ class CavalloiceraEnv(CardEnv):
             diff = (diff > 0) - (diff < 0)
         return [diff, -diff, diff, -diff]
 
-    def _observation(self, seat: int, acting: bool):
-        return self._features.observation(seat, acting)
-
     def _state_vector(self):
         """The full-information vector (``encoding`` ``STATE_VERSION``, 1018 floats)."""
         return self._features.state()
@@ -136,6 +138,7 @@ class CavalloiceraEnv(CardEnv):
         g._swords = f._swords[:]
         g._prev = f._prev
         g._built = f._built
+        d["_observation"] = g.observation
 
     # -- extras ----------------------------------------------------------------
     @property
