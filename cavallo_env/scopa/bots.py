@@ -39,9 +39,13 @@ _CARDS = tuple((c, SUIT[c], PRIMIERA[c], _RANK_BONUS[c % 10]) for c in range(40)
 
 
 class ScopaBot(Bot):
-    """Base of the Scopa bots (they play Scopa views only)."""
+    """Base of the Scopa bots (they play Scopa views only): ``play(info, legal)`` is the move
+    from what the seat sees (a function of the bots module)."""
 
     game = "scopa"
+
+    def choose_move(self, view, legal):
+        return self.play(Info(view), legal)
 
 
 #: the view fields the Scopa bots read (a view without one is a ``ViewError``)
@@ -166,15 +170,6 @@ def move_values(info: Info, move, w_mine, last_play: bool) -> float:
     return v
 
 
-class GreedyBot(ScopaBot):
-    """The capture worth most now; with no capture, place the lowest-value card (deterministic)."""
-
-    name = "greedy"
-
-    def choose_move(self, view, legal):
-        return greedy_move(Info(view), legal)
-
-
 def greedy_move(info: Info, legal):
     """The greedy player's move among ``legal``: the capture worth most now (ties: the larger
     capture), else its lowest-value card placed."""
@@ -188,6 +183,13 @@ def greedy_move(info: Info, legal):
         return (1.0, VALUE[card], card, ())
 
     return min(legal, key=key)
+
+
+class GreedyBot(ScopaBot):
+    """The capture worth most now; with no capture, place the lowest-value card (deterministic)."""
+
+    name = "greedy"
+    play = staticmethod(greedy_move)
 
 
 # ---------------------------------------------------------------- heuristic
@@ -279,14 +281,9 @@ def _my_follow(hand, table, w_mine, sweep: float) -> float:
     return best
 
 
-def heuristic_scores(info: Info, legal) -> list[float]:
-    """The heuristic's score (in expected points) of each legal move: what it wins now,
-    minus the other seat's expected best answer net of my best follow-up."""
-    seat = info.seat
-    mine, other = info.piles[seat], info.piles[1 - seat]
-    w_mine = card_weights(info, mine, other)
-    w_other = card_weights(info, other, mine)
-    last = info.plays_left == 1
+def _other_values(info: Info, w_other) -> list[tuple]:
+    """``(value, chance the other seat holds one, its best weight, its cheapest card)`` of each
+    card value among the unseen cards the other seat may hold."""
     unseen = info.unseen
     n_unseen = len(unseen)
     opp_h = info.opp_hand
@@ -298,6 +295,46 @@ def heuristic_scores(info: Info, legal) -> list[float]:
         p = _p_holds(len(cards), n_unseen, opp_h)
         if p > 0:
             values.append((v, p, max(w_other[c] for c in cards), min(cards, key=lambda c: w_other[c])))
+    return values
+
+
+def _expected_answer(info: Info, values, table_after: list, hand_after: list, w_mine, w_other) -> float:
+    """The other seat's expected best answer to a move leaving ``table_after`` (and me
+    ``hand_after``), net of my best follow-up: the best of its likely values first."""
+    plays_after = info.plays_left - 1  # the other seat's answer is play 36 - plays_after + 1
+    opp_sweep = 1.0 if plays_after > 1 else 0.0
+    my_sweep = 1.0 if plays_after > 2 else 0.0
+    entry = _captures_on(tuple(table_after))
+    n_after = len(table_after)
+    nets = []
+    for v, p, w_play, cheap in values:
+        g, st = _best_capture(w_play, entry[v], n_after, w_other, opp_sweep)
+        if st:
+            t2 = [t for t in table_after if t not in st]
+        else:
+            t2 = table_after[:]
+            insort(t2, cheap)
+        follow = _my_follow(hand_after, t2, w_mine, my_sweep) if hand_after and t2 else 0.0
+        nets.append((g - FOLLOW * follow, p))
+    nets.sort(reverse=True)
+    expected, none_higher = 0.0, 1.0
+    for r, p in nets:
+        expected += r * p * none_higher
+        none_higher *= 1.0 - p
+    if nets:
+        expected += nets[-1][0] * none_higher
+    return expected
+
+
+def heuristic_scores(info: Info, legal) -> list[float]:
+    """The heuristic's score (in expected points) of each legal move: what it wins now,
+    minus the other seat's expected best answer net of my best follow-up."""
+    seat = info.seat
+    mine, other = info.piles[seat], info.piles[1 - seat]
+    w_mine = card_weights(info, mine, other)
+    w_other = card_weights(info, other, mine)
+    last = info.plays_left == 1
+    values = _other_values(info, w_other)
     final_round = info.stock == 0
     scores = []
     for move in legal:
@@ -315,29 +352,8 @@ def heuristic_scores(info: Info, legal) -> list[float]:
             gain += left if lc == seat else -left if lc is not None else 0.0
             scores.append(gain)
             continue
-        plays_after = info.plays_left - 1  # the other seat's answer is play 36 - plays_after + 1
-        opp_sweep = 1.0 if plays_after > 1 else 0.0
-        my_sweep = 1.0 if plays_after > 2 else 0.0
         hand_after = [c for c in info.hand if c != card]
-        entry = _captures_on(tuple(table_after))
-        n_after = len(table_after)
-        nets = []
-        for v, p, w_play, cheap in values:
-            g, st = _best_capture(w_play, entry[v], n_after, w_other, opp_sweep)
-            if st:
-                t2 = [t for t in table_after if t not in st]
-            else:
-                t2 = table_after[:]
-                insort(t2, cheap)
-            follow = _my_follow(hand_after, t2, w_mine, my_sweep) if hand_after and t2 else 0.0
-            nets.append((g - FOLLOW * follow, p))
-        nets.sort(reverse=True)
-        expected, none_higher = 0.0, 1.0
-        for r, p in nets:
-            expected += r * p * none_higher
-            none_higher *= 1.0 - p
-        if nets:
-            expected += nets[-1][0] * none_higher
+        expected = _expected_answer(info, values, table_after, hand_after, w_mine, w_other)
         if final_round and info.plays_left <= 4:
             left = sum(w_mine[t] for t in table_after)
             if capture:
@@ -348,16 +364,14 @@ def heuristic_scores(info: Info, legal) -> list[float]:
     return scores
 
 
-class HeuristicBot(ScopaBot):
-    """Real-play heuristics: win now, but leave the other seat as little as possible (see the module doc)."""
-
-    name = "heuristic"
-
-    def choose_move(self, view, legal):
-        return heuristic_move(Info(view), legal)
-
-
 def heuristic_move(info: Info, legal):
     """The heuristic player's move among ``legal``: the best ``heuristic_scores`` (ties: the first)."""
     scores = heuristic_scores(info, legal)
     return legal[max(range(len(legal)), key=lambda i: (scores[i], -i))]
+
+
+class HeuristicBot(ScopaBot):
+    """Real-play heuristics: win now, but leave the other seat as little as possible (see the module doc)."""
+
+    name = "heuristic"
+    play = staticmethod(heuristic_move)
