@@ -71,22 +71,35 @@ def static_eval(state: CavalloiceraState, spread: float = 1.5, hand_p: float = 0
             v = hand_p if seat & 1 == 0 else 1.0 - hand_p
             for c in hands[seat]:
                 q[c] = v
-    # most cards
     n0, n1 = len(p0), len(p1)
     if n0 >= 27:
         diff += 2.0
     elif n1 >= 27:
         diff -= 2.0
     else:
-        mu = sum(q)
-        var = 0.0
-        for x in q:
-            if 0.0 < x < 1.0:
-                var += x * (1.0 - x)
-        sd = spread * math.sqrt(var) + 1e-9
-        k = sd * _SQRT2
-        diff += 2.0 * (1.0 - 0.5 * (1.0 + math.erf((26.5 - mu) / k)) - 0.5 * (1.0 + math.erf((25.5 - mu) / k)))
-    # most swords: distribution of team 0's final swords
+        diff += _most_cards_diff(q, spread)
+    diff += _most_swords_diff(q)
+    for c in _FIXED_CARDS:
+        diff += 2.0 * q[c] - 1.0
+    diff += expected_napula_diff(q[SWORDS_ACE:SWORDS_ACE + 10])
+    return diff
+
+
+def _most_cards_diff(q: list, spread: float) -> float:
+    """Expected *most cards* points (team 0 minus team 1) while neither team has 27 cards: a normal
+    approximation of team 0's count, ``q[c]`` the chance card ``c`` ends with team 0."""
+    mu = sum(q)
+    var = 0.0
+    for x in q:
+        if 0.0 < x < 1.0:
+            var += x * (1.0 - x)
+    sd = spread * math.sqrt(var) + 1e-9
+    k = sd * _SQRT2
+    return 2.0 * (1.0 - 0.5 * (1.0 + math.erf((26.5 - mu) / k)) - 0.5 * (1.0 + math.erf((25.5 - mu) / k)))
+
+
+def _most_swords_diff(q: list) -> float:
+    """Expected *most swords* points (team 0 minus team 1): the exact distribution of team 0's swords."""
     dist = [1.0]
     for c in range(SWORDS * 13, SWORDS * 13 + 13):
         x = q[c]
@@ -100,11 +113,7 @@ def static_eval(state: CavalloiceraState, spread: float = 1.5, hand_p: float = 0
                 nd[j + 1] += pj * x
             dist = nd
     p7 = sum(dist[7:])
-    diff += 2.0 * p7 - 1.0
-    for c in _FIXED_CARDS:
-        diff += 2.0 * q[c] - 1.0
-    diff += expected_napula_diff(q[SWORDS_ACE:SWORDS_ACE + 10])
-    return diff
+    return 2.0 * p7 - 1.0
 
 
 # ---------------------------------------------------------------- rollouts
@@ -144,43 +153,7 @@ def greedy_rollout(state: CavalloiceraState, rng: random.Random, epsilon: float 
             live[RANK[card]] -= 1
             state.play(card, capture)
             continue
-        table = state.table
-        best = None
-        best_score = 0.0
-        if table:
-            ntable = len(table)
-            prev = state.prev_placed
-            numerals = tuple(t for t in table if VALUE[t])
-            sums = sum_captures(numerals) if len(numerals) >= 2 else _NO_SUMS
-            for c in hand:
-                r = RANK[c]
-                vc = value[c]
-                for t in table:
-                    if RANK[t] == r:
-                        s = vc + value[t] + 1.0 if t == prev else vc + value[t]
-                        if ntable == 1:
-                            s += 1.0
-                        if s > best_score:
-                            best_score, best = s, (c, (t,))
-                v = VALUE[c]
-                if v:
-                    su = SUIT[c]
-                    for cap in sums[v]:
-                        s = vc
-                        same = True
-                        for t in cap:
-                            s += value[t]
-                            if SUIT[t] != su:
-                                same = False
-                        n = len(cap)
-                        if same:
-                            s += 1.0
-                        if n == ntable:
-                            s += 1.0
-                        if n >= 3:
-                            s += 1.0
-                        if s > best_score:
-                            best_score, best = s, (c, cap)
+        best = _rollout_capture(state, hand, value) if state.table else None
         if best is None:
             # place: fewest live copies of the rank in other hands, then least value
             card = hand[0]
@@ -194,6 +167,54 @@ def greedy_rollout(state: CavalloiceraState, rng: random.Random, epsilon: float 
         state.play(best[0], best[1])
 
 
+def _rollout_capture(state: CavalloiceraState, hand, value) -> tuple | None:
+    """The greedy rollout's capture from ``hand``: the one worth most (bonuses + the ``value`` of
+    the cards won), the first of equals; None when no capture is worth more than 0."""
+    table = state.table
+    best = None
+    best_score = 0.0
+    ntable = len(table)
+    prev = state.prev_placed
+    numerals = tuple(t for t in table if VALUE[t])
+    sums = sum_captures(numerals) if len(numerals) >= 2 else _NO_SUMS
+    for c in hand:
+        r = RANK[c]
+        vc = value[c]
+        for t in table:
+            if RANK[t] == r:
+                s = vc + value[t] + 1.0 if t == prev else vc + value[t]
+                if ntable == 1:
+                    s += 1.0
+                if s > best_score:
+                    best_score, best = s, (c, (t,))
+        v = VALUE[c]
+        if v:
+            su = SUIT[c]
+            for cap in sums[v]:
+                s = _set_score(vc, su, cap, value, ntable)
+                if s > best_score:
+                    best_score, best = s, (c, cap)
+    return best
+
+
+def _set_score(s: float, su: int, cap: tuple, value, ntable: int) -> float:
+    """``s`` (the capturing card's value, suit ``su``) plus what capturing the sum set ``cap``
+    (two or more cards) adds: the cards' values, simili, scùa and quadriglia."""
+    same = True
+    for t in cap:
+        s += value[t]
+        if SUIT[t] != su:
+            same = False
+    n = len(cap)
+    if n == ntable:
+        s += 1.0
+    if same:
+        s += 1.0
+    if n >= 3:
+        s += 1.0
+    return s
+
+
 def quick_score(state: CavalloiceraState, move) -> float:
     """The greedy rollout's idea of a move: points and award value it wins now.
 
@@ -203,24 +224,14 @@ def quick_score(state: CavalloiceraState, move) -> float:
     value = CARD_VALUE
     if not capture:
         return -1.0 - value[card]
-    s = value[card]
-    su = SUIT[card]
-    same = True
-    for t in capture:
-        s += value[t]
-        if SUIT[t] != su:
-            same = False
-    n = len(capture)
-    if n == len(state.table):
+    if len(capture) > 1:
+        return _set_score(value[card], SUIT[card], capture, value, len(state.table))
+    t = capture[0]
+    s = value[card] + value[t]
+    if len(state.table) == 1:
         s += 1.0
-    if n == 1:
-        if capture[0] == state.prev_placed:
-            s += 1.0
-    else:
-        if same:
-            s += 1.0
-        if n >= 3:
-            s += 1.0
+    if t == state.prev_placed:
+        s += 1.0
     return s
 
 
