@@ -5,9 +5,10 @@ view's fields (``Field``) with their kinds, bounds, list lengths and choices,
 built from the small specs below.  ``SCHEMA.read(view)`` checks a view's
 structure field by field and returns its values with the card names read as
 ids; a problem is a ``ViewError`` naming the field path and what is wrong
-(e.g. ``history move 3: 'play': unknown card 'Z-cups' ...``).  The game's
-``state_from_view`` then checks only what the structure cannot say (cards seen
-twice, counts that contradict the history, ...).  ``cavallo serve`` builds its
+(e.g. ``history move 3: 'play': unknown card 'Z-cups' ...``; a spec's ``read``
+gets the path as a string or as a tuple, put into words only for a message).
+The game's ``state_from_view`` then checks only what the structure cannot say
+(cards seen twice, counts that contradict the history, ...).  ``cavallo serve`` builds its
 request models from the same schemas (``cavallo_env.serve.schemas``), so a
 field is described once.  No pydantic here: it is an optional dependency.
 """
@@ -31,7 +32,7 @@ class Int:
     hi: int
     expect: str = ""
 
-    def read(self, value, path: str, ctx) -> int:
+    def read(self, value, path, ctx) -> int:
         if value.__class__ is not int or not self.lo <= value <= self.hi:
             raise ViewError(f"{_words(path)} must be {self.expect or f'an int in {self.lo}..{self.hi}'}, "
                             f"got {short_repr(value)}")
@@ -44,9 +45,10 @@ class Text:
 
     choices: tuple[str, ...]
 
-    def read(self, value, path: str, ctx) -> str:
+    def read(self, value, path, ctx) -> str:
         if value.__class__ is not str or value not in self.choices:
-            raise ViewError(f"{_words(path)} must be one of {', '.join(map(repr, self.choices))}, got {short_repr(value)}")
+            raise ViewError(f"{_words(path)} must be one of {', '.join(map(repr, self.choices))}, "
+                            f"got {short_repr(value)}")
         return value
 
 
@@ -54,7 +56,7 @@ class Text:
 class Card:
     """A card name of the view's deck, read as its id."""
 
-    def read(self, value, path: str, ctx) -> int:
+    def read(self, value, path, ctx) -> int:
         try:
             return ctx.card(value, ctx.deck)
         except ValueError as e:
@@ -67,7 +69,7 @@ class Cards:
 
     max_len: int
 
-    def read(self, value, path: str, ctx) -> list[int]:
+    def read(self, value, path, ctx) -> list[int]:
         if value.__class__ is not list:
             raise ViewError(f"{_words(path)} must be a list of card names, got {type(value).__name__}")
         if len(value) > self.max_len:
@@ -95,7 +97,7 @@ class ListOf:
     noun: str = "items"
     too_long: str = ""
 
-    def read(self, value, path: str, ctx) -> list:
+    def read(self, value, path, ctx) -> list:
         if value.__class__ is not list:
             raise ViewError(f"{_words(path)} must be a list of {self.noun}, got {type(value).__name__}")
         n = len(value)
@@ -128,7 +130,7 @@ class Obj:
     example: dict | None = None
     description: str = ""
 
-    def read(self, value, path: str, ctx) -> dict:
+    def read(self, value, path, ctx) -> dict:
         if value.__class__ is not dict:
             names = [f"'{f.name}'" for f in self.fields]
             listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -193,13 +195,17 @@ class ViewSchema:
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
 
+    @property
+    def has_deck(self) -> bool:
+        """Whether the view names its deck (a game of several decks)."""
+        return any(f.name == "deck" for f in self.fields)
+
     def read_field(self, view, name: str):
         """The one field ``name`` of a view read (the deck too if the cards need it), even if optional."""
         if not isinstance(view, dict):
             raise ViewError(f"a view must be a JSON object, got {type(view).__name__}")
-        f = self.field(name)
-        deck = self.deck_of(view) if any(f.name == "deck" for f in self.fields) else None
-        return read_fields([Field(name, f.spec)], view, "", _Reading(self.card, deck))[name]
+        deck = self.deck_of(view) if self.has_deck else None
+        return read_fields([Field(name, self.field(name).spec)], view, "", _Reading(self.card, deck))[name]
 
     def deck_of(self, view) -> str:
         """The view's deck (the first of the choices when it names none)."""
@@ -214,8 +220,6 @@ class ViewSchema:
         game = view.get("game")
         if game is not None and game != self.game:
             raise ViewError(f"not a {self.title} view: 'game' is {short_repr(game)}")
-        deck = None
-        if any(f.name == "deck" for f in self.fields):
-            deck = read_fields([self.field("deck")], view, "", None)["deck"]  # the cards need it
+        deck = read_fields([self.field("deck")], view, "", None)["deck"] if self.has_deck else None  # for the cards
         fields = [f for f in self.fields if f.name not in skip] if skip else self.fields
         return read_fields(fields, view, "", _Reading(self.card, deck))
