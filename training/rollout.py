@@ -1,8 +1,10 @@
 """The rollout driver: many games in lockstep, one batched forward per network per step.
 
 ``play_rollout`` plays one game per entry of ``opponents`` to the end, all at
-once, and appends the learner's decisions to a ``Buffer``; it does nothing
-else (advantages are ``training.advantages``, the update ``training.ppo``).
+once (the games: a ``Lockstep``), and appends the learner's decisions to a
+``Buffer``; it does nothing else (advantages are ``training.advantages``, the
+update ``training.ppo``).  Where the time goes is measured by ``Timers``
+(``with timers.phase(...)``) beside the algorithm.
 
 Each game is a ``Table`` of its game (``cavallo_env.games.learning``) with a
 controller per seat: the learner (code 0), a frozen league snapshot (code
@@ -27,6 +29,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +50,15 @@ class Timers(dict):
 
     def __init__(self):
         super().__init__({p: 0.0 for p in PHASES})
+
+    @contextmanager
+    def phase(self, name: str):
+        """``with timers.phase("engine"): ...`` adds the block's seconds to that phase."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self[name] += time.perf_counter() - t0
 
 
 @dataclass
@@ -269,6 +281,119 @@ def _prior_worker(conn, game: str) -> None:
             conn.send(traceback.format_exc(limit=3))
 
 
+class Lockstep:
+    """The games of one rollout, stepped together: their tables, who controls each seat, the
+    fixed bots, and the prior workers told of every action (see the module doc)."""
+
+    def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
+                 timers: Timers, workers: PriorWorkers | None):
+        self.learning, self.opponents, self.timers, self.workers = learning, opponents, timers, workers
+        self.game = games.get(learning.game)
+        self.team_of = [learning.team_of(s) for s in range(learning.num_seats)]
+        self.ctl = np.zeros((len(opponents), learning.num_seats), dtype=np.int64)  # controller code per seat
+        self.learner_team = np.zeros(len(opponents), dtype=np.int64)
+        self.bots: dict[int, object] = {}
+        with timers.phase("engine"):
+            deals, states = self._deal(rng, paired, options)
+        with timers.phase("encoder"):
+            self.tables = [learning.table(state) for state in states]
+        if workers is not None:
+            workers.start(deals, options)
+
+    def _deal(self, rng: np.random.Generator, paired: bool, options: dict) -> tuple[list, list]:
+        """Each game's deal seed and state, learner team and controllers, drawn from ``rng`` in a
+        fixed order (a twin game of a pair copies the first one's)."""
+        deals, states = [], []
+        deal_seed = bot_seed = 0
+        for i, opp in enumerate(self.opponents):
+            twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal, seats and bot seed
+            if twin and opp != self.opponents[i - 1]:
+                raise ValueError(f"paired rollouts: games {i - 1} and {i} must have the same opponent, "
+                                 f"got {self.opponents[i - 1]!r} and {opp!r}")
+            if not twin:
+                deal_seed = int(rng.integers(1 << 62))
+            deals.append(deal_seed)
+            states.append(self.learning.deal(deal_seed, **options))
+            lt = int(self.learner_team[i - 1]) if twin else int(rng.integers(2))
+            self.learner_team[i] = lt
+            if opp == "self":
+                continue
+            if isinstance(opp, tuple):
+                code = 1 + opp[1]
+            else:
+                code = BOT_CODES[opp]
+                if not twin:  # drawn for every bot game: the deals stay the same
+                    bot_seed = int(rng.integers(1 << 62))
+                if code != HEURISTIC:  # heuristic moves come from the state (Table.heuristic_move)
+                    self.bots[i] = make(opp, seed=bot_seed, game=self.learning.game)
+            for s, team in enumerate(self.team_of):
+                if team != lt:
+                    self.ctl[i, s] = code
+        return deals, states
+
+    def step(self, i: int, action: int) -> None:
+        """Apply ``action`` to game ``i`` (and tell the prior workers)."""
+        self.tables[i].step(action)
+        if self.workers is not None:
+            self.workers.stepped(i, action)
+
+    def bot_moves(self, code: int, idx) -> int:
+        """Game by game, the fixed bot ``code`` plays its move in the games ``idx``; the actions taken."""
+        n = 0
+        for i in idx.tolist():
+            table = self.tables[i]
+            with self.timers.phase("bots"):
+                if code == HEURISTIC:
+                    move = table.heuristic_move()
+                else:
+                    st = table.state
+                    move = self.game.move_from_dict(self.bots[i].choose(self.game.make_view(st, st.current)))
+            with self.timers.phase("engine"):
+                acts = table.move_actions(move)
+                for a in acts:
+                    self.step(i, a)
+            n += len(acts)
+        return n
+
+    def inputs(self, idx: list, seats: list, use_prior: bool) -> tuple:
+        """``(obs, mask, prior or None)`` of the games ``idx`` for their acting ``seats``."""
+        learning, tables = self.learning, self.tables
+        with self.timers.phase("engine"):
+            legal = [tables[i].legal_actions() for i in idx]
+        with self.timers.phase("encoder"):
+            obs = np.empty((len(idx), learning.obs_size), dtype=np.float32)
+            for j, (i, s) in enumerate(zip(idx, seats)):
+                tables[i].observation(s, obs[j])
+            mask = masks_from_legal(legal, learning.num_actions)
+        if not use_prior:
+            return obs, mask, None
+        with self.timers.phase("prior"):
+            prior = np.empty((len(idx), learning.prior_size), dtype=np.float32)
+            if self.workers is None:
+                for j, i in enumerate(idx):
+                    tables[i].prior(prior[j])
+            else:
+                self.workers.fill(idx, tables, prior)
+        return obs, mask, prior
+
+    def finish(self, active: np.ndarray, buf: Buffer, stats: RolloutStats, reward: str, reward_scale: float):
+        """The games of ``active`` still playing; the finished ones' rewards go to ``buf``, results to ``stats``."""
+        still = []
+        for i in active.tolist():
+            table = self.tables[i]
+            if not table.done:
+                still.append(i)
+                continue
+            ret = table.returns(reward)
+            for team in (0, 1):
+                buf.final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
+            opp = self.opponents[i]
+            side = int(self.learner_team[i]) if opp != "self" else 0
+            diff = table.returns("points")[side]
+            stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+        return np.asarray(still, dtype=np.int64)
+
+
 def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng: np.random.Generator,
                  gen: torch.Generator, device, game_options: dict | None = None, reward: str = "points",
                  reward_scale: float = 10.0, timers: Timers | None = None,
@@ -283,133 +408,33 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
     """
     if paired and len(opponents) % 2:
         raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
-
-    options = dict(game_options or {})
     timers = timers if timers is not None else Timers()
-    clock = time.perf_counter
-    n_games = len(opponents)
-    n_seats = learning.num_seats
-    team_of = [learning.team_of(s) for s in range(n_seats)]
-    tables: list = []
-    deals: list[int] = []
-    ctl = np.zeros((n_games, n_seats), dtype=np.int64)
-    learner_team = np.zeros(n_games, dtype=np.int64)
-    bots: dict[int, object] = {}
-    t0 = clock()
-    deal_seed = bot_seed = 0
-    for i, opp in enumerate(opponents):
-        twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal, seats and bot seed
-        if twin and opp != opponents[i - 1]:
-            raise ValueError(f"paired rollouts: games {i - 1} and {i} must have the same opponent, "
-                             f"got {opponents[i - 1]!r} and {opp!r}")
-        if not twin:
-            deal_seed = int(rng.integers(1 << 62))
-        deals.append(deal_seed)
-        tables.append(learning.deal(deal_seed, **options))
-        lt = int(learner_team[i - 1]) if twin else int(rng.integers(2))
-        learner_team[i] = lt
-        if opp == "self":
-            continue
-        if isinstance(opp, tuple):
-            code = 1 + opp[1]
-        else:
-            code = BOT_CODES[opp]
-            if not twin:  # drawn for every bot game: the deals stay the same
-                bot_seed = int(rng.integers(1 << 62))
-            if code != HEURISTIC:  # heuristic moves come from the state (Table.heuristic_move)
-                bots[i] = make(opp, seed=bot_seed, game=learning.game)
-        for s in range(n_seats):
-            if team_of[s] != lt:
-                ctl[i, s] = code
-    timers["engine"] += clock() - t0
-    t0 = clock()
-    tables = [learning.table(state) for state in tables]
-    timers["encoder"] += clock() - t0
     use_prior = bool(getattr(learner.cfg, "prior", False))
-    workers = prior_workers if use_prior else None
-    if workers is not None:
-        workers.start(deals, options)
-    if any(code < 0 and code != HEURISTIC for code in np.unique(ctl)):
-        game = games.get(learning.game)
-
-    buf = Buffer(n_games)
-    stats = RolloutStats()
-    obs_size, num_actions, prior_size = learning.obs_size, learning.num_actions, learning.prior_size
-    active = np.arange(n_games)
+    lockstep = Lockstep(learning, opponents, dict(game_options or {}), rng, paired, timers,
+                     prior_workers if use_prior else None)
+    nets = [learner, *snapshot_nets]  # by controller code: LEARNER, then 1 + k
+    buf, stats = Buffer(len(opponents)), RolloutStats()
+    active = np.arange(len(opponents))
     while len(active):
-        cur = np.fromiter((tables[i].state.current for i in active), dtype=np.int64, count=len(active))
-        who = ctl[active, cur]
+        cur = np.fromiter((lockstep.tables[i].state.current for i in active), dtype=np.int64, count=len(active))
+        who = lockstep.ctl[active, cur]
         for code in np.unique(who):
             sel = who == code
             gi = active[sel]
             if code < 0:  # a fixed bot, one game at a time
-                for i in gi.tolist():
-                    table = tables[i]
-                    t0 = clock()
-                    if code == HEURISTIC:
-                        move = table.heuristic_move()
-                    else:
-                        st = table.state
-                        move = game.move_from_dict(bots[i].choose(game.make_view(st, st.current)))
-                    t1 = clock()
-                    acts = table.move_actions(move)
-                    for a in acts:
-                        table.step(a)
-                        if workers is not None:
-                            workers.stepped(i, a)
-                    timers["bots"] += t1 - t0
-                    timers["engine"] += clock() - t1
-                    stats.decisions += len(acts)
+                stats.decisions += lockstep.bot_moves(code, gi)
                 continue
-            seats = cur[sel]
-            gl = gi.tolist()
-            t0 = clock()
-            legal = [tables[i].legal_actions() for i in gl]
-            t1 = clock()
-            obs = np.empty((len(gl), obs_size), dtype=np.float32)
-            for j, (i, s) in enumerate(zip(gl, seats.tolist())):
-                tables[i].observation(s, obs[j])
-            mask = masks_from_legal(legal, num_actions)
-            t2 = clock()
-            prior = None
-            if use_prior:
-                prior = np.empty((len(gl), prior_size), dtype=np.float32)
-                if workers is None:
-                    for j, i in enumerate(gl):
-                        tables[i].prior(prior[j])
-                else:
-                    workers.fill(gl, tables, prior)
-            t2p = clock()
-            net = learner if code == LEARNER else snapshot_nets[code - 1]
-            actions, logp, values = sample_actions(net, obs, mask, gen, device, prior)
-            t3 = clock()
-            timers["engine"] += t1 - t0
-            timers["encoder"] += t2 - t1
-            timers["prior"] += t2p - t2
-            timers["inference"] += t3 - t2p
+            seats = cur[sel].tolist()
+            obs, mask, prior = lockstep.inputs(gi.tolist(), seats, use_prior)
+            with timers.phase("inference"):
+                actions, logp, values = sample_actions(nets[code], obs, mask, gen, device, prior)
             if code == LEARNER:
-                teams = np.fromiter((team_of[s] for s in seats.tolist()), dtype=np.int64, count=len(gl))
+                teams = np.fromiter((lockstep.team_of[s] for s in seats), dtype=np.int64, count=len(gi))
                 buf.add(obs, mask, actions, logp, values, gi * 2 + teams, prior)
-                stats.learner_decisions += len(gl)
-            stats.decisions += len(gl)
-            t0 = clock()
-            for i, a in zip(gl, actions.tolist()):
-                tables[i].step(a)
-                if workers is not None:
-                    workers.stepped(i, a)
-            timers["engine"] += clock() - t0
-        still = []
-        for i in active.tolist():
-            table = tables[i]
-            if not table.done:
-                still.append(i)
-                continue
-            ret = table.returns(reward)
-            for team in (0, 1):
-                buf.final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
-            opp = opponents[i]
-            side = int(learner_team[i]) if opp != "self" else 0
-            diff = table.returns("points")[side]
-            stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
-        active = np.asarray(still, dtype=np.int64)
+                stats.learner_decisions += len(gi)
+            stats.decisions += len(gi)
+            with timers.phase("engine"):
+                for i, a in zip(gi.tolist(), actions.tolist()):
+                    lockstep.step(i, a)
+        active = lockstep.finish(active, buf, stats, reward, reward_scale)
     return buf, stats

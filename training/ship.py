@@ -27,7 +27,86 @@ from pathlib import Path
 from cavallo_env.evaluation import duplicate_eval, format_result
 
 
-def main(argv=None) -> int:
+class PickError(ValueError):
+    """A run folder whose checkpoint cannot be picked as asked; the message names the path to give."""
+
+
+def evaluated_checkpoints(run: Path) -> list[Path]:
+    """The run's evaluated checkpoints (``checkpoints/update-NNNNN.json``), oldest first."""
+    return sorted((Path(run) / "checkpoints").glob("update-*.json"))
+
+
+def pick_checkpoint(run: Path, *, update: int | None = None, pick: str = "last", select=None,
+                    evaluated_only: bool = True) -> Path:
+    """The checkpoint of run folder ``run`` to ship or export (its ``.json``).
+
+    ``update``: that evaluated update; else ``pick="last"``: the last evaluated
+    update (without ``evaluated_only``, ``checkpoints/last.json`` where the run has
+    no evaluated one; where last.json is further than the last evaluated one, an
+    interrupted run, which to take is ambiguous: ``PickError`` names both);
+    ``pick="best"``: the evaluated update with the best ``select(path) -> score``.
+    """
+    run = Path(run)
+    if not (run / "checkpoints").is_dir():
+        found = sorted(run.glob("*.json"))
+        hint = f"one of its checkpoints, e.g. {found[0]}" if found else "a checkpoint's .json or a run folder"
+        raise PickError(f"{run}: not a run folder (no checkpoints/ in it); give {hint}")
+    cks = evaluated_checkpoints(run)
+    last = run / "checkpoints" / "last.json"
+    if update is not None:
+        src = run / "checkpoints" / f"update-{update:05d}.json"
+        if not src.exists():
+            raise PickError(f"{src}: no such evaluated checkpoint; the run has "
+                            f"{', '.join(p.name for p in cks) or 'none'}")
+        return src
+    if pick == "best":
+        if not cks:
+            raise PickError(f"{run}: no evaluated checkpoints (checkpoints/update-*.json) to pick the best of")
+        return max(cks, key=select)
+    if evaluated_only or not last.exists():
+        if not cks:
+            raise PickError(f"{run}: no evaluated checkpoints (checkpoints/update-*.json)"
+                            + ("" if evaluated_only else " and no checkpoints/last.json: nothing to export"))
+        return cks[-1]
+    step = _step(last)
+    if not cks:
+        return last
+    if step is not None and step > _step(cks[-1]):
+        raise PickError(f"{run}: ambiguous: {last} is at update {step}, past the last evaluated checkpoint "
+                        f"{cks[-1]} (update {_step(cks[-1])}); give one of those paths, or --update N")
+    return cks[-1]
+
+
+def single_deal_options(cfg) -> dict:
+    """The options a run's model is evaluated with when shipped: Scopa on single deals."""
+    options = dict(cfg.game_options)
+    return dict(options, match=False) if "match" in options or cfg.game == "scopa" else options
+
+
+def selector(game: str, options: dict, opponent: str, deals: int, seed: int, jobs: int, record: list | None = None):
+    """``select`` for ``pick_checkpoint(pick="best")``: a checkpoint's duplicate score and point
+    difference against ``opponent`` on ``deals`` deals from ``seed`` (printed, and added to ``record``)."""
+
+    def select(ck: Path) -> tuple:
+        r = duplicate_eval(f"checkpoint:{ck}", opponent, deals, seed=seed, jobs=jobs, game=game, **options)
+        if record is not None:
+            record.append({"checkpoint": ck.name, "score": r.score, "mean_diff": r.mean_diff})
+        print(f"selection: {ck.stem} vs {opponent}: {100 * r.score:.1f}% ({r.mean_diff:+.2f} pts), "
+              f"{deals} deals, seed {seed}")
+        return r.score, r.mean_diff
+
+    return select
+
+
+def _step(manifest: Path) -> int | None:
+    """The update a checkpoint manifest records (``step``), None if unreadable."""
+    try:
+        return int(json.loads(manifest.read_text(encoding="utf-8"))["step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m training.ship",
                                  description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
     ap.add_argument("run_dir", help="the run directory (runs/<name>-<time>/)")
@@ -51,7 +130,11 @@ def main(argv=None) -> int:
     ap.add_argument("--match-deals", type=int, default=200,
                     help="Scopa: duplicate whole matches to 11 per opponent, besides the --deals single deals "
                          "(default 200; 0 = none)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
 
     from . import checkpoint as ckpt  # lazy: torch, after the arguments parse
     from . import policy_bot  # noqa: F401  (lazy: registers the checkpoint:<path> bot kind)
@@ -66,23 +149,14 @@ def main(argv=None) -> int:
         args.out = f"checkpoints/{game}"
     if args.command is None:
         args.command = f"cavallo train --config configs/{cfg.name}.yaml"
-    # Scopa's shipped numbers are on single deals (and on whole matches, below)
-    eval_options = dict(options, match=False) if "match" in options or game == "scopa" else options
-    cks = sorted((run / "checkpoints").glob("update-*.json"))
-    if not cks:
-        raise SystemExit(f"{run}: no evaluated checkpoints (checkpoints/update-*.json)")
-    src = cks[-1] if args.update is None else run / "checkpoints" / f"update-{args.update:05d}.json"
-    selection = None
-    if args.update is None and args.pick == "best":
-        selection = []
-        for ck in cks:
-            r = duplicate_eval(f"checkpoint:{ck}", args.pick_opponent, args.pick_deals, seed=args.pick_seed,
-                               jobs=args.jobs, game=game, **eval_options)
-            selection.append({"checkpoint": ck.name, "score": r.score, "mean_diff": r.mean_diff})
-            print(f"selection: {ck.stem} vs {args.pick_opponent}: {100 * r.score:.1f}% ({r.mean_diff:+.2f} pts), "
-                  f"{args.pick_deals} deals, seed {args.pick_seed}")
-        best = max(selection, key=lambda d: (d["score"], d["mean_diff"]))
-        src = run / "checkpoints" / best["checkpoint"]
+    eval_options = single_deal_options(cfg)  # and on whole matches, below
+    selection = [] if args.update is None and args.pick == "best" else None
+    select = selector(game, eval_options, args.pick_opponent, args.pick_deals, args.pick_seed, args.jobs, selection)
+    try:
+        src = pick_checkpoint(run, update=args.update, pick=args.pick, select=select)
+    except PickError as e:
+        raise SystemExit(str(e)) from None
+    if selection is not None:
         print(f"selection: shipping {src.stem}")
     tensors, meta = ckpt.load(src)
     last_tensors, last_meta = ckpt.load(run / "checkpoints" / "last")
@@ -106,11 +180,20 @@ def main(argv=None) -> int:
     ship_meta = {"game": game, "config": meta["config"], "seed": meta["seed"], "step": meta["step"],
                  "kind": "model", "training": info, "evals": []}
     ckpt.save(out, model, ship_meta)
-    results = []
-    modes = [("", eval_options, args.deals)]
+    modes = [(eval_options, args.deals)]
     if game == "scopa" and args.match_deals:
-        modes.append(("matches to 11", dict(options, match=True), args.match_deals))
-    for label, opts, deals in modes:
+        modes.append((dict(options, match=True), args.match_deals))
+    ship_meta["evals"] = _evaluate(out, game, modes, args)
+    ckpt.save(out, model, ship_meta)
+    _print_table(ship_meta["evals"])
+    print(json.dumps({k: v for k, v in info.items() if k != "periodic_evals"}, indent=1))
+    return 0
+
+
+def _evaluate(out: Path, game: str, modes: list, args) -> list[dict]:
+    """The shipped model's duplicate evaluation against each opponent, in each ``(options, deals)`` mode."""
+    results = []
+    for opts, deals in modes:
         for spec in args.opponents.split(","):
             r = duplicate_eval(f"checkpoint:{out.with_suffix('.json')}", spec, deals, seed=args.seed, jobs=args.jobs,
                                game=game, **opts)
@@ -121,8 +204,11 @@ def main(argv=None) -> int:
             d["bot_a"] = str(out)
             d["game"], d["options"] = game, opts
             results.append(d)
-    ship_meta["evals"] = results
-    ckpt.save(out, model, ship_meta)
+    return results
+
+
+def _print_table(results: list[dict]) -> None:
+    """The evaluation as the README's markdown table."""
     print("| opponent | deals | W / D / L | score (draws 1/2) | 95% CI | points/game (model - bot) |")
     print("|---|---|---|---|---|---|")
     for d in results:
@@ -131,8 +217,6 @@ def main(argv=None) -> int:
         what = d["bot_b"] + (" (matches)" if d["options"].get("match") else "")
         print(f"| {what} | {d['deals']} | {d['wins']} / {d['draws']} / {d['losses']} | {100 * d['score']:.1f}% | "
               f"[{100 * lo:.1f}%, {100 * hi:.1f}%] | {d['mean_diff']:+.2f} [{dlo:+.2f}, {dhi:+.2f}] |")
-    print(json.dumps({k: v for k, v in info.items() if k != "periodic_evals"}, indent=1))
-    return 0
 
 
 if __name__ == "__main__":

@@ -39,6 +39,18 @@ SHARD_DEALS = 100
 _KEYS = ("obs", "mask", "actions", "returns", "prior", "targets")
 
 
+def _play_chunks(chunks: list, work: tuple, jobs: int, collect) -> None:
+    """Play ``chunks`` (``(block, deals)``; in ``jobs`` processes when more than one) and hand
+    each result to ``collect(block, deals, decisions)``, in order."""
+    if jobs <= 1 or len(chunks) < 2:
+        for k, c in chunks:
+            collect(k, c, _teacher_chunk(c, *work))
+        return
+    with mp.get_context("fork").Pool(jobs) as pool:
+        for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *work) for _, c in chunks])):
+            collect(k, c, part)
+
+
 def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator, reward: str = "points",
                   reward_scale: float = 10.0, prior: bool = False, jobs: int = 1, progress: bool = False,
                   soft: float = 0.0, cache_dir=None, options: dict | None = None) -> dict:
@@ -89,13 +101,7 @@ def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator
         if bar is not None:
             bar.update(len(chunk))
 
-    if jobs <= 1 or len(chunks) < 2:
-        for k, c in chunks:
-            collect(k, c, _teacher_chunk(c, *work))
-    else:
-        with mp.get_context("fork").Pool(jobs) as pool:
-            for (k, c), part in zip(chunks, pool.imap(_teacher_chunk_args, [(c, *work) for _, c in chunks])):
-                collect(k, c, part)
+    _play_chunks(chunks, work, jobs, collect)
     if bar is not None:
         bar.close()
     data = concat_decisions(parts)

@@ -162,7 +162,7 @@ def start_from_checkpoint(algo, cfg: RLlibTrainConfig) -> None:
         raise CheckpointError(f"{cfg.init_from}: a checkpoint of {meta.get('game', 'cavalloicera')}, "
                               f"but the config trains {cfg.game}")
     theirs = (meta.get("config") or {}).get("model") or {}
-    for key in ("hidden", "activation", "mask_input", "prior"):  # shapes alone miss e.g. the activation
+    for key in ("hidden", "activation", "prior"):  # shapes alone miss e.g. the activation
         mine = getattr(cfg.model, key)
         if key in theirs and theirs[key] != (list(mine) if isinstance(mine, tuple) else mine):
             raise ConversionError(f"init_from {cfg.init_from}: its model.{key} is {theirs[key]!r}, the config's "
@@ -189,14 +189,60 @@ def save_main(algo, path, cfg, counters, evals=None):
     return save_checkpoint(main_weights(algo), path, cfg, step=counters["update"], counters=counters, evals=evals)
 
 
+def build(cfg: RLlibTrainConfig, run_dir: Path, ray, log):
+    """The RLlib PPO algorithm of ``cfg`` (from ``init_from`` where the config names one)."""
+    t0 = time.perf_counter()
+    algo = ppo_config(cfg).build_algo()
+    if cfg.init_from:
+        start_from_checkpoint(algo, cfg)
+        log(f"rllib: main and the snapshot slots start from {cfg.init_from}")
+    res = ray.cluster_resources()
+    log(f"rllib: {cfg.game} on Ray ({int(res.get('CPU', 0))} CPUs, {len(ray.nodes())} node(s)), "
+        f"{cfg.rllib.env_runners} env runner(s) x {cfg.rllib.envs_per_env_runner} envs, built in "
+        f"{time.perf_counter() - t0:.0f}s; run {run_dir}")
+    return algo
+
+
+def iterate(algo, counters: dict) -> dict:
+    """One RLlib iteration: ``counters`` advanced; its ``metrics.csv`` row."""
+    t_it = time.perf_counter()
+    result = algo.train()
+    elapsed = time.perf_counter() - t_it
+    it = counters["update"] = int(result.get("training_iteration", counters["update"] + 1))
+    decisions, main_steps, env_steps = iteration_counts(result)
+    counters["decisions"] += int(decisions)
+    counters["learner_decisions"] += int(main_steps)
+    counters["env_steps"] += int(env_steps)
+    counters["wall_s"] += elapsed
+    return result_row(result, it, counters, elapsed)
+
+
+def evaluate_iteration(algo, cfg: RLlibTrainConfig, run_dir: Path, counters: dict, row: dict, log) -> list[dict]:
+    """Save main as ``checkpoints/update-NNNNN``, play the duplicate evaluation, add it to ``row``."""
+    from ..logs import label  # lazy: numpy and torch (via rollout)
+    from ..run import evaluate_checkpoint  # lazy: torch
+
+    it, t_ev = counters["update"], time.perf_counter()
+    path = run_dir / "checkpoints" / f"update-{it:05d}"
+    save_main(algo, path, cfg, counters)
+    results = evaluate_checkpoint(path.with_suffix(".json"), cfg)
+    for r in results:
+        r.update(update=it, learner_decisions=counters["learner_decisions"], decisions=counters["decisions"])
+        row[f"eval_{label(r['opponent'])}_score"] = r["score"]
+        row[f"eval_{label(r['opponent'])}_diff"] = r["mean_diff"]
+    save_main(algo, path, cfg, counters, evals=results)
+    log(f"iteration {it}: duplicate eval ({cfg.eval.deals} deals, {time.perf_counter() - t_ev:.0f}s): "
+        + ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results))
+    return results
+
+
 def train(cfg: RLlibTrainConfig, run_dir: Path, *, address: str | None = None, progress: bool = True,
           log=print, stop_after: int | None = None) -> dict:
     """Train ``cfg`` on RLlib into ``run_dir``; returns the project's summary dict (``cavallo train``)."""
     ray = require_ray()
     import torch  # lazy: torch, kept out of this light module
 
-    from ..logs import RunLog, label, plot_learning_curve  # lazy: numpy and torch (via rollout)
-    from ..run import evaluate_checkpoint  # lazy: torch
+    from ..logs import RunLog, plot_learning_curve  # lazy: numpy and torch (via rollout)
 
     torch.set_num_threads(cfg.threads)
     run_dir = Path(run_dir)
@@ -209,47 +255,18 @@ def train(cfg: RLlibTrainConfig, run_dir: Path, *, address: str | None = None, p
     runlog = RunLog(run_dir, cfg)
     bar = None
     try:
-        t0 = time.perf_counter()
-        algo = ppo_config(cfg).build_algo()
-        if cfg.init_from:
-            start_from_checkpoint(algo, cfg)
-            log(f"rllib: main and the snapshot slots start from {cfg.init_from}")
-        res = ray.cluster_resources()
-        log(f"rllib: {cfg.game} on Ray ({int(res.get('CPU', 0))} CPUs, {len(ray.nodes())} node(s)), "
-            f"{cfg.rllib.env_runners} env runner(s) x {cfg.rllib.envs_per_env_runner} envs, built in "
-            f"{time.perf_counter() - t0:.0f}s; run {run_dir}")
+        algo = build(cfg, run_dir, ray, log)
         if progress:
             bar = tqdm(total=cfg.iterations, unit="it", desc=f"rllib: {cfg.game}", dynamic_ncols=True)
         done = 0
         while True:
-            t_it = time.perf_counter()
-            result = algo.train()
-            elapsed = time.perf_counter() - t_it
-            it = counters["update"] = int(result.get("training_iteration", counters["update"] + 1))
-            decisions, main_steps, env_steps = iteration_counts(result)
-            counters["decisions"] += int(decisions)
-            counters["learner_decisions"] += int(main_steps)
-            counters["env_steps"] += int(env_steps)
-            counters["wall_s"] += elapsed
+            row = iterate(algo, counters)
+            it = counters["update"]
             done += 1
             last = (it >= cfg.iterations or (cfg.time_limit_s and counters["wall_s"] >= cfg.time_limit_s)
                     or (stop_after is not None and done >= stop_after))
-            row = result_row(result, it, counters, elapsed)
             if cfg.eval.every and it % cfg.eval.every == 0 or last:
-                t_ev = time.perf_counter()
-                path = run_dir / "checkpoints" / f"update-{it:05d}"
-                save_main(algo, path, cfg, counters)
-                results = evaluate_checkpoint(path.with_suffix(".json"), cfg)
-                for r in results:
-                    r.update(update=it, learner_decisions=counters["learner_decisions"],
-                             decisions=counters["decisions"])
-                    row[f"eval_{label(r['opponent'])}_score"] = r["score"]
-                    row[f"eval_{label(r['opponent'])}_diff"] = r["mean_diff"]
-                evals.extend(results)
-                save_main(algo, path, cfg, counters, evals=results)
-                log(f"iteration {it}: duplicate eval ({cfg.eval.deals} deals, {time.perf_counter() - t_ev:.0f}s): "
-                    + ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)"
-                                for r in results))
+                evals.extend(evaluate_iteration(algo, cfg, run_dir, counters, row, log))
             runlog.write(row)
             if it % cfg.checkpoint_every == 0 or last:
                 save_main(algo, run_dir / "checkpoints" / "last", cfg, counters, evals)
