@@ -162,9 +162,10 @@ def test_parameter_count_is_the_networks(game):
     from training.model import ModelConfig, build_policy
 
     learning = games.get(game).learning()
-    for hidden, mask_input, prior in [([256, 256], False, False), ([32], True, True), ([8, 16, 4], True, False)]:
-        section = config_mod.ModelSection(hidden=hidden, mask_input=mask_input, prior=prior)
-        net = build_policy(ModelConfig(hidden=hidden, mask_input=mask_input, prior=prior), learning)
+    assert ModelConfig is config_mod.ModelSection  # one model config: the network's is the config file's
+    for hidden, prior in [([256, 256], False), ([32], True), ([8, 16, 4], False)]:
+        section = config_mod.ModelSection(hidden=hidden, prior=prior)
+        net = build_policy(section, learning)
         assert section.parameters(learning.obs_size, learning.num_actions, learning.prior_size) == sum(
             p.numel() for p in net.parameters())
 

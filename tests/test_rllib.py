@@ -147,23 +147,23 @@ def test_team_mapping_four_seats():
 # ---------------------------------------------------------------- weights -> checkpoint -> ONNX
 
 
-def _module(game="cavalloicera", hidden=(48, 32), mask_input=True, activation="tanh"):
+def _module(game="cavalloicera", hidden=(48, 32), activation="tanh"):
     learning = games.get(game).learning()
     space = spaces.Dict({"observations": spaces.Box(0.0, 1.0, (learning.obs_size,), np.float32),
                          "action_mask": spaces.Box(0.0, 1.0, (learning.num_actions,), np.float32)})
     torch.manual_seed(0)
     module = MaskedPolicyModule(observation_space=space, action_space=spaces.Discrete(learning.num_actions),
-                                model_config={"hidden": list(hidden), "activation": activation, "mask_input": mask_input})
+                                model_config={"hidden": list(hidden), "activation": activation})
     with torch.no_grad():  # a trained-looking policy head (PolicyNet starts it near zero)
         module.net.policy.weight.normal_(0, 1.0)
     return module, learning
 
 
-def _cfg(game, hidden=(48, 32), mask_input=True, activation="tanh"):
+def _cfg(game, hidden=(48, 32), activation="tanh"):
     d = load(TINY).to_dict()
     d["game"] = game
     d["game_options"] = {}
-    d["model"].update(hidden=list(hidden), activation=activation, mask_input=mask_input)
+    d["model"].update(hidden=list(hidden), activation=activation)
     return from_dict(d)
 
 
@@ -243,9 +243,9 @@ def test_remote_env_runner_init_from_and_snapshots(tmp_path, ray_local):
     from training.rllib.train import ppo_config, start_from_checkpoint
 
     cfg = load(TINY)
-    module, _ = _module("briscola", hidden=(32, 32), mask_input=False, activation="relu")
+    module, _ = _module("briscola", hidden=(32, 32), activation="relu")
     save_checkpoint(module.get_state(), tmp_path / "init",
-                    _cfg("briscola", hidden=(32, 32), mask_input=False, activation="relu"))
+                    _cfg("briscola", hidden=(32, 32), activation="relu"))
     cfg.init_from = str(tmp_path / "init.json")
     algo = ppo_config(cfg, env_runners=1, envs_per_env_runner=2).build_algo()
     try:
@@ -300,8 +300,8 @@ def test_init_from_refuses_another_network(tmp_path):
     from training.rllib.convert import ConversionError
     from training.rllib.train import start_from_checkpoint
 
-    module, _ = _module("briscola", hidden=(32, 32), mask_input=False, activation="tanh")
-    save_checkpoint(module.get_state(), tmp_path / "init", _cfg("briscola", hidden=(32, 32), mask_input=False))
+    module, _ = _module("briscola", hidden=(32, 32), activation="tanh")
+    save_checkpoint(module.get_state(), tmp_path / "init", _cfg("briscola", hidden=(32, 32)))
     cfg = load(TINY)
     cfg.init_from = str(tmp_path / "init.json")
     with pytest.raises(ConversionError, match="activation"):

@@ -47,9 +47,10 @@ class ConfigError(ValueError):
 
 @dataclass
 class ModelSection:
+    """The network (``training.model.PolicyNet``, whose ``ModelConfig`` is this class)."""
+
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"  # relu | tanh | gelu
-    mask_input: bool = False  # feed the legal-action mask to the body too (training.model.ModelConfig)
     prior: bool = False  # read the heuristic prior and add it to the logits (cavallo_env.cavalloicera.prior)
     prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])  # its initial gains: score, choice
 
@@ -65,12 +66,15 @@ class ModelSection:
 
     def parameters(self, obs_size: int, num_actions: int, prior_size: int) -> int:
         """The number of parameters of this network for a game of these sizes (``training.model.PolicyNet``)."""
-        width = obs_size + (num_actions if self.mask_input else 0) + (prior_size if self.prior else 0)
+        width = obs_size + (prior_size if self.prior else 0)
         n = 0
         for h in self.hidden:
             n += (width + 1) * h
             width = h
         return n + (width + 1) * num_actions + (width + 1) + (2 if self.prior else 0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass
@@ -276,26 +280,29 @@ def _check_bot_game(spec: str, game: str) -> None:
     make(spec, seed=0, game=game)
 
 
-#: options that measured no gain and left the code: key -> (the value that means "off", where it lived).
-#: Configs and checkpoints written before may still carry them at that value.
-REMOVED = {
-    "shaping": (0.0, "potential-based reward shaping"),
-    "model.members": (1, "EnsembleNet, an ensemble of imitation students"),
-    "ppo.critic": ("policy", "StateCritic, a centralised critic that saw the hidden hands"),
-    "ppo.critic_hidden": (None, "StateCritic's layer widths"),
-    "pretrain.dagger_rounds": (0, "DAgger rounds after the imitation"),
-    "pretrain.dagger_games": (None, "DAgger"),
-    "pretrain.dagger_opponent": (None, "DAgger"),
-    "pretrain.dagger_epochs": (None, "DAgger"),
-}
-#: the last commit with the options of ``REMOVED`` (docs/training.md, "Measured and removed")
+#: the last commit with the options of ``REMOVED`` but ``model.mask_input`` (docs/training.md, "Measured and removed")
 REMOVED_AFTER = "edb6454"
+#: the last commit with ``model.mask_input`` (docs/experiments/mask-input.md)
+MASK_INPUT_LAST = "36c2912"
+#: options that measured no gain and left the code: key -> (the value that means "off", what it was,
+#: the last commit that has it).  Configs and checkpoints written before may still carry them at that value.
+REMOVED = {
+    "shaping": (0.0, "potential-based reward shaping", REMOVED_AFTER),
+    "model.members": (1, "EnsembleNet, an ensemble of imitation students", REMOVED_AFTER),
+    "model.mask_input": (False, "mask_input, the legal-action mask fed to the network's body", MASK_INPUT_LAST),
+    "ppo.critic": ("policy", "StateCritic, a centralised critic that saw the hidden hands", REMOVED_AFTER),
+    "ppo.critic_hidden": (None, "StateCritic's layer widths", REMOVED_AFTER),
+    "pretrain.dagger_rounds": (0, "DAgger rounds after the imitation", REMOVED_AFTER),
+    "pretrain.dagger_games": (None, "DAgger", REMOVED_AFTER),
+    "pretrain.dagger_opponent": (None, "DAgger", REMOVED_AFTER),
+    "pretrain.dagger_epochs": (None, "DAgger", REMOVED_AFTER),
+}
 
 
-def _drop_removed(data: dict, where: str) -> dict:
-    """``data`` without the ``REMOVED`` options, which may only hold their "off" value."""
+def drop_removed(data: dict, where: str) -> dict:
+    """``data`` (a config's mapping) without the ``REMOVED`` options, which may only hold their "off" value."""
     data = dict(data)
-    for path, (off, what) in REMOVED.items():
+    for path, (off, what, last) in REMOVED.items():
         *sections, key = path.split(".")
         node = data
         for sec in sections:
@@ -304,7 +311,8 @@ def _drop_removed(data: dict, where: str) -> dict:
             continue
         if off is not None and node[key] != off:
             raise ConfigError(f"{where}.{path}: {what} measured no gain and was removed after commit "
-                              f"{REMOVED_AFTER} (docs/training.md); drop the key or set it to {off!r}")
+                              f"{last} (docs/training.md, \"Measured and removed\"); drop the key, or train "
+                              f"with commit {last}")
         # copy the section before removing the key (the caller's dict stays as it was)
         parent = data
         for sec in sections:
@@ -388,7 +396,7 @@ def _build(cls, data, where):
 
 def from_dict(data, where="config") -> TrainConfig:
     if isinstance(data, dict):
-        data = _drop_removed(data, where)
+        data = drop_removed(data, where)
     cfg = _build(TrainConfig, data, where)
     cfg.check(where)
     return cfg

@@ -55,6 +55,7 @@ import numpy as np
 from cavallo_env import __version__, games
 from cavallo_env.records import prepare_output_file
 from cavallo_env.bots.policy import FORMAT, ModelError, check_finite_onnx, file_sha256, sidecar_path, sidecar_text
+from training.config import ConfigError, drop_removed
 
 OPSET = 17
 TOLERANCE = 1e-5
@@ -74,8 +75,10 @@ def _model_config(meta: dict, where: str):
         section = meta.get("model")
     if not isinstance(section, dict):
         raise ExportError(f"{where}: the checkpoint sidecar has no model section (config.model) to rebuild the network from")
-    if section.get("members", 1) == 1:  # a key of removed ensembles, 1 = one network (training.config.REMOVED)
-        section = {k: v for k, v in section.items() if k != "members"}
+    try:  # keys of removed options at their "off" value (members: 1, mask_input: false) are dropped
+        section = drop_removed({"model": section}, where)["model"]
+    except ConfigError as e:
+        raise ExportError(str(e)) from None
     known = {f.name for f in dataclasses.fields(ModelConfig)}
     unknown = sorted(set(section) - known)
     if unknown:
@@ -266,8 +269,6 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
     ``about`` (model, training, evaluation, source, exporter).  Only then are
     both moved into place; ``ExportError`` says what failed.
     """
-    import onnx  # lazy: onnx, the optional train extra
-
     folder = prepare_output_file(out)
     try:
         tmpdir = Path(tempfile.mkdtemp(dir=folder, prefix=".export-"))
@@ -276,21 +277,7 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
     try:
         tmp = tmpdir / "model.onnx"
         _export_onnx(net, tmp)
-        produced = sorted(p.name for p in tmpdir.iterdir())
-        if produced != ["model.onnx"]:
-            raise ExportError(f"the ONNX export wrote {produced}, expected a single self-contained file")
-        model = onnx.load(str(tmp), load_external_data=False)
-        for init in model.graph.initializer:
-            if init.data_location == onnx.TensorProto.EXTERNAL:
-                raise ExportError(f"initializer {init.name} is stored outside the .onnx file")
-        try:
-            check_finite_onnx(tmp.read_bytes(), out)
-        except ModelError as e:
-            raise ExportError(str(e)) from None
-        try:
-            onnx.checker.check_model(model, full_check=True)
-        except onnx.checker.ValidationError as e:
-            raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
+        _check_file(tmpdir, tmp, out)
         checks = {}
         for label, inputs in (("random_inputs", random_inputs(check_deals, prior=use_prior, learning=learning)),
                               ("game_positions", game_inputs(game_deals, prior=use_prior, learning=learning))):
@@ -301,27 +288,9 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
                 raise ExportError(f"onnxruntime and torch differ on {label.replace('_', ' ')}: logits/values by "
                                   f"{c['max_abs']:g} ({c['max_scaled']:g} relative to their size), probabilities "
                                   f"by {c['max_prob']:g}; the tolerance is {tolerance:g}")
-        sidecar = {
-            "format": FORMAT,
-            "game": learning.game,
-            "obs_version": learning.obs_version,
-            "action_version": learning.action_version,
-            "obs_size": learning.obs_size,
-            "num_actions": learning.num_actions,
-            "inputs": dict({"obs": ["batch", learning.obs_size, "float32"],
-                            "mask": ["batch", learning.num_actions, "float32, nonzero = legal"]},
-                           **({"prior": ["batch", learning.prior_size, "float32, the game's heuristic prior"]}
-                              if use_prior else {})),
-            "prior_version": learning.prior_version if use_prior else None,
-            "outputs": {"logits": ["batch", learning.num_actions, "float32, illegal = -1e9"],
-                        "value": ["batch", "float32"]},
-            "opset": OPSET,
-            "onnx_file": out.name,
-            "onnx_sha256": file_sha256(tmp),
-            **about,
-            "check": dict(checks, tolerance=tolerance),
-            "exported_at": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        }
+        sidecar = dict(_contract(learning, use_prior), onnx_file=out.name, onnx_sha256=file_sha256(tmp), **about,
+                       check=dict(checks, tolerance=tolerance),
+                       exported_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat())
         meta_path = sidecar_path(out)
         tmp_json = tmpdir / "model.json"
         tmp_json.write_text(sidecar_text(sidecar), encoding="utf-8")
@@ -330,6 +299,47 @@ def write_verified(net, out: Path, learning, about: dict, *, use_prior: bool, to
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return out, meta_path
+
+
+def _check_file(tmpdir: Path, tmp: Path, out: Path) -> None:
+    """The exported file is one self-contained .onnx with finite weights that passes ``onnx.checker``."""
+    import onnx  # lazy: onnx, the optional train extra
+
+    produced = sorted(p.name for p in tmpdir.iterdir())
+    if produced != ["model.onnx"]:
+        raise ExportError(f"the ONNX export wrote {produced}, expected a single self-contained file")
+    model = onnx.load(str(tmp), load_external_data=False)
+    for init in model.graph.initializer:
+        if init.data_location == onnx.TensorProto.EXTERNAL:
+            raise ExportError(f"initializer {init.name} is stored outside the .onnx file")
+    try:
+        check_finite_onnx(tmp.read_bytes(), out)
+    except ModelError as e:
+        raise ExportError(str(e)) from None
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except onnx.checker.ValidationError as e:
+        raise ExportError(f"the exported graph fails onnx.checker: {e}") from None
+
+
+def _contract(learning, use_prior: bool) -> dict:
+    """The sidecar's game contract: versions, sizes, the graph's inputs and outputs."""
+    return {
+        "format": FORMAT,
+        "game": learning.game,
+        "obs_version": learning.obs_version,
+        "action_version": learning.action_version,
+        "obs_size": learning.obs_size,
+        "num_actions": learning.num_actions,
+        "inputs": dict({"obs": ["batch", learning.obs_size, "float32"],
+                        "mask": ["batch", learning.num_actions, "float32, nonzero = legal"]},
+                       **({"prior": ["batch", learning.prior_size, "float32, the game's heuristic prior"]}
+                          if use_prior else {})),
+        "prior_version": learning.prior_version if use_prior else None,
+        "outputs": {"logits": ["batch", learning.num_actions, "float32, illegal = -1e9"],
+                    "value": ["batch", "float32"]},
+        "opset": OPSET,
+    }
 
 
 def _evaluation(meta: dict, extra: dict | None):

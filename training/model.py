@@ -13,29 +13,15 @@ the game (``cavallo_env.games.learning.Learning``).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-
 import torch
 from torch import nn
 
+from .config import ModelSection
+
 MASKED_LOGIT = -1e9
 
-
-@dataclass
-class ModelConfig:
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"  # relu | tanh | gelu
-    # also feed the legal-action mask to the body (it tells which cards can
-    # capture, which an MLP finds hard to work out from the table's sums)
-    mask_input: bool = False
-    # read the heuristic prior (cavallo_env.cavalloicera.prior) and add it to the logits
-    prior: bool = False
-    # initial gains of the prior's score (per point) and choice blocks in the logits
-    prior_gain: list[float] = field(default_factory=lambda: [1.0, 2.0])
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
+#: The network's config is the config file's ``model`` section: one class (``training.config``).
+ModelConfig = ModelSection
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU}
 
@@ -48,7 +34,7 @@ class PolicyNet(nn.Module):
         if self.cfg.activation not in _ACTIVATIONS:
             raise ValueError(f"model.activation must be one of {sorted(_ACTIVATIONS)}, got {self.cfg.activation!r}")
         layers: list[nn.Module] = []
-        width = obs_size + (num_actions if self.cfg.mask_input else 0) + (prior_size if self.cfg.prior else 0)
+        width = obs_size + (prior_size if self.cfg.prior else 0)
         for h in self.cfg.hidden:
             layers += [nn.Linear(width, h), _ACTIVATIONS[self.cfg.activation]()]
             width = h
@@ -66,14 +52,12 @@ class PolicyNet(nn.Module):
                 prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``obs`` float32 [N, obs_size], ``mask`` [N, num_actions] (nonzero = legal), ``prior``
         [N, prior_size] when the model reads it -> (logits [N, num_actions], value [N])."""
-        parts = [obs]
-        if self.cfg.mask_input:
-            parts.append((mask != 0).to(obs.dtype))
         if self.cfg.prior:
             if prior is None:
                 raise ValueError("this model reads the heuristic prior: pass prior (Table.prior)")
-            parts.append(prior)
-        h = self.body(torch.cat(parts, dim=-1) if len(parts) > 1 else obs)
+            h = self.body(torch.cat([obs, prior], dim=-1))
+        else:
+            h = self.body(obs)
         logits = self.policy(h)
         if self.cfg.prior:
             n = logits.shape[-1]

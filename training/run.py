@@ -28,7 +28,7 @@ from cavallo_env.evaluation import duplicate_eval
 from . import checkpoint as ckpt
 from .config import ConfigError, TrainConfig, dump, from_dict
 from .league import League
-from .model import ModelConfig, PolicyNet, build_policy
+from .model import PolicyNet, build_policy
 
 
 @functools.cache
@@ -60,9 +60,7 @@ def resolve_device(name: str) -> torch.device:
 
 def make_net(cfg: TrainConfig, device) -> PolicyNet:
     """The config's network for its game, on ``device``."""
-    mc = ModelConfig(hidden=list(cfg.model.hidden), activation=cfg.model.activation, mask_input=cfg.model.mask_input,
-                     prior=cfg.model.prior, prior_gain=list(cfg.model.prior_gain))
-    return build_policy(mc, games.get(cfg.game).learning()).to(device)
+    return build_policy(cfg.model, games.get(cfg.game).learning()).to(device)
 
 
 def new_run_dir(cfg: TrainConfig, root="runs") -> Path:
@@ -145,7 +143,10 @@ class Run:
         atomic as a whole (``training.checkpoint.save``: a kill at any instant leaves the
         previous checkpoint or this one), and weights that are not finite are refused, so a
         diverged run keeps its last good checkpoint."""
-        path = self.last_path if path is None else path
+        return ckpt.save(self.last_path if path is None else path, *self.state(full=full, evals=evals))
+
+    def state(self, *, full: bool = True, evals: list | None = None) -> tuple[dict, dict]:
+        """What ``save`` writes: ``(tensors, meta)``; the tensors are the live ones (not copies)."""
         cfg, counters = self.cfg, self.counters
         tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
         meta = {"game": cfg.game, "config": cfg.to_dict(), "seed": cfg.seed, "step": counters["update"],
@@ -163,7 +164,7 @@ class Run:
             tensors["rng.torch"] = torch.get_rng_state()
             tensors["rng.sample"] = self.gen.get_state()
             meta["rng_numpy"] = self.rng.bit_generator.state
-        return ckpt.save(path, tensors, meta)
+        return tensors, meta
 
     def load(self, path) -> None:
         """Restore weights, optimizer, league, generators, counters and evaluations from a

@@ -4,7 +4,7 @@ It reuses the project's sections (``training.config``) so a run of each
 backend is described with the same words:
 
 - ``model``: the network, exactly ``training.model.PolicyNet`` (hidden sizes,
-  activation, ``mask_input``); ``prior`` must be false: RLlib's env runners
+  activation); ``prior`` must be false: RLlib's env runners
   see the PettingZoo observation, which does not carry the heuristic prior;
 - ``ppo``: lr, gamma, gae_lambda, epochs, minibatch_size, clip, vf_coef,
   ent_coef, max_grad_norm (see ``training.rllib.train.ppo_config`` for how

@@ -34,8 +34,7 @@ class ConversionError(ValueError):
 
 
 def _model_config(model: dict) -> ModelConfig:
-    return ModelConfig(hidden=list(model["hidden"]), activation=model["activation"],
-                       mask_input=bool(model.get("mask_input", False)), prior=False)
+    return ModelConfig(hidden=list(model["hidden"]), activation=model["activation"], prior=False)
 
 
 def policy_state(module_state: dict, model: dict, game: str) -> dict[str, torch.Tensor]:

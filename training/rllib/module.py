@@ -9,7 +9,7 @@ the mask is applied inside ``PolicyNet.forward`` (illegal logits = -1e9), the
 very forward pass that ``cavallo export`` and the ``checkpoint:`` bot run, and
 the policy and value heads share the body as in the project's trainer.
 
-``model_config``: ``hidden``, ``activation``, ``mask_input`` (the ``model``
+``model_config``: ``hidden``, ``activation`` (the ``model``
 section of the config; the heuristic prior is not supported here).  PPO needs
 the ``ValueFunctionAPI``: ``_forward_train`` returns the value as
 ``Columns.EMBEDDINGS`` so that ``compute_values`` does not run the body twice.
@@ -31,7 +31,7 @@ def model_config_of(section) -> dict:
     d = section if isinstance(section, dict) else section.__dict__
     if d.get("prior"):
         raise ValueError("MaskedPolicyModule does not read the heuristic prior (model.prior must be false)")
-    return {"hidden": list(d["hidden"]), "activation": d["activation"], "mask_input": bool(d.get("mask_input", False))}
+    return {"hidden": list(d["hidden"]), "activation": d["activation"]}
 
 
 class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
@@ -39,8 +39,7 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self):
         mc = self.model_config or {}
-        cfg = ModelConfig(hidden=list(mc.get("hidden", [256, 256])), activation=mc.get("activation", "relu"),
-                          mask_input=bool(mc.get("mask_input", False)), prior=False)
+        cfg = ModelConfig(hidden=list(mc.get("hidden", [256, 256])), activation=mc.get("activation", "relu"), prior=False)
         obs_space = self.observation_space["observations"]
         self.net = PolicyNet(cfg, int(obs_space.shape[0]), int(self.action_space.n), 0)
 
