@@ -91,6 +91,8 @@ def test_shipped_configs_are_valid(name):
     ({"ppo": {"critic": "state"}}, "config.ppo.critic: StateCritic, a centralised critic that saw the hidden "
                                    "hands measured no gain and was removed after commit edb6454"),
     ({"shaping": 1.0}, "config.shaping: potential-based reward shaping measured no gain"),
+    ({"model": {"mask_input": True}}, "config.model.mask_input: mask_input, the legal-action mask fed to the "
+                                      "network's body measured no gain and was removed after commit "),
     ({"game": "chess"}, "config.game: unknown game 'chess'"),
     ({"game": "scopa", "game_options": {"match": "yes"}}, "config.game_options: Scopa: option 'match'"),
     ({"game": "briscola", "game_options": {"deck": "french"}}, "config.game_options: Briscola: unknown deck"),
@@ -118,6 +120,12 @@ def test_bad_configs_are_clear_errors(data, where):
     with pytest.raises(ConfigError) as e:
         from_dict(data)
     assert where in str(e.value)
+
+
+def test_removed_options_at_their_off_value_are_read_and_dropped():
+    """A config or checkpoint written before an option left carries it at "off": it still loads."""
+    cfg = from_dict({"model": {"mask_input": False, "members": 1}, "shaping": 0.0})
+    assert "mask_input" not in cfg.to_dict()["model"] and cfg.model == from_dict({}).model
 
 
 def test_config_file_errors(tmp_path):
@@ -627,6 +635,63 @@ def test_resume_may_change_only_the_length_and_the_prior_workers(tmp_path, capsy
     assert main(["train", "--resume", str(run_dir), "--config", str(longer), "--no-progress"]) == 0
     saved = yaml.safe_load((run_dir / "config.yaml").read_text())
     assert saved["updates"] == 2 and saved["prior_workers"] == 1
+
+
+def test_ctrl_c_saves_the_last_finished_update_and_resume_continues_from_it(tmp_path):
+    """SIGINT to a real `cavallo train` (its process group, as a terminal's Ctrl-C does) with prior
+    workers and an evaluation pool: no traceback, the last finished update saved although
+    checkpoint_every is far, the --resume command printed, and the resumed run continues from
+    that update to the same weights as a run straight through."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    from training.ppo import train
+
+    d = tiny(updates=60, checkpoint_every=1000, prior_workers=1, model={"hidden": [16], "prior": True},
+             eval={"every": 1, "deals": 2, "jobs": 2})
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(d))
+    runs = tmp_path / "runs"
+    cmd = [sys.executable, "-m", "cavallo_env.cli", "train", "--no-progress"]
+    p = subprocess.Popen(cmd + ["--config", str(path), "--runs", str(runs)], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        metrics = list(runs.glob("*/metrics.csv"))
+        if metrics and len(metrics[0].read_text().splitlines()) >= 3:  # the header and two updates
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # into the next update's rollout or evaluation
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    run_dir = next(runs.iterdir())
+    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    saved = len(rows)
+    assert saved >= 2
+    assert (f"interrupted: update {saved} is saved in {run_dir / 'checkpoints' / 'last.json'}; continue with:\n"
+            f"  cavallo train --resume {run_dir}") in err
+    assert _weights(run_dir)[1]["step"] == saved
+    # --resume continues from the saved update (here for one more)
+    r = subprocess.run(cmd + ["--resume", str(run_dir), "--stop-at", str(saved + 1)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"resumed {run_dir} at update {saved} " in r.stderr
+    assert [int(row["update"]) for row in csv.DictReader(open(run_dir / "metrics.csv"))] == list(range(1, saved + 2))
+    straight = train(from_dict(d), tmp_path / "straight", progress=False, stop_at=saved + 1, log=lambda m: None)
+    assert straight["update"] == saved + 1
+    t_straight, _ = _weights(tmp_path / "straight")
+    t_resumed, meta = _weights(run_dir)
+    assert meta["step"] == saved + 1
+    for k, v in t_straight.items():
+        if k.startswith(("model.", "optim.", "league.")):
+            assert torch.equal(v, t_resumed[k]), k
 
 
 def test_soft_targets_from_a_search_teacher():

@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from .rollout import PHASES
 
@@ -124,3 +125,39 @@ def plot_learning_curve(run_dir: Path, evals: list, out: Path | None = None) -> 
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out
+
+
+class Progress:
+    """The progress bar of a run (tqdm; none with ``enabled=False``) and the lines logged past it."""
+
+    def __init__(self, cfg, start: int, *, enabled: bool, log=print):
+        self.cfg, self.log, self.last_eval = cfg, log, ""
+        self.bar = None
+        if enabled:
+            self.bar = tqdm(total=cfg.updates, initial=start, unit="upd", desc=f"ppo: {cfg.game}", dynamic_ncols=True)
+
+    def evaluating(self, update: int) -> None:
+        if self.bar is not None:
+            self.bar.set_description_str(f"ppo: {self.cfg.game} (evaluating update {update})")
+
+    def evaluated(self, update: int, results: list[dict], seconds: float, counted: str) -> None:
+        """Log an evaluation's line above the bar and keep its short form for the bar."""
+        self.last_eval = " ".join(f"{r['opponent'][:1].upper()}{100 * r['score']:.0f}%" for r in results)
+        msg = ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results)
+        if self.bar is not None:
+            self.bar.clear()  # the line goes above the bar, not onto it
+        self.log(f"update {update}: duplicate eval ({self.cfg.eval.deals} {counted}, {seconds:.0f}s): {msg}")
+        if self.bar is not None:
+            self.bar.set_description_str(f"ppo: {self.cfg.game}")
+
+    def advanced(self, row: dict, entropy: float) -> None:
+        if self.bar is not None:
+            post = {"dec/s": f"{row['decisions_per_s']:.0f}", "ent": f"{entropy:.2f}"}
+            if self.last_eval:
+                post["eval"] = self.last_eval
+            self.bar.set_postfix(post, refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -33,13 +33,13 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm import tqdm
 
 from cavallo_env import games as game_registry
 
 from . import advantages, warmstart
 from .config import ConfigError, PPOSection, TrainConfig
-from .logs import RunLog, label, plot_learning_curve
+from .interrupt import Guard
+from .logs import Progress, RunLog, label, plot_learning_curve
 from .model import PolicyNet
 from .rollout import PHASES, PriorWorkers, Timers, play_rollout
 from .run import Run
@@ -131,9 +131,8 @@ def iteration(run: Run, timers: Timers, workers: PriorWorkers | None = None) -> 
                               reward_scale=cfg.reward_scale, timers=timers, prior_workers=workers, paired=paired)
     batch = advantages.batch(buf.trajectories(), cfg.ppo.advantage, cfg.ppo.gamma, cfg.ppo.gae_lambda)
     run.model.train()
-    t0 = time.perf_counter()
-    us = ppo_update(run.model, run.opt, batch, cfg.ppo, run.gen, run.device)
-    timers["update"] += time.perf_counter() - t0
+    with timers.phase("update"):
+        us = ppo_update(run.model, run.opt, batch, cfg.ppo, run.gen, run.device)
     league.record(stats.results)
     return stats, batch, us
 
@@ -179,100 +178,95 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
 
     ``stop_after``: stop after that many updates in this call; ``stop_at``:
     stop once update ``stop_at`` is done (0: once the warm start is; a
-    checkpoint is written; ``--resume`` continues from it).
+    checkpoint is written; ``--resume`` continues from it).  Ctrl-C raises
+    ``training.interrupt.Interrupted`` once the last finished update is saved.
     """
     # ---- 1. setup
-    if resume:
-        run = Run.resume(cfg, Path(run_dir), device)
-        counters = run.counters
-        log(f"resumed {run.run_dir} at update {counters['update']} ({counters['learner_decisions']} learner decisions)")
-        if counters["update"] > cfg.updates:
-            raise ConfigError(f"the run in {run.run_dir} is already at update {counters['update']}, "
-                              f"past updates = {cfg.updates}")
-    else:
-        run = Run.start(cfg, run_dir, device)
+    run = _open(cfg, run_dir, resume, device, log)
     counters = run.counters
-    # ---- 2. warm start
-    if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
-        warm_start(run, progress=progress, log=log)
-    runlog = RunLog(run.run_dir, cfg)
-    log(f"run {run.run_dir}  game {cfg.game}  device {run.device}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
-
-    bar = None
-    if progress:
-        bar = tqdm(total=cfg.updates, initial=counters["update"], unit="upd", desc=f"ppo: {cfg.game}",
-                   dynamic_ncols=True)
+    end = min(cfg.updates, counters["update"] + stop_after if stop_after is not None else cfg.updates,
+              stop_at if stop_at is not None else cfg.updates)
     timers = Timers()
-    done_this_call = 0
-    workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
-    model, opt, league = run.model, run.opt, run.league
-    last_eval = ""
-    counted = game_registry.counted_as(cfg.game, cfg.game_options)  # "deals", or Scopa's "matches"
-    try:
-        while counters["update"] < cfg.updates and (stop_at is None or counters["update"] < stop_at) and stop_after != 0:
-            update = counters["update"] + 1
-            t_start = time.perf_counter()
-            # ---- 3a. learning-rate schedule and opponents
-            lr = cfg.ppo.lr * (1.0 - (update - 1) / cfg.updates) if cfg.ppo.anneal_lr else cfg.ppo.lr
-            for g in opt.param_groups:
-                g["lr"] = lr
-            # ---- 3b-c. rollout, advantages, PPO update
-            phase0 = dict(timers)
-            stats, batch, us = iteration(run, timers, workers)
-            elapsed = time.perf_counter() - t_start
-            # ---- 3d. league
-            if update % cfg.league.snapshot_every == 0:
-                league.add(model, update)
-            counters["update"] = update
-            counters["decisions"] += stats.decisions
-            counters["learner_decisions"] += stats.learner_decisions
-            counters["wall_s"] += elapsed
-            # ---- 3e. logs, evaluation, checkpoint
-            spent = {p: timers[p] - phase0[p] for p in PHASES}
-            row = _row(update, counters, stats, batch, us, lr, elapsed, league, spent)
-            is_last = update == cfg.updates
-            evaluating = cfg.eval.every and update % cfg.eval.every == 0 or is_last
-            if evaluating:
-                t0 = time.perf_counter()
-                if bar is not None:
-                    bar.set_description_str(f"ppo: {cfg.game} (evaluating update {update})")
-                results = run.evaluate(update)
-                for r in results:
-                    row[f"eval_{label(r['opponent'])}_score"] = r["score"]
-                    row[f"eval_{label(r['opponent'])}_diff"] = r["mean_diff"]
-                last_eval = " ".join(f"{r['opponent'][:1].upper()}{100 * r['score']:.0f}%" for r in results)
-                msg = ", ".join(f"{r['opponent']} {100 * r['score']:.1f}% ({r['mean_diff']:+.2f} pts)" for r in results)
-                if bar is not None:
-                    bar.clear()  # the line goes above the bar, not onto it
-                log(f"update {update}: duplicate eval ({cfg.eval.deals} {counted}, {time.perf_counter() - t0:.0f}s): {msg}")
-                if bar is not None:
-                    bar.set_description_str(f"ppo: {cfg.game}")
-            runlog.write(row)
-            if update % cfg.checkpoint_every == 0 or is_last:
-                run.save()
-            if evaluating:
-                plot_learning_curve(run.run_dir, run.evals)
-            if bar is not None:
-                post = {"dec/s": f"{row['decisions_per_s']:.0f}", "ent": f"{us.entropy:.2f}"}
-                if last_eval:
-                    post["eval"] = last_eval
-                bar.set_postfix(post, refresh=False)
-                bar.update(1)
-            done_this_call += 1
-            if (stop_after is not None and done_this_call >= stop_after
-                    or stop_at is not None and update >= stop_at) and not is_last:
-                run.save()
-                break
-    finally:
-        if workers is not None:
-            workers.close()
-        if bar is not None:
+    with Guard(run) as guard:
+        # ---- 2. warm start
+        if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
+            warm_start(run, progress=progress, log=log)
+            guard.finished()
+        log(f"run {run.run_dir}  game {cfg.game}  device {run.device}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
+        bar = Progress(cfg, counters["update"], enabled=progress, log=log)
+        runlog = RunLog(run.run_dir, cfg)
+        workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
+        try:
+            # ---- 3. the updates
+            while counters["update"] < end:
+                run_update(run, timers, workers, runlog, bar)
+                guard.finished()
+                if counters["update"] % cfg.checkpoint_every == 0 or counters["update"] in (end, cfg.updates):
+                    guard.save()
+                if _evaluates(cfg, counters["update"]):
+                    plot_learning_curve(run.run_dir, run.evals)
+        finally:
+            if workers is not None:
+                workers.close()
             bar.close()
-        runlog.close()
+            runlog.close()
     total = sum(timers.values()) or 1.0
     return {"run_dir": str(run.run_dir), "update": counters["update"], "decisions": counters["decisions"],
             "learner_decisions": counters["learner_decisions"], "wall_s": counters["wall_s"],
             "shares": {p: timers[p] / total for p in PHASES}, "evals": run.evals}
+
+
+def _open(cfg: TrainConfig, run_dir, resume: bool, device, log) -> Run:
+    """A new run, or the run in ``run_dir`` as its last checkpoint left it."""
+    if not resume:
+        return Run.start(cfg, run_dir, device)
+    run = Run.resume(cfg, Path(run_dir), device)
+    counters = run.counters
+    log(f"resumed {run.run_dir} at update {counters['update']} ({counters['learner_decisions']} learner decisions)")
+    if counters["update"] > cfg.updates:
+        raise ConfigError(f"the run in {run.run_dir} is already at update {counters['update']}, "
+                          f"past updates = {cfg.updates}")
+    return run
+
+
+def _evaluates(cfg: TrainConfig, update: int) -> bool:
+    """Whether update ``update`` ends with a duplicate evaluation (every ``eval.every``, and the last)."""
+    return bool(cfg.eval.every and update % cfg.eval.every == 0) or update == cfg.updates
+
+
+def run_update(run: Run, timers: Timers, workers, runlog: RunLog, bar: Progress) -> None:
+    """One update of the run: steps 3a-e of the module doc (the checkpoint aside)."""
+    cfg, counters = run.cfg, run.counters
+    n = counters["update"] + 1
+    t_start = time.perf_counter()
+    # ---- 3a. learning-rate schedule (the opponents are drawn in ``iteration``)
+    lr = cfg.ppo.lr * (1.0 - (n - 1) / cfg.updates) if cfg.ppo.anneal_lr else cfg.ppo.lr
+    for g in run.opt.param_groups:
+        g["lr"] = lr
+    # ---- 3b-c. rollout, advantages, PPO update
+    phase0 = dict(timers)
+    stats, batch, us = iteration(run, timers, workers)
+    elapsed = time.perf_counter() - t_start
+    # ---- 3d. league
+    if n % cfg.league.snapshot_every == 0:
+        run.league.add(run.model, n)
+    counters["update"] = n
+    counters["decisions"] += stats.decisions
+    counters["learner_decisions"] += stats.learner_decisions
+    counters["wall_s"] += elapsed
+    # ---- 3e. logs and evaluation
+    spent = {p: timers[p] - phase0[p] for p in PHASES}
+    row = _row(n, counters, stats, batch, us, lr, elapsed, run.league, spent)
+    if _evaluates(cfg, n):
+        t0 = time.perf_counter()
+        bar.evaluating(n)
+        results = run.evaluate(n)
+        for r in results:
+            row[f"eval_{label(r['opponent'])}_score"] = r["score"]
+            row[f"eval_{label(r['opponent'])}_diff"] = r["mean_diff"]
+        bar.evaluated(n, results, time.perf_counter() - t0, game_registry.counted_as(cfg.game, cfg.game_options))
+    runlog.write(row)
+    bar.advanced(row, us.entropy)
 
 
 def _row(update, counters, stats, batch, us, lr, elapsed, league, spent) -> dict:

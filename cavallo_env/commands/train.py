@@ -64,7 +64,6 @@ def run(args) -> int:
     if args.stop_at is not None and args.stop_at < 0:
         raise ValueError(f"--stop-at must be 0 (after the warm start) or an update number, got {args.stop_at}")
     from training.config import ConfigError, dump, load  # lazy: the trainer package, never imported by cavallo_env at module level
-    from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
     from training.run import config_of_run, new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
 
     if args.device is not None:
@@ -95,8 +94,7 @@ def run(args) -> int:
             for key in RESUME_MAY_CHANGE:
                 setattr(cfg, key, getattr(new, key))
             (run_dir / "config.yaml").write_text(dump(cfg), encoding="utf-8")
-        summary = train(cfg, run_dir, resume=True, device=args.device, progress=not args.no_progress,
-                        stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
+        return _train(cfg, run_dir, args, resume=True)
     else:
         try:
             cfg = load(args.config)
@@ -107,9 +105,21 @@ def run(args) -> int:
         from training.run import resolve_device  # lazy: the trainer package, never imported by cavallo_env at module level
 
         resolve_device(args.device or cfg.device)  # no GPU for `cuda`: say so before a run directory is made
-        run_dir = new_run_dir(cfg, args.runs)
-        summary = train(cfg, run_dir, device=args.device, progress=not args.no_progress,
+        return _train(cfg, new_run_dir(cfg, args.runs), args, resume=False)
+
+
+def _train(cfg, run_dir: Path, args, *, resume: bool) -> int:
+    """``training.ppo.train`` with the command's options; Ctrl-C says how to resume."""
+    from training.interrupt import Interrupted  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
+
+    try:
+        summary = train(cfg, run_dir, resume=resume, device=args.device, progress=not args.no_progress,
                         stop_at=args.stop_at, log=lambda m: print(m, file=sys.stderr))
+    except Interrupted as e:
+        print(f"interrupted: update {e.update} is saved in {e.run_dir / 'checkpoints' / 'last.json'}; "
+              f"continue with:\n  cavallo train --resume {e.run_dir}", file=sys.stderr)
+        return 130
     print_summary(summary, "updates", "update", cfg)
     return 0
 
