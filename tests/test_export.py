@@ -48,7 +48,7 @@ def _model_options():
 
 @pytest.mark.parametrize("hidden,activation,extra", [
     ((64, 64), "relu", {}), ((32,), "tanh", {}), ((48, 40, 24), "gelu", {}),
-    ((64, 64), "relu", {"mask_input": True}), ((64, 64), "relu", {"prior": True}),
+    ((64, 64), "relu", {"prior": True}),
 ])
 def test_onnx_matches_torch_on_random_inputs(tmp_path, hidden, activation, extra):
     if not set(extra) <= _model_options():
@@ -349,3 +349,48 @@ def test_cli_export(tmp_path, capsys):
     assert main(["export", str(tmp_path / "c"), "--out", str(tmp_path / "file" / "x.onnx")]) == 2
     err = capsys.readouterr().err
     assert "is a file, not a folder" in err and ".export-" not in err
+
+
+def test_export_a_run_folder_picks_its_checkpoint_or_names_the_path_to_give(tmp_path, capsys):
+    """`cavallo export RUN_DIR`: the last evaluated checkpoint, --update N, and where that is
+    ambiguous (last.json past the last evaluation) or empty, an error naming the path to give."""
+    from training.config import from_dict
+    from training.ppo import train
+
+    def run(name, **over):
+        d = {"name": name, "seed": 2, "device": "cpu", "updates": 2, "games": 4, "checkpoint_every": 1,
+             "model": {"hidden": [16]}, "eval": {"every": 1, "deals": 2, "jobs": 1, "opponents": ["greedy"]}}
+        d.update(over)
+        stop_at = d.pop("stop_at", None)
+        train(from_dict(d), tmp_path / name, progress=False, stop_at=stop_at, log=lambda m: None)
+        return tmp_path / name
+
+    def export(*argv) -> tuple[int, str]:
+        code = main(["export", *map(str, argv)])
+        out = capsys.readouterr()
+        return code, out.out + out.err
+
+    done = run("done")
+    code, text = export(done, "--out", tmp_path / "last.onnx")
+    assert code == 0 and f"exporting {done / 'checkpoints' / 'update-00002.json'}" in text
+    assert json.loads((tmp_path / "last.json").read_text())["source"]["step"] == 2
+    code, text = export(done, "--update", 1, "--out", tmp_path / "one.onnx")
+    assert code == 0 and json.loads((tmp_path / "one.json").read_text())["source"]["step"] == 1
+    code, text = export(done, "--update", 7, "--out", tmp_path / "x.onnx")
+    assert code == 2 and "update-00007.json: no such evaluated checkpoint; the run has update-00001.json, " \
+                         "update-00002.json" in text
+    code, text = export(done / "checkpoints", "--out", tmp_path / "x.onnx")  # a folder of checkpoints
+    assert code == 2 and "not a run folder (no checkpoints/ in it); give one of its checkpoints, e.g. " in text
+    stopped = run("stopped", updates=5, eval={"every": 2, "deals": 2, "jobs": 1, "opponents": ["greedy"]}, stop_at=3)
+    code, text = export(stopped, "--out", tmp_path / "x.onnx")
+    assert code == 2 and (f"ambiguous: {stopped / 'checkpoints' / 'last.json'} is at update 3, past the last "
+                          f"evaluated checkpoint {stopped / 'checkpoints' / 'update-00002.json'} (update 2); give "
+                          "one of those paths, or --update N") in text
+    code, text = export(stopped / "checkpoints" / "last.json", "--out", tmp_path / "three.onnx")
+    assert code == 0 and json.loads((tmp_path / "three.json").read_text())["source"]["step"] == 3
+    (tmp_path / "empty" / "checkpoints").mkdir(parents=True)
+    code, text = export(tmp_path / "empty", "--out", tmp_path / "x.onnx")
+    assert code == 2 and "no evaluated checkpoints (checkpoints/update-*.json) and no checkpoints/last.json: " \
+                         "nothing to export" in text
+    code, text = export(done / "checkpoints" / "last.json", "--update", 1, "--out", tmp_path / "x.onnx")
+    assert code == 2 and "--update and --pick choose a checkpoint of a run folder" in text

@@ -1,7 +1,12 @@
 """Export a training checkpoint as the in-game AI: a single-file ONNX model + JSON sidecar.
 
 CHECKPOINT is the checkpoint's ``<name>.json`` (its manifest), a ``.safetensors``
-file of it or their common stem; it must verify (``training.checkpoint.load``:
+file of it or their common stem, or a run folder (``runs/<name>-<time>``): its
+last evaluated checkpoint, ``--update N`` or ``--pick best`` (the best of its
+evaluated checkpoints against ``--pick-opponent``, as ``python -m training.ship``
+picks); where that is ambiguous (an interrupted run whose last.json is past
+its last evaluation) or the folder has none, the error names the path to
+give.  The checkpoint must verify (``training.checkpoint.load``:
 its sha256, finite weights), or nothing is written.  Writes ``--out`` (one
 self-contained .onnx, checked with onnx.checker, for finite weights and
 against the torch model within 1e-5) and ``<out stem>.json`` (observation
@@ -27,7 +32,16 @@ from ..evaluation import duplicate_eval, format_result
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("checkpoint", metavar="CHECKPOINT",
-                   help="training checkpoint (.json, .safetensors or their stem); with --rehash also a .onnx")
+                   help="training checkpoint (.json, .safetensors or their stem) or a run folder; with --rehash "
+                        "also a .onnx")
+    p.add_argument("--update", type=int, default=None, metavar="N",
+                   help="a run folder: export its evaluated checkpoint of update N (default: the last one)")
+    p.add_argument("--pick", choices=("last", "best"), default="last",
+                   help="a run folder: its last evaluated checkpoint, or the best on a selection evaluation")
+    p.add_argument("--pick-deals", type=int, default=1000, metavar="N",
+                   help="--pick best: duplicate deals per checkpoint (default 1000, seed 1)")
+    p.add_argument("--pick-opponent", default="heuristic", metavar="SPEC",
+                   help="--pick best: the opponent (default heuristic)")
     p.add_argument("--out", metavar="MODEL.onnx", help="the ONNX file to write (its sidecar is MODEL.json); required "
                                                       "unless --rehash")
     p.add_argument("--rehash", action="store_true",
@@ -53,7 +67,7 @@ def run(args) -> int:
         raise ValueError(f"--eval-deals must be >= 0, got {args.eval_deals}")
     if args.eval_deals:
         make(args.eval_opponent, seed=0)  # a bad spec fails before anything is written
-    onnx_path, json_path = export_checkpoint(args.checkpoint, args.out)
+    onnx_path, json_path = export_checkpoint(checkpoint_of(args), args.out)
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and {json_path}")
     if args.eval_deals:
         spec = f"policy:{onnx_path}"
@@ -62,6 +76,25 @@ def run(args) -> int:
         add_evaluation(onnx_path, {f"vs_{args.eval_opponent}": result.to_dict()})
         print(f"added the evaluation to {json_path}")
     return 0
+
+
+def checkpoint_of(args) -> Path:
+    """``args.checkpoint``, or for a run folder the checkpoint picked from it (module doc)."""
+    path = Path(args.checkpoint)
+    if not path.is_dir():
+        if args.update is not None or args.pick != "last":
+            raise ValueError("--update and --pick choose a checkpoint of a run folder; CHECKPOINT is a file")
+        return path
+    from training.run import config_of_run  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.ship import pick_checkpoint, selector, single_deal_options  # lazy: the trainer package
+
+    select = None
+    if args.pick == "best":
+        cfg = config_of_run(path)
+        select = selector(cfg.game, single_deal_options(cfg), args.pick_opponent, args.pick_deals, 1, args.jobs or 2)
+    chosen = pick_checkpoint(path, update=args.update, pick=args.pick, select=select, evaluated_only=False)
+    print(f"{path}: exporting {chosen}")
+    return chosen
 
 
 def rehash(args) -> int:
