@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import os
 import signal
+import threading
 from pathlib import Path
 
 from . import checkpoint as ckpt
@@ -51,9 +52,13 @@ class Guard:
 
     def save(self, path=None) -> None:
         """Write the kept state (default ``checkpoints/last``), Ctrl-C ignored meanwhile."""
+        path = self.run.last_path if path is None else path
+        if not _in_main_thread():  # only the main thread may change a signal's handler
+            ckpt.save(path, *self.kept)
+            return
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            ckpt.save(self.run.last_path if path is None else path, *self.kept)
+            ckpt.save(path, *self.kept)
         finally:
             signal.signal(signal.SIGINT, previous)
 
@@ -64,8 +69,8 @@ class Guard:
 
     def __enter__(self):
         self.finished()
-        current = signal.getsignal(signal.SIGINT)
-        if current is not signal.SIG_IGN:  # started with Ctrl-C ignored (nohup, `&`): leave it so
+        # started with Ctrl-C ignored (nohup, `&`): leave it so; in another thread, Ctrl-C is the main one's
+        if _in_main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
@@ -76,3 +81,7 @@ class Guard:
             self.save()
             raise Interrupted(self.run.run_dir, self.kept[1]["step"]) from None
         return False
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
