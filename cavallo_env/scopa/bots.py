@@ -25,8 +25,9 @@ from math import comb
 from ..bots.base import Bot
 from ..budget import ByteCache
 from ..errors import ViewError, require, unreadable
+from ..games.captures import sum_entries
 from .cards import IDS, card_id
-from .engine import MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE, table_entries
+from .engine import BIT, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SETS, SEVEN, SUIT, VALUE
 
 __all__ = ["GreedyBot", "HeuristicBot", "ScopaBot", "parse_view", "move_values", "heuristic_scores", "heuristic_move",
            "greedy_move", "captures_of_value"]
@@ -248,7 +249,7 @@ def _captures_on(table: tuple) -> list:
         for t in table:
             singles[VALUE[t]].append((t,))
         sums: list = [[] for _ in range(11)]
-        for mask, total in table_entries(table):
+        for mask, total in sum_entries(table, VALUE, BIT):  # == table_entries(table)
             if not singles[total] and mask & (mask - 1):  # two cards or more
                 sums[total].append(SETS[mask])
         entry = [one or sorted(more) for one, more in zip(singles, sums)]
