@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -371,6 +372,10 @@ def test_words_a_player_reads(server, browser):
     page.select_option("#lang", "ru")
     page.click("button.start[data-game='scopa'][data-deck='milanesi']")
     page.wait_for_selector("body[data-table]")
-    for line in page.locator("#piles div[data-team]").all_inner_texts():
-        assert line.count(":") == 1 and line.endswith(" карт"), line  # "Вы: 0 карт"
+    for line in page.locator("#piles div[data-team]").all_inner_texts():  # "Вы: 0 карт", "Соперник: 3 карты"
+        m = re.fullmatch(r"[^:]+: (\d+) (карта|карты|карт)", line)
+        assert m, line
+        n = int(m[1])
+        assert m[2] == ("карта" if n % 10 == 1 and n % 100 != 11 else
+                        "карты" if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14 else "карт"), line
     tab.close()
