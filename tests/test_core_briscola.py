@@ -3,9 +3,9 @@
 Thousands of random deals of each deck are played through both at once: at
 every step the legal set, the seat to play, the whole transition (hands in
 order, stock, trump holder, trick, piles, points, tricks, moves), the trick
-winner, the rewards, the result and both seats' ``briscola-obs/1`` vectors
-must be equal; every record in tests/vectors-briscola/ is replayed by the
-core with the same results.  The module skips, saying how to build the core,
+winner, the rewards, the result, both seats' ``briscola-obs/1`` vectors and
+the ``briscola-state/1`` vector must be equal; every record in
+tests/vectors-briscola/ is replayed by the core with the same results.  The module skips, saying how to build the core,
 only when the extension is not built (and fails instead with
 ``CAVALLO_REQUIRE_CORE=1``).
 """
@@ -29,7 +29,9 @@ if _MISSING is not None:
     pytest.skip(_MISSING, allow_module_level=True)
 
 from cavallo_env.briscola.cards import DECKS, NAMES, NUM_CARDS  # noqa: E402
-from cavallo_env.briscola.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.briscola.encoding import (  # noqa: E402
+    OBS_SIZE, STATE_SIZE, Features, encode_observation, encode_state,
+)
 from cavallo_env.briscola.engine import BriscolaState, parse_deal, random_deal, trick_winner  # noqa: E402
 from cavallo_env.core import _briscola  # noqa: E402
 from cavallo_env.core.briscola import BriscolaTables, deal_ids, seeded_deals_agree  # noqa: E402
@@ -78,6 +80,7 @@ def _check_tables(tables, states, features, where: str) -> None:
     for seat in (0, 1):
         got = tables.observe(np.full(n, seat, np.int8))
         assert got.tobytes() == _observations(features, seat).tobytes(), f"{where}: observations of seat {seat}"
+    assert tables.state().tobytes() == np.stack([f.s for f in features]).tobytes(), f"{where}: state vectors"
 
 
 def _step_both(tables, states, features, actions, reward: str, where: str) -> None:
@@ -187,9 +190,10 @@ def test_deals_from_ids_and_numpy_choice_identical():
         actions = scores.argmax(axis=1).astype(np.int32)
         _step_both(tables, states, features, actions, "points", f"turn {turn}")
         _check_tables(tables, states, features, f"after turn {turn}")
-    for i, s in enumerate(states[:50]):  # the encoder from scratch agrees too
+    for i, s in enumerate(states[:50]):  # the encoders from scratch agree too
         for seat in (0, 1):
             assert encode_observation(s, seat).tobytes() == tables.observe(np.full(n, seat, np.int8))[i].tobytes()
+        assert encode_state(s).tobytes() == tables.state()[i].tobytes()
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
@@ -296,8 +300,10 @@ def test_bad_input_is_named(call, match):
         call(tables)
 
 
-def test_observation_size():
+def test_vector_sizes():
     assert BriscolaTables(1).observe().shape == (1, OBS_SIZE)
+    assert BriscolaTables(2).state().shape == (2, STATE_SIZE)
+    assert _briscola.OBS_SIZE == OBS_SIZE and _briscola.STATE_SIZE == STATE_SIZE
 
 
 def test_core_speed_benchmark_runs(capsys):

@@ -45,6 +45,7 @@ cdef extern from "briscola.h":
         int8_t move_card[40]
 
     int CV_BR_OBS_SIZE
+    int CV_BR_STATE_SIZE
     int cv_briscola_trick_winner(int lead, int card, int trump_suit, int leader)
     void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
                                  const uint8_t *decks, const uint8_t *where) nogil
@@ -55,9 +56,11 @@ cdef extern from "briscola.h":
     void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask) nogil
     void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
     void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) nogil
+    void cv_briscola_state_many(const cv_briscola *t, int64_t n, float *out) nogil
 
 
 OBS_SIZE = CV_BR_OBS_SIZE
+STATE_SIZE = CV_BR_STATE_SIZE
 
 
 def trick_winner(int lead, int card, int trump_suit, int leader):
@@ -166,6 +169,14 @@ cdef class Tables:
             s = &seats[0]
         with nogil:
             cv_briscola_observe_many(self.t, self.n, s, self.p_obs)
+
+    def state(self, float[:, ::1] out):
+        """Write the full-information vectors into ``out`` (n x 578, made by the caller: rarely needed)."""
+        _rows(out.shape[0], self.n, "out")
+        if out.shape[1] != CV_BR_STATE_SIZE:
+            raise ValueError(f"out has {out.shape[1]} columns, not {CV_BR_STATE_SIZE}")
+        with nogil:
+            cv_briscola_state_many(self.t, self.n, &out[0, 0])
 
     def snapshot(self, Py_ssize_t i):
         """Table i as a dict named like BriscolaState's attributes (piles as sorted lists)."""

@@ -209,6 +209,43 @@ void cv_briscola_observe(const cv_briscola *t, int me, float *out) {
     out[O_DECK] = t->deck == CV_BR_BRESCIANE ? 1.0f : 0.0f;
 }
 
+/* -- the full-information vector briscola-state/1 (encoding.py: STATE_BLOCKS) -- */
+
+enum {
+    S_HANDS = 0, S_STOCK = 80, S_STOCK_ORDER = 120, S_TRUMP_CARD = 160, S_TRUMP_SUIT = 200, S_KNOWN = 204,
+    S_UNSEEN = 284, S_TRICK = 364, S_PILES = 404, S_PLAYED = 484, S_LEADER = 564, S_CURRENT = 566,
+    S_STOCK_SIZE = 568, S_UNDER = 569, S_HAND_SIZES = 570, S_POINTS = 572, S_TRICKS = 574, S_TURN = 576,
+    S_DECK = 577
+};
+
+void cv_briscola_state(const cv_briscola *t, float *out) {
+    uint64_t trump_bit = 1ULL << t->trump, all = (1ULL << C) - 1, played = t->played[0] | t->played[1];
+    memset(out, 0, CV_BR_STATE_SIZE * sizeof *out);
+    for (int k = t->drawn; k < CV_BR_STOCK; k++) {
+        out[S_STOCK + t->stock[k]] = 1.0f;
+        out[S_STOCK_ORDER + t->stock[k]] = ratio(k + 1, CV_BR_STOCK); /* its place in the deal's stock */
+    }
+    out[S_TRUMP_CARD + t->trump] = 1.0f;
+    out[S_TRUMP_SUIT + t->trump_suit] = 1.0f;
+    if (t->lead >= 0) out[S_TRICK + t->lead] = 1.0f;
+    for (int seat = 0; seat < 2; seat++) {
+        set_bits(out + S_HANDS + seat * C, t->hand_bits[seat]);
+        if (trump_known_in(t, seat)) out[S_KNOWN + seat * C + t->trump] = 1.0f;
+        set_bits(out + S_UNSEEN + seat * C, all & ~(trump_bit | played | t->hand_bits[seat]));
+        set_bits(out + S_PILES + seat * C, t->piles[seat]);
+        set_bits(out + S_PLAYED + seat * C, t->played[seat]);
+        out[S_HAND_SIZES + seat] = ratio(t->hand_len[seat], CV_BR_HAND);
+        out[S_POINTS + seat] = ratio(t->points[seat], CV_BR_TOTAL_POINTS);
+        out[S_TRICKS + seat] = ratio(t->tricks[seat], CV_BR_TRICKS);
+    }
+    out[S_LEADER + t->leader] = 1.0f;
+    if (!t->done) out[S_CURRENT + t->current] = 1.0f;
+    out[S_STOCK_SIZE] = ratio(CV_BR_STOCK - t->drawn, CV_BR_STOCK);
+    out[S_UNDER] = t->trump_holder < 0 ? 1.0f : 0.0f;
+    out[S_TURN] = ratio(t->turn, CV_BR_MOVES);
+    out[S_DECK] = t->deck == CV_BR_BRESCIANE ? 1.0f : 0.0f;
+}
+
 /* -- n tables ---------------------------------------------------------------- */
 
 void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
@@ -271,4 +308,8 @@ void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int3
 void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) {
     for (int64_t i = 0; i < n; i++)
         cv_briscola_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_BR_OBS_SIZE);
+}
+
+void cv_briscola_state_many(const cv_briscola *t, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; i++) cv_briscola_state(t + i, out + i * CV_BR_STATE_SIZE);
 }

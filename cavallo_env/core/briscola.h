@@ -28,7 +28,8 @@
 #define CV_BR_MOVES 40
 #define CV_BR_TRICKS 20
 #define CV_BR_TOTAL_POINTS 120
-#define CV_BR_OBS_SIZE 376 /* briscola-obs/1 */
+#define CV_BR_OBS_SIZE 376   /* briscola-obs/1 */
+#define CV_BR_STATE_SIZE 578 /* briscola-state/1 */
 
 enum { CV_BR_REWARD_POINTS = 0, CV_BR_REWARD_WIN = 1 };
 enum { CV_BR_MILANESI = 0, CV_BR_BRESCIANE = 1 };
@@ -76,6 +77,8 @@ void cv_briscola_returns(const cv_briscola *t, int reward, float out[2]);
 int cv_briscola_random_move(cv_briscola *t, cv_pyrandom *py);
 /* the observation briscola-obs/1 of seat (376 floats) */
 void cv_briscola_observe(const cv_briscola *t, int seat, float *out);
+/* the full-information vector briscola-state/1 (578 floats, absolute seats) */
+void cv_briscola_state(const cv_briscola *t, float *out);
 
 /* -- n tables (row i is table i; where == NULL: every table; py: NULL or n generators) -- */
 void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
@@ -95,5 +98,7 @@ void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t
 void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions);
 /* observations (n x 376) of seats[i], or of the seat to play where seats == NULL */
 void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out);
+/* full-information vectors (n x 578) */
+void cv_briscola_state_many(const cv_briscola *t, int64_t n, float *out);
 
 #endif

@@ -45,6 +45,7 @@ except ImportError as _e:  # the extension is not built: say how to build it whe
     _MISSING = f"{BUILD_HINT} ({_e})"
 
 OBS_SIZE = 376  # briscola-obs/1 (cavallo_env.briscola.encoding.OBS_SIZE)
+STATE_SIZE = 578  # briscola-state/1 (cavallo_env.briscola.encoding.STATE_SIZE)
 REWARDS = ("points", "win")
 RNGS = ("python", "fast")
 _SEED_LIMIT = 2**64
@@ -75,6 +76,7 @@ class BriscolaTables:
         self.current, self.mask, self.rewards, self._actions, self._obs = t.current, t.mask, t.rewards, t.actions, t.obs
         self._done = t.done
         self.done = t.done.view(bool)  # bool (n,): whether each table's deal is over (True before any reset)
+        self._state = None  # made on the first state() call
 
     # -- deals ---------------------------------------------------------------------
     def reset(self, seeds, decks="milanesi", where=None):
@@ -136,6 +138,14 @@ class BriscolaTables:
                 raise ValueError(f"seats must be {self.n} seats 0 or 1")
         self._tables.observe(seats)
         return self._obs
+
+    def state(self) -> np.ndarray:
+        """float32 (n, 578): the full-information ``briscola-state/1`` vector of every table
+        (absolute seats, hidden cards included: for critics and analysis, never a seat's input)."""
+        if self._state is None:
+            self._state = np.zeros((self.n, STATE_SIZE), np.float32)
+        self._tables.state(self._state)
+        return self._state
 
     def snapshot(self, i: int) -> dict:
         """Table i as a dict named like ``BriscolaState``'s attributes (for tests and debugging)."""
@@ -251,4 +261,4 @@ def _same_deal(snap: dict, state: BriscolaState) -> bool:
             and snap["leader"] == state.leader)
 
 
-__all__ = ["BriscolaTables", "OBS_SIZE", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
+__all__ = ["BriscolaTables", "OBS_SIZE", "STATE_SIZE", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
