@@ -49,9 +49,13 @@ class ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without NumPy
     (same answers; ``AssertOutOfBoundsWrapper`` asks on every step)."""
 
+    def __init__(self, n: int, seed=None):
+        super().__init__(n, seed=seed)
+        self._size = int(n)  # a Python int: ``self.n`` is a NumPy integer
+
     def contains(self, x) -> bool:
         if x.__class__ is int:
-            return 0 <= x < self.n
+            return 0 <= x < self._size
         return super().contains(x)
 
 
