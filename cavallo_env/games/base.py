@@ -164,6 +164,19 @@ class Game:
         skip = ("legal_moves", "history", "game")
         return "\n".join(f"{k}: {v}" for k, v in view.items() if k not in skip) + "\n"
 
+    #: the words a person reads for the breakdown's items and the bonuses (``{key: label}``)
+    item_labels: dict = {}
+
+    def after_move(self, state, viewer: int) -> dict:
+        """What the last move caused that ``viewer`` may know, beyond the move itself (a trick's
+        winner and draws, where the table's last cards went), as JSON: shown after each move by
+        ``cavallo play`` and in the table's move list.  Nothing by default."""
+        return {}
+
+    def after_move_text(self, report: dict, name) -> str:
+        """``after_move``'s report as lines of text (``""`` for nothing); ``name(seat)`` names a seat."""
+        return ""
+
     # -- the table (a person playing in the browser, ``cavallo_env.tables``) -------
     def running_score(self, state) -> dict:
         """What each team has scored so far that every player at the table can

@@ -18,7 +18,7 @@ methods take a ``deck`` (a view's: ``deck_of(view)``).
 
 from __future__ import annotations
 
-from ..briscola.cards import NAMES
+from .cards import NAMES
 from ..games.base import Game
 from .engine import NUM_PLAYS, random_state, state_from_deal
 from .search import ScopaSearch
@@ -160,13 +160,6 @@ Scopa (two players, 40 cards, {what})
         if self.check_options(options or {})["match"]:  # a single deal has no match score
             lines.append(f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)")
         return "\n".join(lines) + "\n"
-
-    def after_move(self, state, viewer: int) -> dict:
-        """Nothing beyond the move itself: a finished deal's points are in ``deal_results``."""
-        return {}
-
-    def after_move_text(self, report: dict, name) -> str:
-        return ""  # after_move reports nothing
 
 GAME = Scopa()
 

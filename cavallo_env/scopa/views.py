@@ -24,7 +24,7 @@ import random
 from ..errors import ViewError
 from ..games.tablecards import dealt_table
 from ..games.viewschema import Card, Cards, Field, Int, ListOf, Obj, Text, ViewSchema, read_value
-from ..briscola.cards import DECKS, NAMES, NUM_CARDS, card_id
+from .cards import DECKS, NAMES, NUM_CARDS, card_id
 from .engine import (HAND_SIZE, MONEY_SUIT, NUM_PLAYS, STOCK_SIZE, TABLE_SIZE, TARGET, ScopaDeal, ScopaState,
                      kings_on_table)
 
