@@ -66,7 +66,6 @@ def test_default_model_plays_without_torch():
 def test_default_model_absent_is_a_clear_error(monkeypatch, tmp_path):
     import cavallo_env.bots.policy as policy
 
-    monkeypatch.setattr(policy, "DEFAULT_MODEL", tmp_path / "cavalloicera.onnx")
     monkeypatch.setattr(policy, "MODELS_DIR", tmp_path)
     for spec in ("policy:default", "policy:cavalloicera", "policy:briscola", "policy:scopa"):
         with pytest.raises(ModelError, match="shipped .*model .* is not installed.*cavallo export"):

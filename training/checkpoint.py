@@ -149,7 +149,7 @@ def _replace_manifest(json_path: Path, meta: dict) -> None:
 
 def learning_of(meta: dict):
     """The ``Learning`` of the checkpoint's game (``meta["game"]``, Cavalloìcera without one)."""
-    name = meta.get("game", "cavalloicera")
+    name = meta.get("game", games.DEFAULT_GAME)
     try:
         return games.get(name).learning()
     except ValueError as e:

@@ -198,7 +198,7 @@ class PretrainSection:
 class TrainConfig:
     name: str = "default"
     # the game trained (cavallo_env.games) and its deal options (deck; Scopa: match)
-    game: str = "cavalloicera"
+    game: str = game_registry.DEFAULT_GAME
     game_options: dict[str, typing.Any] = field(default_factory=dict)
     seed: int = 0
     device: str = "auto"  # auto | cpu | cuda | cuda:N

@@ -160,7 +160,7 @@ def random_inputs(n: int, seed: int = 0, prior: bool = False, learning=None):
 
 
 def _default_learning():
-    return games.get("cavalloicera").learning()
+    return games.get(games.DEFAULT_GAME).learning()
 
 
 def game_inputs(deals: int = 8, seed: int = 0, prior: bool = False, learning=None):

@@ -172,8 +172,8 @@ class Run:
         tensors, meta = ckpt.load(path)
         if meta.get("kind") != "training":
             raise ckpt.CheckpointError(f"{path}: a model-only checkpoint, not a training checkpoint to resume from")
-        if meta.get("game", "cavalloicera") != self.cfg.game:
-            raise ckpt.CheckpointError(f"{path}: a checkpoint of {meta.get('game', 'cavalloicera')}, "
+        if meta.get("game", games.DEFAULT_GAME) != self.cfg.game:
+            raise ckpt.CheckpointError(f"{path}: a checkpoint of {meta.get('game', games.DEFAULT_GAME)}, "
                                        f"but the config trains {self.cfg.game}")
         try:
             self.model.load_state_dict(ckpt.model_state(tensors))

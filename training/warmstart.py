@@ -78,7 +78,7 @@ def teacher_games(learning, n_games: int, teacher: str, rng: np.random.Generator
     seats = learning.num_seats
     seeds = [(int(rng.integers(1 << 62)), [int(rng.integers(1 << 62)) for _ in range(seats)]) for _ in range(n_games)]
     args = (teacher, reward, reward_scale, prior, soft)
-    key_args = args + ((learning.game, sorted(options.items())),) if learning.game != "cavalloicera" else args
+    key_args = args + ((learning.game, sorted(options.items())),) if learning.game != games.DEFAULT_GAME else args
     shards = [seeds[i:i + SHARD_DEALS] for i in range(0, n_games, SHARD_DEALS)]
     cache = None if cache_dir is None else TeacherCache(cache_dir, key_args, (learning.obs_version, learning.prior_version))
     parts: list = [cache.load(k, shard) if cache is not None else None for k, shard in enumerate(shards)]

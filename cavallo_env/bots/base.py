@@ -70,7 +70,7 @@ def view_seed(seed, view) -> int:
     version 1, so its seeds never change); other games' views by everything
     but their legal moves.
     """
-    if view.get("game", "cavalloicera") == "cavalloicera":
+    if view.get("game", games.DEFAULT_GAME) == games.DEFAULT_GAME:
         key = json.dumps([repr(seed), view.get("seat"), view.get("hand"), view.get("table"), view.get("history")],
                          separators=(",", ":"), sort_keys=True)
     else:

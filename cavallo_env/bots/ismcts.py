@@ -168,7 +168,7 @@ class ISMCTSBot(Bot):
 
     def hooks(self, game: str | None = None):
         """The search hooks of ``game`` (default: this bot's game, else Cavalloìcera)."""
-        return self._hooks_of(game or self.game or "cavalloicera")
+        return self._hooks_of(game or self.game or games.DEFAULT_GAME)
 
     @property
     def refused(self) -> dict:
@@ -212,7 +212,7 @@ class ISMCTSBot(Bot):
         dict receives the root visit count of every legal move.
         """
         if game is None:
-            game = games.get(self.game or "cavalloicera")
+            game = games.get(self.game or games.DEFAULT_GAME)
         hooks = self._hooks_of(game.name)
         determinize = hooks.determinizer(base, base.current)
         root_legal = base.legal_moves()

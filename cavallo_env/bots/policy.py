@@ -74,18 +74,19 @@ from .base import Bot, BotSpecError, PerGameBot, game_of, make, view_seed
 #: format tag of an exported model's sidecar
 FORMAT = "cavallo-policy/1"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "cavalloicera.onnx"
-#: the shipped model of each game (``policy:<game>``; ``policy:default`` picks by the view)
-SHIPPED = {"cavalloicera": "cavalloicera.onnx", "briscola": "briscola.onnx", "scopa": "scopa.onnx"}
+#: the shipped model of the default game (the model a view without ``"game"`` is played with)
+DEFAULT_MODEL = MODELS_DIR / f"{games.DEFAULT_GAME}.onnx"
+#: the games with a shipped model, ``models/<game>.onnx`` (``policy:<game>``; ``policy:default`` picks by the view)
+SHIPPED = tuple(games.names())
 
 
 def shipped_model(game: str) -> Path:
-    """The path of ``game``'s shipped model (Cavalloìcera's is ``DEFAULT_MODEL``)."""
-    return DEFAULT_MODEL if game == "cavalloicera" else MODELS_DIR / SHIPPED[game]
+    """The path of ``game``'s shipped model, ``models/<game>.onnx``."""
+    return MODELS_DIR / f"{game}.onnx"
 
 
 def _learning(meta: dict, where):
-    name = meta.get("game", "cavalloicera")
+    name = meta.get("game", games.DEFAULT_GAME)
     try:
         return games.get(name).learning()
     except ValueError as e:
@@ -590,7 +591,7 @@ class DefaultPolicy(PerGameBot):
         super().__init__(name, seed)
         self.options = options
         if not any(shipped_model(g).is_file() for g in SHIPPED):
-            resolve("cavalloicera")  # no shipped model at all: say so now
+            resolve(games.DEFAULT_GAME)  # no shipped model at all: say so now
 
     def for_game(self, game_name: str) -> PolicyBot:
         """The shipped model of ``game_name`` (``ModelError`` if this copy has none)."""

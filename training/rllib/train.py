@@ -36,6 +36,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from cavallo_env import games
+
 from . import require_ray
 from .config import RLlibTrainConfig, dump
 
@@ -158,8 +160,8 @@ def start_from_checkpoint(algo, cfg: RLlibTrainConfig) -> None:
     from .selfplay import MAIN, set_snapshots  # lazy: ray (RLlib callbacks)
 
     state, meta = module_state_from_checkpoint(cfg.init_from)
-    if meta.get("game", "cavalloicera") != cfg.game:
-        raise CheckpointError(f"{cfg.init_from}: a checkpoint of {meta.get('game', 'cavalloicera')}, "
+    if meta.get("game", games.DEFAULT_GAME) != cfg.game:
+        raise CheckpointError(f"{cfg.init_from}: a checkpoint of {meta.get('game', games.DEFAULT_GAME)}, "
                               f"but the config trains {cfg.game}")
     theirs = (meta.get("config") or {}).get("model") or {}
     for key in ("hidden", "activation", "prior"):  # shapes alone miss e.g. the activation

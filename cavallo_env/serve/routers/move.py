@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
+from ... import games
 from ...games import checked_view
 from ...tables import shown
 from ..errors import validation_response
@@ -19,10 +20,10 @@ router = APIRouter()
 
 
 def _game_field(data):
-    """The ``"game"`` of a parsed body (``"cavalloicera"`` when absent or not an object)."""
+    """The ``"game"`` of a parsed body (the default game when absent or not an object)."""
     if isinstance(data, dict) and data.get("game") is not None:
         return data["game"] if isinstance(data["game"], str) else shown(data["game"])
-    return "cavalloicera"
+    return games.DEFAULT_GAME
 
 
 def _parsed_view(body: bytes, known_games):
