@@ -10,7 +10,7 @@ import random
 import pytest
 
 from cavallo_env.bots import BotSpecError, make
-from cavallo_env.cavalloicera.heuristic import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
+from cavallo_env.cavalloicera.bots import HeuristicBot, award_values, expected_best_reply, expected_napula_diff
 from cavallo_env.bots.ismcts import ISMCTSBot, from_spec
 from cavallo_env.cavalloicera.search import greedy_rollout, quick_score, random_rollout, static_eval
 from cavallo_env.cavalloicera.cards import LA_MATA, NUM_CARDS, card_id

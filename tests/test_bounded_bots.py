@@ -22,7 +22,8 @@ from fastapi.testclient import TestClient
 from cavallo_env import budget, games
 from cavallo_env.bots import make
 from cavallo_env.budget import ByteCache, OverBudget
-from cavallo_env.cavalloicera import heuristic
+from cavallo_env.cavalloicera import bots as cavalloicera_bots
+from cavallo_env.cavalloicera import endgame
 from cavallo_env.cavalloicera.engine import NUM_SEATS, CavalloiceraState
 
 
@@ -80,7 +81,7 @@ def test_the_sums_memo_is_bounded_in_bytes():
     assert engine._SUMS_CACHE.max_bytes == engine.SUMS_CACHE_MB * 1024 * 1024
     for seed in range(12):  # large tables, each memo entry thousands of sets
         state = placing_position(seed, 40)
-        heuristic.HeuristicBot().state_scores(state)
+        cavalloicera_bots.HeuristicBot().state_scores(state)
     assert 0 < engine._SUMS_CACHE.nbytes <= engine._SUMS_CACHE.max_bytes
 
 
@@ -133,16 +134,16 @@ def test_alpha_beta_endgame_gives_exactly_the_minimax_values(turn):
         while state.turn < turn:
             state.play(*rng.choice(state.legal_moves()))
         legal = state.legal_moves()
-        assert heuristic.endgame_scores(state, legal) == _reference_scores(state, legal)
+        assert endgame.endgame_scores(state, legal) == _reference_scores(state, legal)
 
 
 def test_the_crafted_last_round_is_over_the_cap_and_still_answered():
     state = placing_position(100, 44)
     legal = state.legal_moves()
     assert len(state.table) == 48 and len(legal) > 500
-    with pytest.raises(heuristic.EndgameTooLarge):
-        heuristic.endgame_scores(state, legal)
-    scores = heuristic.HeuristicBot().state_scores(state)  # the one-ply scores instead
+    with pytest.raises(endgame.EndgameTooLarge):
+        endgame.endgame_scores(state, legal)
+    scores = cavalloicera_bots.HeuristicBot().state_scores(state)  # the one-ply scores instead
     assert len(scores) == len(legal)
     view = crafted_view()
     game, _, legal_view, _ = games.checked_view(dict(view))
@@ -253,12 +254,12 @@ def test_after_captures_gives_best_replies_bit_for_bit(seed):
     for turn in (0, 9, 18, 27, 36):
         state = placing_position(rng.randrange(1 << 30), turn)
         values = [rng.random() * 2 for _ in range(52)]
-        after = heuristic.AfterCaptures(state.table, values)
+        after = cavalloicera_bots.AfterCaptures(state.table, values)
         ranks = set(rng.sample(range(13), rng.randrange(1, 14)))
         for card, capture in state.legal_moves():
             if capture:
                 left = [t for t in state.table if t not in capture]
-                want = heuristic.best_replies(left, None, values, ranks)
+                want = cavalloicera_bots.best_replies(left, None, values, ranks)
                 assert repr(after.replies(left, capture, ranks)) == repr(want), (turn, card, capture)
 
 

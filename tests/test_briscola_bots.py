@@ -8,7 +8,8 @@ import random
 import pytest
 
 from cavallo_env.briscola import GAME
-from cavallo_env.briscola.bots import GreedyBot, HeuristicBot, Know, endgame_scores, greedy_card, solve_state
+from cavallo_env.briscola.bots import GreedyBot, HeuristicBot, Know, greedy_card
+from cavallo_env.briscola.endgame import endgame_scores, solve_state
 from cavallo_env.briscola.cards import IDS, NAMES, NUM_CARDS
 from cavallo_env.briscola.engine import BriscolaState, random_deal
 from cavallo_env.briscola.search import BriscolaSearch

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -177,3 +179,29 @@ def test_the_package_never_imports_the_trainer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+#: the files of every game's folder, one role each (docs/games.md, "A game's folder")
+GAME_FILES = {"__init__.py", "cards.py", "engine.py", "views.py", "records.py", "encoding.py", "aec.py",
+              "bots.py", "endgame.py", "search.py", "prior.py", "learning.py"}
+#: the files a game has only when it needs them: ``actions.py`` where a move takes several actions
+OPTIONAL_FILES = {"actions.py"}
+#: the classes every game names after itself (``<Game>State`` ...), by module
+GAME_CLASSES = {"engine": "{}State", "aec": "{}Env", "search": "{}Search", "learning": "{}Learning"}
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_every_game_folder_has_the_same_shape(name):
+    package = importlib.import_module(f"cavallo_env.{name}")
+    files = {p.name for p in Path(package.__file__).parent.glob("*.py")}
+    assert GAME_FILES <= files, f"{name} lacks {sorted(GAME_FILES - files)}"
+    assert files - GAME_FILES <= OPTIONAL_FILES, f"{name} has files of no documented role: {sorted(files - GAME_FILES - OPTIONAL_FILES)}"
+    game = games.get(name)
+    title = type(game).__name__
+    for module, pattern in GAME_CLASSES.items():
+        assert hasattr(importlib.import_module(f"cavallo_env.{name}.{module}"), pattern.format(title)), (module, pattern)
+    bots = importlib.import_module(f"cavallo_env.{name}.bots")
+    assert hasattr(bots, "GreedyBot") and hasattr(bots, "HeuristicBot")
+    if "actions.py" in files:
+        assert hasattr(importlib.import_module(f"cavallo_env.{name}.actions"), f"{title}Actions")
+    assert package.GAME is game and package.ENV_ID == game.env_id

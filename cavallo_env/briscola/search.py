@@ -36,7 +36,8 @@ import math
 import random
 
 from ..games.base import SearchHooks
-from .bots import HeuristicBot, greedy_card, solve_state
+from .bots import HeuristicBot, greedy_card
+from .endgame import solve_state
 from .cards import NUM_CARDS, POINTS, STRENGTH, SUIT
 from .engine import BEATS
 

@@ -8,7 +8,8 @@
 - ``views``      what one seat sees, and a state rebuilt from it
 - ``records``    ``cavalloicera-record/1``: write, replay and check
 - ``aec``        the PettingZoo AEC env (``cavallo/Cavalloicera-v1``)
-- ``bots``, ``heuristic``, ``values``: the ``greedy`` and ``heuristic`` bots; ``search`` the ISMCTS hooks
+- ``bots``       the ``greedy`` and ``heuristic`` bots; ``endgame`` the exact last round; ``search`` the ISMCTS hooks
+- ``learning``   what training and the policy runtime need of the game
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class Cavalloicera(Game):
     options = {"deck": "bresciane"}
     bots = {
         "greedy": "cavallo_env.cavalloicera.bots:GreedyBot",
-        "heuristic": "cavallo_env.cavalloicera.heuristic:HeuristicBot",
+        "heuristic": "cavallo_env.cavalloicera.bots:HeuristicBot",
     }
 
     breakdown_keys = BREAKDOWN_KEYS

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..games.priors import PriorCache, capture_prior, cleared, write_prior
 from .actions import CAPTURE, NUM_ACTIONS, PLACE, TAKE, CavalloiceraActions
-from .heuristic import HeuristicBot
+from .bots import HeuristicBot
 
 PRIOR_VERSION = "heuristic-prior/1"
 PRIOR_SIZE = 2 * NUM_ACTIONS

@@ -28,8 +28,7 @@ import math
 import random
 
 from ..errors import BotSpecError
-from .heuristic import HeuristicBot, expected_napula_diff
-from .values import CARD_VALUE
+from .bots import CARD_VALUE, HeuristicBot, expected_napula_diff
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
 from .engine import NUM_TURNS, CavalloiceraState, sum_captures
 from ..games.base import SearchHooks
