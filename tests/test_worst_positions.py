@@ -22,7 +22,7 @@ from cavallo_env.bots import make
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "worst"
 #: seconds one decision may take here (machines are noisy: this only catches hangs)
 BOUND_S = 5.0
-#: the service's fallback when a table's AI is late or fails (serve.py: make("heuristic", seed=seed))
+#: the service's fallback when a table's AI is late or fails (serve/service.py, build_service: make("heuristic", seed=seed))
 FALLBACK = "heuristic"
 
 
