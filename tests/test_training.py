@@ -528,33 +528,33 @@ def test_prior_model_rollout_pretrain_and_resume(tmp_path):
 def test_teacher_data_is_cached_block_by_block(tmp_path, monkeypatch):
     """teacher_games(cache_dir=...): blocks found are loaded, not replayed; a missing,
     corrupt or foreign block is replayed; the data is the same every way."""
-    from training import warmstart as pretrain
+    from training import warmstart
 
-    monkeypatch.setattr(pretrain, "SHARD_DEALS", 4)
-    plain = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True)
-    first = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    monkeypatch.setattr(warmstart, "SHARD_DEALS", 4)
+    plain = warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True)
+    first = warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["shard-0000.npz", "shard-0001.npz", "shard-0002.npz"]
 
     played = []
-    real = pretrain._teacher_chunk
-    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
-    again = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    real = warmstart._teacher_chunk
+    monkeypatch.setattr(warmstart, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
+    again = warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert played == []  # everything came from the cache
     (tmp_path / "t" / "shard-0001.npz").write_bytes(b"truncated")
     (tmp_path / "t" / "shard-0002.npz").unlink()
-    third = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
+    third = warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "t")
     assert played == [4, 2]  # only the two blocks that were gone
-    pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(8), prior=True, cache_dir=tmp_path / "t")
+    warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(8), prior=True, cache_dir=tmp_path / "t")
     assert sum(played) == 6 + 10  # other deals: nothing reused
     for k in ("obs", "mask", "actions", "returns", "prior"):
         for data in (first, again, third):
             assert np.array_equal(plain[k], data[k]), k
     assert plain["targets"] is None and again["targets"] is None
     with pytest.raises(ValueError, match="at least one deal"):
-        pretrain.teacher_games(LEARN, 0, "greedy", np.random.default_rng(7))
-    pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "w")
+        warmstart.teacher_games(LEARN, 0, "greedy", np.random.default_rng(7))
+    warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), prior=True, cache_dir=tmp_path / "w")
     played.clear()  # the win reward reuses the blocks recorded in points: its returns are their sign
-    win = pretrain.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), "win", prior=True, cache_dir=tmp_path / "w")
+    win = warmstart.teacher_games(LEARN, 10, "greedy", np.random.default_rng(7), "win", prior=True, cache_dir=tmp_path / "w")
     assert played == [] and np.array_equal(win["returns"], np.sign(plain["returns"]))
     assert set(np.unique(win["returns"]).tolist()) <= {-1.0, 0.0, 1.0} and np.array_equal(win["obs"], plain["obs"])
 
@@ -563,26 +563,26 @@ def test_resume_during_the_warm_start_reuses_the_teacher_data(tmp_path, monkeypa
     """A run stopped after the teacher's deals but before the imitation resumes from the
     checkpoint written before the warm start, loads the recorded deals instead of replaying
     them, and ends with exactly the weights of a run that was never stopped."""
-    from training import warmstart as pretrain
+    from training import warmstart
     from training.ppo import train
 
     cfg = from_dict(tiny(updates=1, model={"hidden": [32, 32], "prior": True},
                          pretrain={"games": 6, "teacher": "greedy", "epochs": 2}))
     train(cfg, tmp_path / "straight", progress=False, log=lambda m: None)
 
-    real_clone = pretrain.behaviour_clone
+    real_imitate = warmstart.imitate
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pretrain, "behaviour_clone", interrupted)
+    monkeypatch.setattr(warmstart, "imitate", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train(cfg, tmp_path / "part", progress=False, log=lambda m: None)
     assert list((tmp_path / "part" / "teacher").glob("shard-*.npz"))
-    monkeypatch.setattr(pretrain, "behaviour_clone", real_clone)
+    monkeypatch.setattr(warmstart, "imitate", real_imitate)
     played = []
-    real = pretrain._teacher_chunk
-    monkeypatch.setattr(pretrain, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
+    real = warmstart._teacher_chunk
+    monkeypatch.setattr(warmstart, "_teacher_chunk", lambda c, *a: played.append(len(c)) or real(c, *a))
     out = train(cfg, tmp_path / "part", resume=True, progress=False, log=lambda m: None)
     assert out["update"] == 1 and played == []
     a, _ = _weights(tmp_path / "straight")
@@ -697,7 +697,7 @@ def test_ctrl_c_saves_the_last_finished_update_and_resume_continues_from_it(tmp_
 def test_soft_targets_from_a_search_teacher():
     """ismcts teacher with soft > 0: per decision a distribution over legal actions, most on its move;
     pretraining on it runs and a soft target that is one-hot gives plain cross-entropy."""
-    from training.warmstart import behaviour_clone, teacher_games
+    from training.warmstart import imitate, teacher_games
 
     data = teacher_games(LEARN, 2, "ismcts:40", np.random.default_rng(1), prior=True, soft=0.5)
     t, a, m = data["targets"], data["actions"], data["mask"]
@@ -710,20 +710,20 @@ def test_soft_targets_from_a_search_teacher():
     assert np.array_equal(hard["targets"].argmax(1), hard["actions"]) and (hard["targets"].max(1) == 1).all()
     torch.manual_seed(0)
     net = PolicyNet(ModelConfig(hidden=[16], prior=True))
-    out = behaviour_clone(net, data, epochs=1, lr=1e-3, minibatch_size=32, vf_coef=0.5,
+    out = imitate(net, data, epochs=1, lr=1e-3, minibatch_size=32, vf_coef=0.5,
                           gen=torch.Generator().manual_seed(0), device="cpu", log=lambda m: None)
     assert math.isfinite(out["ce"])
 
 
 def test_imitation_step_size_anneals_to_zero(monkeypatch):
-    from training.warmstart import behaviour_clone, teacher_games
+    from training.warmstart import imitate, teacher_games
 
     data = teacher_games(LEARN, 1, "greedy", np.random.default_rng(1), prior=True)
     made = []
     real = torch.optim.Adam
     monkeypatch.setattr(torch.optim, "Adam", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
     net = PolicyNet(ModelConfig(hidden=[16], prior=True))
-    behaviour_clone(net, data, epochs=2, lr=1e-3, minibatch_size=16, vf_coef=0.5, anneal_lr=True,
+    imitate(net, data, epochs=2, lr=1e-3, minibatch_size=16, vf_coef=0.5, anneal_lr=True,
                     gen=torch.Generator().manual_seed(0), device="cpu", log=lambda m: None)
     steps = 2 * (len(data["actions"]) // 16)
     assert made[-1].param_groups[0]["lr"] == pytest.approx(1e-3 / steps)  # the last of `steps` steps

@@ -154,7 +154,7 @@ def warm_start(run: Run, *, progress: bool = True, log=print) -> None:
                          soft=p.soft, cache_dir=teacher_dir, options=cfg.game_options)
     t1 = time.perf_counter()
     log(f"warm start: {len(data['actions'])} decisions recorded in {t1 - t0:.0f}s")
-    bc = warmstart.behaviour_clone(run.model, data, epochs=p.epochs, lr=p.lr, minibatch_size=p.minibatch_size,
+    bc = warmstart.imitate(run.model, data, epochs=p.epochs, lr=p.lr, minibatch_size=p.minibatch_size,
                          vf_coef=cfg.ppo.vf_coef, gen=run.gen, device=run.device, log=log, anneal_lr=p.anneal_lr)
     del data
     if p.sharpen != 1.0:

@@ -254,8 +254,8 @@ class _Recorder:
         }
 
 
-def behaviour_clone(model, data: dict, *, epochs: int, lr: float, minibatch_size: int, vf_coef: float,
-                    gen: torch.Generator, device, log=print, anneal_lr: bool = False) -> dict:
+def imitate(model, data: dict, *, epochs: int, lr: float, minibatch_size: int, vf_coef: float,
+            gen: torch.Generator, device, log=print, anneal_lr: bool = False) -> dict:
     """Fit ``model`` to the teacher's actions (masked cross-entropy) and the final rewards (value);
     with ``anneal_lr`` the step size falls linearly to 0 over the epochs."""
     opt = torch.optim.Adam(model.parameters(), lr=lr, eps=1e-5)
