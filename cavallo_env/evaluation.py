@@ -41,7 +41,7 @@ from .bots import make
 from .cavalloicera.engine import random_deal
 
 Z95 = 1.959963984540054
-DEFAULT_GAME = _games.names()[0]  # a game's default where none is named: the registry's first, Cavalloìcera
+DEFAULT_GAME = _games.DEFAULT_GAME  # a game's default where none is named
 
 
 # ---------------------------------------------------------------- seeds

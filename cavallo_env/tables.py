@@ -188,7 +188,7 @@ class TableSession:
         try:
             move = game.move_from_dict(move_dict, deck)
         except ViewError as e:
-            raise TableError(f"invalid move: {e}", code="invalid_move") from None
+            raise TableError(f"invalid move: {str(e).removeprefix('a move: ')}", code="invalid_move") from None
         played = move_dict.get("play")
         if played not in game.make_view(state, HUMAN)["hand"]:
             raise TableError(f"illegal move: {shown(played, 20)} is not in your hand", code="illegal_move")

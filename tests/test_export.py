@@ -394,3 +394,7 @@ def test_export_a_run_folder_picks_its_checkpoint_or_names_the_path_to_give(tmp_
                          "nothing to export" in text
     code, text = export(done / "checkpoints" / "last.json", "--update", 1, "--out", tmp_path / "x.onnx")
     assert code == 2 and "--update and --pick choose a checkpoint of a run folder" in text
+    code, text = export(done, "--update", -1, "--out", tmp_path / "x.onnx")
+    assert code == 2 and "--update must be an update number (0 or more), not -1" in text
+    code, text = export(done, "--update", 1, "--pick", "best", "--out", tmp_path / "x.onnx")
+    assert code == 2 and "--update N and --pick best each choose the checkpoint: give one of them" in text

@@ -75,11 +75,13 @@ class Guard:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-        if kind is not None and issubclass(kind, KeyboardInterrupt) and not isinstance(exc, Interrupted):
-            self.save()
-            raise Interrupted(self.run.run_dir, self.kept[1]["step"]) from None
+        try:
+            if kind is not None and issubclass(kind, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+                self.save()  # before the old handler is back: a second Ctrl-C meanwhile is ignored
+                raise Interrupted(self.run.run_dir, self.kept[1]["step"]) from None
+        finally:
+            if self._previous is not None:
+                signal.signal(signal.SIGINT, self._previous)
         return False
 
 

@@ -81,7 +81,7 @@ def config_of_run(run_dir: Path) -> TrainConfig:
     if not Path(run_dir).is_dir():
         raise FileNotFoundError(f"{run_dir}: run directory not found")
     if not last.exists():
-        raise ckpt.CheckpointError(f"{run_dir}: no checkpoints/last.json to resume from")
+        raise ckpt.CheckpointError(f"{run_dir}: no checkpoints/last.json (not a run folder of cavallo train?)")
     try:
         meta = json.loads(last.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 from .. import games
-from ..evaluation import DEFAULT_GAME
 
 
 def add_game_arguments(p: argparse.ArgumentParser, match: bool = True) -> None:
     """Add ``--game``, ``--deck`` and (for a game played in matches) ``--match``/``--single-deal``."""
 
-    p.add_argument("--game", default=DEFAULT_GAME, choices=games.names(),
-                   help=f"the game (default {DEFAULT_GAME})")
+    p.add_argument("--game", default=games.DEFAULT_GAME, choices=games.names(),
+                   help=f"the game (default {games.DEFAULT_GAME})")
     decks = sorted({d for name in games.names() for d in games.get(name).decks})
     p.add_argument("--deck", default=None, choices=decks,
                    help="the deck (default: the game's first; Briscola and Scopa: milanesi, Cavalloìcera: bresciane)")

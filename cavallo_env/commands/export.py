@@ -85,6 +85,10 @@ def checkpoint_of(args) -> Path:
         if args.update is not None or args.pick != "last":
             raise ValueError("--update and --pick choose a checkpoint of a run folder; CHECKPOINT is a file")
         return path
+    if args.update is not None and args.pick != "last":
+        raise ValueError("--update N and --pick best each choose the checkpoint: give one of them")
+    if args.update is not None and args.update < 0:
+        raise ValueError(f"--update must be an update number (0 or more), not {args.update}")
     from training.run import config_of_run  # lazy: the trainer package, never imported by cavallo_env at module level
     from training.ship import pick_checkpoint, selector, single_deal_options  # lazy: the trainer package
 

@@ -32,7 +32,7 @@ from ..bots import make, split_specs
 from ..bots.policy import shipped_model
 from ..evaluation import derive_seed
 from ..records import check_output_file, write_json
-from ._game import DEFAULT_GAME, add_game_arguments, game_options, game_words
+from ._game import add_game_arguments, game_options, game_words
 from ._terminal import HUMAN, ai_name, ask_choice, breakdown_table, move_line, seat_name, terminal_reader
 
 
@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def opponent_specs(text: str, game=None) -> list[str]:
     """``--opponents`` of a four-seat game: one spec for both (it may hold commas, e.g.
     ``ismcts:500,rollout=random``) or ``A,B``; checked against ``game`` (default: the default game)."""
-    game = game or games.get(DEFAULT_GAME)
+    game = game or games.get(games.DEFAULT_GAME)
     try:
         specs = split_specs(text)
     except ValueError as e:

@@ -22,7 +22,7 @@ import time
 from .. import games
 from ..bots import BotSpecError, make, split_specs
 from ..records import check_output_file, write_jsonl
-from ._game import DEFAULT_GAME, add_game_arguments, game_options
+from ._game import add_game_arguments, game_options
 
 _SEED_BYTES = 4  # 32-bit derived seeds: accepted by random, numpy and torch alike
 
@@ -46,7 +46,7 @@ def bot_seed(seed: int, seat: int) -> int:
 def parse_bot_specs(text: str, game=None) -> list[str]:
     """One spec per seat: ``"a"`` (all seats), ``"a,b"`` (one per side) or one per seat."""
 
-    game = game or games.get(DEFAULT_GAME)
+    game = game or games.get(games.DEFAULT_GAME)
     n = game.num_seats
     try:
         specs = split_specs(text)
@@ -79,7 +79,7 @@ def add_arguments(parser) -> None:
 def play_deal(state, bots, deal_index: int = 0, game=None):
     """Play ``state`` to the end with one bot per seat, checking every returned move."""
 
-    game = game or games.get(DEFAULT_GAME)
+    game = game or games.get(games.DEFAULT_GAME)
     while not state.done:
         seat = state.current
         move = bots[seat].choose(game.make_view(state, seat))
@@ -100,7 +100,7 @@ class Summary:
     """Running totals over deals: wins, points, the breakdown per side (and cards where counted)."""
 
     def __init__(self, specs, seed, game=None):
-        self.game = game or games.get(DEFAULT_GAME)
+        self.game = game or games.get(games.DEFAULT_GAME)
         self.specs = list(specs)
         self.seed = seed
         self.deals = 0
@@ -164,7 +164,7 @@ class Summary:
 def format_summary(d: dict, options: dict | None = None) -> str:
     """The summary as a plain-text table; ``options``: the game's (deck, match), named in its first line."""
 
-    game = games.get(d.get("game", DEFAULT_GAME))
+    game = games.get(d.get("game", games.DEFAULT_GAME))
     t0, t1 = d["teams"]
     side = "team" if game.num_seats > 2 else "seat"
     lines = [f"{games.label(game.name, options)}: {d['deals']} {games.counted_as(game.name, options)}, seed {d['seed']}"]
@@ -203,7 +203,7 @@ def make_bots(specs, seed: int, game: str | None = None) -> list:
 def simulate(deals: int, seed: int, bots, progress=None, game=None, options: dict | None = None):
     """Yield ``(record, final state)`` for each of ``deals`` deals played by ``bots``."""
 
-    game = game or games.get(DEFAULT_GAME)
+    game = game or games.get(games.DEFAULT_GAME)
     options = options or {}
     for i in range(deals):
         state = play_deal(game.new_state(deal_seed(seed, i), **options), bots, i, game)

@@ -20,7 +20,7 @@ from .. import games
 from ..bots import make, split_specs
 from ..evaluation import check_deals, check_jobs, run_deals, summarize
 from ..records import check_output_dir
-from ._game import DEFAULT_GAME, add_game_arguments, add_run_arguments, game_options
+from ._game import add_game_arguments, add_run_arguments, game_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_game_arguments(p)
 
 
-def parse_bots(text: str, game: str = DEFAULT_GAME) -> list[str]:
+def parse_bots(text: str, game: str = games.DEFAULT_GAME) -> list[str]:
     merged = split_specs(text)
     if len(merged) < 2:
         raise ValueError(f"--bots needs at least two bot specs separated by commas, got {text!r}")
@@ -65,7 +65,7 @@ def rate(bots: list[str], pair_games: dict) -> dict:
     return {b: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for b, r in zip(bots, ratings)}
 
 
-def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = DEFAULT_GAME,
+def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = games.DEFAULT_GAME,
                options: dict | None = None) -> dict:
     """Play the round robin of ``game`` (with its ``options``); returns the JSON-able summary."""
 
@@ -98,7 +98,7 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
 
 
 def _title(summary: dict) -> str:
-    return games.label(summary.get("game", DEFAULT_GAME), summary.get("options"))
+    return games.label(summary.get("game", games.DEFAULT_GAME), summary.get("options"))
 
 
 def format_table(summary: dict) -> str:

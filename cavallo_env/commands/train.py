@@ -1,7 +1,7 @@
 """Self-play PPO training of a team policy from a YAML config.
 
     cavallo train --config configs/quick-cavalloicera.yaml
-    cavallo train --resume runs/default-20261130-204500
+    cavallo train --resume runs/quick-cavalloicera-20261206-041502
     cavallo train --backend rllib --config configs/rllib/briscola.yaml [--address auto]
 
 A run writes runs/<name>-<timestamp>/: config.yaml, metrics.csv, TensorBoard

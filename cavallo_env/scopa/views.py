@@ -73,10 +73,6 @@ def move_from_dict(move, deck: str = "milanesi") -> tuple:
     return m["play"], tuple(sorted(m["capture"]))
 
 
-def view_deck(view) -> str:
-    """The view's deck ('milanesi' when it names none)."""
-    return SCHEMA.deck_of(view)
-
 
 def legal_moves_of(view) -> list[tuple]:
     """The view's ``legal_moves`` as ``(card, capture)`` id tuples."""
