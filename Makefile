@@ -10,7 +10,10 @@ STAMP := $(VENV)/.installed
 # installed with apt-get when missing and run as root, as on CI
 CHROMIUM ?= /usr/bin/chromium
 
-$(STAMP): pyproject.toml constraints.txt
+# the compiled core's sources (not the C file Cython generates from the .pyx): an edit rebuilds it
+CORE_SRC := setup.py $(wildcard cavallo_env/core/*.pyx cavallo_env/core/*.h cavallo_env/core/[!_]*.c)
+
+$(STAMP): pyproject.toml constraints.txt $(CORE_SRC)
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt torch==2.13.0

@@ -1,0 +1,28 @@
+"""The compiled core (cavallo_env/core, docs/core.md): C11 sources bound with Cython.
+
+Everything else about the package is in pyproject.toml; this file only
+declares the extension modules, which `pip install .`, `pip install -e .` and
+`pip wheel .` compile with the C compiler found (Debian's gcc).
+"""
+
+from setuptools import Extension, setup
+
+try:
+    from Cython.Build import cythonize
+except ImportError:  # pip installs it from [build-system] requires; a build by hand needs it too
+    raise SystemExit("building cavallo_env's compiled core needs Cython: pip install 'cython>=3.0' "
+                     "(pip install . and pip install -e . bring it themselves)") from None
+
+CORE = "cavallo_env/core"
+
+extensions = [
+    Extension(
+        "cavallo_env.core._briscola",
+        sources=[f"{CORE}/_briscola.pyx", f"{CORE}/briscola.c", f"{CORE}/pyrandom.c"],
+        depends=[f"{CORE}/briscola.h", f"{CORE}/pyrandom.h"],
+        include_dirs=[CORE],
+        extra_compile_args=["-std=c11", "-O3"],
+    ),
+]
+
+setup(ext_modules=cythonize(extensions, language_level=3))
