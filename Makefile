@@ -28,7 +28,7 @@ browser:
 	@test -x $(CHROMIUM) || { echo "no Chromium at $(CHROMIUM): run 'sudo apt-get install chromium' (the browser tests need it)"; exit 1; }
 
 test: $(STAMP) browser
-	CAVALLO_CHROMIUM=$(CHROMIUM) CAVALLO_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -n 2 tests
+	CAVALLO_CHROMIUM=$(CHROMIUM) CAVALLO_REQUIRE_BROWSER=1 CAVALLO_REQUIRE_CORE=1 $(BIN)/python -m pytest -n 2 tests
 
 demo: $(STAMP)
 	$(BIN)/python -m cavallo_env.cli demo
