@@ -76,6 +76,26 @@ def _best_quick(hooks, state, moves, rng: random.Random):
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
+def _check_options(iterations, reward, exploration, scale, depth, prior, expand, root) -> None:
+    """The generic options of an ``ismcts`` bot, each in its range (``BotSpecError`` naming it)."""
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
+        raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
+    if reward not in REWARDS:
+        raise BotSpecError(f"unknown ismcts reward {reward!r}; known: {', '.join(REWARDS)}")
+    if not exploration >= 0:
+        raise BotSpecError(f"ismcts exploration must be >= 0, got {exploration!r}")
+    if scale is not None and not scale > 0:
+        raise BotSpecError(f"ismcts scale must be > 0, got {scale!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        raise BotSpecError(f"ismcts depth must be an int >= 0, got {depth!r}")
+    if not prior >= 0:
+        raise BotSpecError(f"ismcts prior must be >= 0, got {prior!r}")
+    if expand not in EXPANSIONS:
+        raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
+    if root not in ROOTS:
+        raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
+
+
 class ISMCTSBot(Bot):
     """SO-ISMCTS with ``iterations`` determinized iterations per decision.
 
@@ -90,22 +110,7 @@ class ISMCTSBot(Bot):
                  scale: float | None = None, depth: int | None = None, prior: float = 1.0, expand: str = "greedy",
                  root: str = "halving", game: str | None = None, **search_options):
         super().__init__(seed)
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
-            raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
-        if reward not in REWARDS:
-            raise BotSpecError(f"unknown ismcts reward {reward!r}; known: {', '.join(REWARDS)}")
-        if not exploration >= 0:
-            raise BotSpecError(f"ismcts exploration must be >= 0, got {exploration!r}")
-        if scale is not None and not scale > 0:
-            raise BotSpecError(f"ismcts scale must be > 0, got {scale!r}")
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
-            raise BotSpecError(f"ismcts depth must be an int >= 0, got {depth!r}")
-        if not prior >= 0:
-            raise BotSpecError(f"ismcts prior must be >= 0, got {prior!r}")
-        if expand not in EXPANSIONS:
-            raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
-        if root not in ROOTS:
-            raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
+        _check_options(iterations, reward, exploration, scale, depth, prior, expand, root)
         self.iterations = iterations
         self.exploration = exploration
         self.reward = reward
@@ -117,17 +122,25 @@ class ISMCTSBot(Bot):
         self.game = game
         self.search_options = dict(search_options)
         self._hooks: dict = {}
-        # Build the hooks of the games now, so a bad option fails at construction.
-        # Without a game, an option goes to every game that has it; a game that
-        # refuses a value (say a Cavalloìcera rollout that Briscola lacks)
-        # refuses that game's views, and the construction fails only when no
-        # game takes the options.
-
-        names = [game] if game is not None else games.names()
-        known = set()
         self._refused: dict = {}  # game -> why this bot cannot play it (see ``refused``)
+        self._build_hooks(game, search_options)
+        if depth is not None:
+            tops = [getattr(h, "max_depth", None) for h in self._hooks.values()]
+            top = max((t for t in tops if t is not None), default=None)
+            if top is not None and depth > top:
+                raise BotSpecError(f"ismcts depth must be an int in 0..{top}, got {depth!r}")
+        self.name = f"ismcts:{iterations}"
+
+    def _build_hooks(self, game, search_options: dict) -> None:
+        """Build the hooks of the games now, so a bad option fails at construction.
+
+        Without a game, an option goes to every game that has it; a game that
+        refuses a value (say a Cavalloìcera rollout that Briscola lacks) refuses
+        that game's views, and the construction fails only when no game takes
+        the options."""
+        known = set()
         took_options = []  # the games given some of the options that accepted them
-        for name in names:
+        for name in [game] if game is not None else games.names():
             hooks_type = type(games.get(name).search())
             names_ok = {attr for attr, _ in getattr(hooks_type, "OPTIONS", {}).values()}
             accepted = {k: v for k, v in search_options.items() if k in names_ok}
@@ -147,12 +160,6 @@ class ISMCTSBot(Bot):
         if unknown:
             raise BotSpecError(f"unknown ismcts option(s) {', '.join(sorted(unknown))} for "
                                f"{game or 'any game'}; known: {', '.join(OPTIONS)} and the game's own")
-        if depth is not None:
-            tops = [getattr(h, "max_depth", None) for h in self._hooks.values()]
-            top = max((t for t in tops if t is not None), default=None)
-            if top is not None and depth > top:
-                raise BotSpecError(f"ismcts depth must be an int in 0..{top}, got {depth!r}")
-        self.name = f"ismcts:{iterations}"
 
     def __repr__(self):
         return f"<ISMCTSBot {self.iterations} c={self.exploration} reward={self.reward} game={self.game or 'any'}>"
@@ -355,7 +362,10 @@ class _Search:
         # rollout, then the exact result or the static evaluation
         if not state.done and self.depth:
             self.rollout(state, rng, self.depth)
-        diff = self.evaluate(state)
+        self.back_up(path, self.evaluate(state))
+
+    def back_up(self, path, diff: float) -> None:
+        """The reward of a final point difference ``diff`` (team 0's) added to every node of ``path``."""
         mode = self.mode
         if mode == "points":
             r0 = diff / self.scale

@@ -180,47 +180,35 @@ def compare_with_training(result, evals: list) -> str:
             f"{want[2]} on the same deals (near-tied actions can flip between float implementations)")
 
 
-def run(args) -> int:
-    from training.export import export_checkpoint  # lazy: the trainer package, never imported by cavallo_env at module level
-
-    from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
-
-    if args.eval_deals is not None:
-        check_deals(args.eval_deals)
-    check_jobs(args.jobs)
-    make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
-    ai = {name: _two_player_ai(args.ai, name) for name in ("briscola", "scopa")}
-    started = time.perf_counter()
-
+def _train(args) -> tuple[Path, Path]:
+    """Step 1: train ``args.config`` (or start from ``args.checkpoint``); the checkpoint and the folder for the model."""
     if args.checkpoint:
         checkpoint = Path(args.checkpoint)
-        out_dir = checkpoint.parent
         _step(1, f"training skipped: starting from {checkpoint}")
-    else:
-        from training.config import load  # lazy: the trainer package, never imported by cavallo_env at module level
-        from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
-        from training.run import new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
+        return checkpoint, checkpoint.parent
+    from training.config import load  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.ppo import train  # lazy: the trainer package, never imported by cavallo_env at module level
+    from training.run import new_run_dir  # lazy: the trainer package, never imported by cavallo_env at module level
 
-        cfg = load(args.config)
-        run_dir = new_run_dir(cfg, args.runs)
-        _step(1, f"training {args.config}: {cfg.updates} updates x {cfg.games} deals -> {run_dir}")
-        summary = train(cfg, run_dir, progress=not args.no_progress, log=lambda m: print(m, file=sys.stderr, flush=True))
-        checkpoint = Path(summary["run_dir"]) / "checkpoints" / f"update-{summary['update']:05d}"
-        out_dir = Path(summary["run_dir"])
-        print(f"trained {summary['update']} updates, {summary['learner_decisions']} learner decisions in "
-              f"{summary['wall_s'] / 60:.1f} min; final checkpoint {checkpoint}")
-        for e in summary["evals"]:
-            if e.get("update") == summary["update"]:
-                print(f"  training's own evaluation vs {e['opponent']}: score {100 * e['score']:.1f}%, "
-                      f"points/game {e['mean_diff']:+.2f} ({e['deals']} duplicate deals)")
+    cfg = load(args.config)
+    run_dir = new_run_dir(cfg, args.runs)
+    _step(1, f"training {args.config}: {cfg.updates} updates x {cfg.games} deals -> {run_dir}")
+    summary = train(cfg, run_dir, progress=not args.no_progress, log=lambda m: print(m, file=sys.stderr, flush=True))
+    checkpoint = Path(summary["run_dir"]) / "checkpoints" / f"update-{summary['update']:05d}"
+    out_dir = Path(summary["run_dir"])
+    print(f"trained {summary['update']} updates, {summary['learner_decisions']} learner decisions in "
+          f"{summary['wall_s'] / 60:.1f} min; final checkpoint {checkpoint}")
+    for e in summary["evals"]:
+        if e.get("update") == summary["update"]:
+            print(f"  training's own evaluation vs {e['opponent']}: score {100 * e['score']:.1f}%, "
+                  f"points/game {e['mean_diff']:+.2f} ({e['deals']} duplicate deals)")
+    return checkpoint, out_dir
 
-    model_path = out_dir / "model.onnx"
-    _step(2, f"export -> {model_path}")
-    onnx_path, json_path = export_checkpoint(checkpoint, model_path)
-    print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB, one file) and {json_path}; "
-          f"play it with policy:{onnx_path}")
 
-    spec = f"policy:{onnx_path}"
+def _evaluate(args, spec: str, onnx_path: Path, json_path: Path) -> None:
+    """Step 3: the exported model's duplicate evaluation, written into its sidecar and compared with training's."""
+    from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
+
     meta = json.loads(json_path.read_text(encoding="utf-8"))
     ev_cfg = (meta.get("training_config") or {}).get("eval") or {}
     deals = args.eval_deals if args.eval_deals is not None else int(ev_cfg.get("deals", 200))
@@ -240,6 +228,28 @@ def run(args) -> int:
     print(format_result(result))
     add_evaluation(onnx_path, {f"demo_vs_{args.eval_opponent}": result.to_dict()})
     print(compare_with_training(result, (meta.get("evaluation") or {}).get("evals") or []))
+
+
+def run(args) -> int:
+    from training.export import export_checkpoint  # lazy: the trainer package, never imported by cavallo_env at module level
+
+    if args.eval_deals is not None:
+        check_deals(args.eval_deals)
+    check_jobs(args.jobs)
+    make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
+    ai = {name: _two_player_ai(args.ai, name) for name in ("briscola", "scopa")}
+    started = time.perf_counter()
+
+    checkpoint, out_dir = _train(args)
+
+    model_path = out_dir / "model.onnx"
+    _step(2, f"export -> {model_path}")
+    onnx_path, json_path = export_checkpoint(checkpoint, model_path)
+    print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB, one file) and {json_path}; "
+          f"play it with policy:{onnx_path}")
+
+    spec = f"policy:{onnx_path}"
+    _evaluate(args, spec, onnx_path, json_path)
 
     _step(4, "one deal, the exported AI in all four seats")
     show_deal(spec, args.seed)
