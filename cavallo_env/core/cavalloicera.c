@@ -9,8 +9,8 @@
 #define BIT(c) (1ULL << (c))
 #define RANK(c) ((c) % 13)
 #define SUIT(c) ((c) / 13)
-#define VALUE(c) (RANK(c) < 10 ? RANK(c) + 1 : 0) /* cards.VALUE: A..10 -> 1..10, courts 0 */
-#define NUMERALS 0x3ff3ff3ff3ffULL                 /* every card of value > 0 (ranks A..10 of each suit) */
+#define VALUE(c) ((RANK(c) < 10) ? RANK(c) + 1 : 0) /* cards.VALUE: A..10 -> 1..10, courts 0 */
+#define NUMERALS 0x1ff8ffc7fe3ffULL                /* every card of value > 0 (ranks A..10 of each suit) */
 #define SUIT_MASK(s) (0x1fffULL << (13 * (s)))
 #define RANK_MASK(r) ((1ULL << (r)) | (1ULL << ((r) + 13)) | (1ULL << ((r) + 26)) | (1ULL << ((r) + 39)))
 #define SWORDS 2
