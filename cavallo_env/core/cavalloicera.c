@@ -25,14 +25,20 @@ static int count(uint64_t b) { return __builtin_popcountll(b); }
 
 /* -- capture sets (engine.capture_sets, _table_sets; captures.capture_actions) -- */
 
-/* which hand cards can capture on table (CavalloiceraState.captures' keys): a numeral of value v
- * when some table numerals sum to v (one card: the rank match), a court when its rank lies there */
-static uint64_t capture_cards(uint64_t table, uint64_t hand) {
-    unsigned reach = 1; /* bit s: some set of table numerals sums to s */
-    for (uint64_t b = table & NUMERALS; b; b &= b - 1) reach |= (reach << VALUE(lowest(b))) & 0x7ff;
+/* the sets of table numerals by their sum, up to 10 (sums[0] = 1: the empty set) */
+static void table_sums(uint64_t table, uint16_t sums[11]) {
+    memset(sums, 0, 11 * sizeof *sums);
+    sums[0] = 1;
+    for (uint64_t b = table & NUMERALS; b; b &= b - 1)
+        for (int s = 10, v = VALUE(lowest(b)); s >= v; s--) sums[s] += sums[s - v];
+}
+
+/* which hand cards can capture (CavalloiceraState.captures' keys): a numeral of value v when some
+ * table numerals sum to v (one card: the rank match), a court when its rank lies on the table */
+static uint64_t capture_cards(uint64_t table, const uint16_t sums[11], uint64_t hand) {
     uint64_t ok = 0;
     for (int v = 1; v <= 10; v++)
-        if (reach >> v & 1) ok |= RANK_MASK(v - 1);
+        if (sums[v]) ok |= RANK_MASK(v - 1);
     for (int r = 10; r < 13; r++)
         if (table & RANK_MASK(r)) ok |= RANK_MASK(r);
     return hand & ok;
@@ -108,7 +114,8 @@ uint64_t cv_cavalloicera_kth_set(uint64_t table, int card, uint64_t taken, uint3
 /* -- the deal (engine.random_deal, CavalloiceraState.__init__) -------------------- */
 
 static void refresh(cv_cavalloicera *t) { /* the per-turn cache: which hand cards can capture */
-    t->caps = t->done ? 0 : capture_cards(t->table, t->hands[t->current]);
+    table_sums(t->table, t->sums);
+    t->caps = t->done ? 0 : capture_cards(t->table, t->sums, t->hands[t->current]);
 }
 
 void cv_cavalloicera_deal(cv_cavalloicera *t, const int8_t ids[C], int dealer) {
@@ -207,7 +214,7 @@ void cv_cavalloicera_play(cv_cavalloicera *t, int card, uint64_t capture) {
     t->turn++;
     t->current = (uint8_t)((seat + 1) & 3);
     t->build_card = -1;
-    t->build_taken = 0;
+    t->build_taken = t->take_next = 0;
     t->pending_card = -1;
     t->completed = 1;
     if (t->turn == CV_CV_TURNS) finish(t);
@@ -216,8 +223,7 @@ void cv_cavalloicera_play(cv_cavalloicera *t, int card, uint64_t capture) {
 
 static void build(cv_cavalloicera *t) { /* CaptureBuilder._build: play the set once one is left */
     uint32_t cnt[C];
-    uint64_t next;
-    if (consistent(t->table, t->build_card, t->build_taken, cnt, &next) == 1)
+    if (consistent(t->table, t->build_card, t->build_taken, cnt, &t->take_next) == 1)
         cv_cavalloicera_play(t, t->build_card, cv_cavalloicera_kth_set(t->table, t->build_card, t->build_taken, 0));
 }
 
@@ -236,16 +242,9 @@ void cv_cavalloicera_act(cv_cavalloicera *t, int action) {
     build(t);
 }
 
-static uint64_t take_actions(const cv_cavalloicera *t) { /* the table cards a take may name now */
-    uint32_t cnt[C];
-    uint64_t next;
-    consistent(t->table, t->build_card, t->build_taken, cnt, &next);
-    return next;
-}
-
 int cv_cavalloicera_legal(const cv_cavalloicera *t, int action) {
     if (t->done || action < 0 || action >= CV_CV_ACTIONS) return 0;
-    if (t->build_card >= 0) return action >= CV_CV_TAKE && (take_actions(t) >> (action - CV_CV_TAKE) & 1);
+    if (t->build_card >= 0) return action >= CV_CV_TAKE && (t->take_next >> (action - CV_CV_TAKE) & 1);
     if (action < CV_CV_CAPTURE) return (int)(t->hands[t->current] >> action & 1);
     if (action < CV_CV_TAKE) return (int)(t->caps >> (action - CV_CV_CAPTURE) & 1);
     return 0;
@@ -295,13 +294,10 @@ void cv_cavalloicera_returns(const cv_cavalloicera *t, int reward, float out[4])
 /* a move drawn among legal_moves(): place c, then c's capture sets, card by card in hand order */
 static int random_move(cv_cavalloicera *t, cv_pyrandom *py) {
     uint64_t hand = t->hands[t->current];
-    uint32_t ways[11] = {1}, total = (uint32_t)count(hand);
-    for (uint64_t b = t->table & NUMERALS; b; b &= b - 1) /* sets of table numerals by sum */
-        for (int s = 10, v = VALUE(lowest(b)); s >= v; s--) ways[s] += ways[s - v];
-    uint32_t sets[C];
+    uint32_t total = (uint32_t)count(hand), sets[C];
     for (uint64_t b = t->caps; b; b &= b - 1) {
         int c = lowest(b);
-        sets[c] = VALUE(c) ? ways[VALUE(c)] : (uint32_t)count(t->table & RANK_MASK(RANK(c)));
+        sets[c] = VALUE(c) ? t->sums[VALUE(c)] : (uint32_t)count(t->table & RANK_MASK(RANK(c)));
         total += sets[c];
     }
     uint32_t k = below(t, py, total);
@@ -362,7 +358,7 @@ void cv_cavalloicera_mask(const cv_cavalloicera *t, uint8_t *mask) {
         memset(mask + CV_CV_TAKE, 0, C);
     } else {
         memset(mask, 0, CV_CV_TAKE);
-        spread52(take_actions(t), mask + CV_CV_TAKE);
+        spread52(t->take_next, mask + CV_CV_TAKE); /* the table cards a take may name */
     }
 }
 

@@ -48,6 +48,7 @@ typedef struct {
     uint64_t unclaimed;          /* cards left on the table when nobody captured */
     uint64_t caps;               /* hand cards of the seat to play that can capture (between turns) */
     uint64_t build_taken;        /* table cards taken into the capture being built */
+    uint64_t take_next;          /* the table cards a take may name while building (per-decision cache) */
     uint64_t pending;            /* the capture set random moves are building (with pending_card) */
     uint64_t move_capture[CV_CV_TURNS];
     int8_t move_seat[CV_CV_TURNS], move_card[CV_CV_TURNS];
@@ -58,6 +59,7 @@ typedef struct {
     uint8_t bonuses[2][4];       /* scua, picada, simili, quadriglia per team */
     int8_t scored[4];            /* what the last completed move scored (play's return); -1s: a place */
     uint8_t completed;           /* whether the last action completed a move */
+    uint16_t sums[11];           /* per-turn cache: the sets of table numerals by sum (sums[0]: the empty set) */
     uint64_t rng;                /* splitmix64 when no cv_pyrandom is given */
 } cv_cavalloicera;
 
