@@ -25,12 +25,21 @@ static int count(uint64_t b) { return __builtin_popcountll(b); }
 
 /* -- capture sets (engine.capture_sets, _table_sets; captures.capture_actions) -- */
 
-/* the sets of table numerals by their sum, up to 10 (sums[0] = 1: the empty set) */
+/* the sets of table numerals by their sum, up to 10 (sums[0] = 1: the empty set), kept as the table
+ * changes: a numeral of value v put down joins every set summing to at most 10 - v; taking it away
+ * undoes that, sum by sum upwards (exact: the counts stay below 2**16, 4050 sets in the whole deck) */
+static void sums_add(uint16_t sums[11], int v) {
+    for (int s = 10; s >= v; s--) sums[s] += sums[s - v];
+}
+
+static void sums_remove(uint16_t sums[11], int v) {
+    for (int s = v; s <= 10; s++) sums[s] -= sums[s - v];
+}
+
 static void table_sums(uint64_t table, uint16_t sums[11]) {
     memset(sums, 0, 11 * sizeof *sums);
     sums[0] = 1;
-    for (uint64_t b = table & NUMERALS; b; b &= b - 1)
-        for (int s = 10, v = VALUE(lowest(b)); s >= v; s--) sums[s] += sums[s - v];
+    for (uint64_t b = table & NUMERALS; b; b &= b - 1) sums_add(sums, VALUE(lowest(b)));
 }
 
 /* which hand cards can capture (CavalloiceraState.captures' keys): a numeral of value v when some
@@ -114,7 +123,6 @@ uint64_t cv_cavalloicera_kth_set(uint64_t table, int card, uint64_t taken, uint3
 /* -- the deal (engine.random_deal, CavalloiceraState.__init__) -------------------- */
 
 static void refresh(cv_cavalloicera *t) { /* the per-turn cache: which hand cards can capture */
-    table_sums(t->table, t->sums);
     t->caps = t->done ? 0 : capture_cards(t->table, t->sums, t->hands[t->current]);
 }
 
@@ -128,6 +136,7 @@ void cv_cavalloicera_deal(cv_cavalloicera *t, const int8_t ids[C], int dealer) {
     t->current = (uint8_t)((dealer + 1) % CV_CV_SEATS);
     t->build_card = t->pending_card = t->last_capturer = t->prev_placed = -1;
     memset(t->scored, -1, sizeof t->scored);
+    table_sums(t->table, t->sums);
     refresh(t);
 }
 
@@ -181,6 +190,7 @@ static void finish(cv_cavalloicera *t) { /* the last capturer takes the table, w
     } else {
         t->piles[t->last_capturer & 1] |= t->table;
         t->table = 0;
+        table_sums(0, t->sums);
     }
     t->done = 1;
 }
@@ -202,9 +212,11 @@ void cv_cavalloicera_play(cv_cavalloicera *t, int card, uint64_t capture) {
     t->hands[seat] &= ~BIT(card);
     if (capture) {
         t->table &= ~capture;
+        for (uint64_t b = capture & NUMERALS; b; b &= b - 1) sums_remove(t->sums, VALUE(lowest(b)));
         score_capture(t, seat, card, capture);
     } else {
         t->table |= BIT(card);
+        if (VALUE(card)) sums_add(t->sums, VALUE(card));
         t->prev_placed = (int8_t)card;
         memset(t->scored, -1, sizeof t->scored);
     }
@@ -223,6 +235,12 @@ void cv_cavalloicera_play(cv_cavalloicera *t, int card, uint64_t capture) {
 
 static void build(cv_cavalloicera *t) { /* CaptureBuilder._build: play the set once one is left */
     uint32_t cnt[C];
+    int card = t->build_card;
+    uint64_t match = t->table & RANK_MASK(RANK(card));
+    if (!t->build_taken && VALUE(card) && t->sums[VALUE(card)] == 1 && match) {
+        cv_cavalloicera_play(t, card, match); /* the one set: the rank match (a set of its own) */
+        return;
+    }
     if (consistent(t->table, t->build_card, t->build_taken, cnt, &t->take_next) == 1)
         cv_cavalloicera_play(t, t->build_card, cv_cavalloicera_kth_set(t->table, t->build_card, t->build_taken, 0));
 }
