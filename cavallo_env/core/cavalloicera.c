@@ -140,31 +140,8 @@ void cv_cavalloicera_deal(cv_cavalloicera *t, const int8_t ids[C], int dealer) {
     refresh(t);
 }
 
-static uint64_t splitmix64(uint64_t *state) { /* as briscola.c */
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t fast_below(uint64_t *state, uint32_t n) { /* Lemire's multiply-shift, unbiased */
-    uint64_t m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
-    if ((uint32_t)m < n) {
-        uint32_t threshold = (uint32_t)-n % n;
-        while ((uint32_t)m < threshold) m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
-    }
-    return (uint32_t)(m >> 32);
-}
-
 static uint32_t below(cv_cavalloicera *t, cv_pyrandom *py, uint32_t n) { /* rng._randbelow(n) */
-    return py ? cv_pyrandom_below(py, n) : fast_below(&t->rng, n);
-}
-
-static uint32_t python_below_shuffle(cv_pyrandom *py, int i) { /* shuffle.py's j for position i */
-    int k = cv_bit_length((uint32_t)i + 1);
-    uint32_t j = cv_pyrandom_bits(py, k);
-    while (j > (uint32_t)i) j = cv_pyrandom_bits(py, k);
-    return j;
+    return py ? cv_pyrandom_below(py, n) : cv_fast_below(&t->rng, n);
 }
 
 void cv_cavalloicera_deal_seed(cv_cavalloicera *t, cv_pyrandom *py, uint64_t seed) {
@@ -173,7 +150,7 @@ void cv_cavalloicera_deal_seed(cv_cavalloicera *t, cv_pyrandom *py, uint64_t see
     else t->rng = seed;
     for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
     for (int i = C - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
-        uint32_t j = py ? python_below_shuffle(py, i) : fast_below(&t->rng, (uint32_t)i + 1);
+        uint32_t j = py ? cv_pyrandom_shuffle_index(py, i) : cv_fast_below(&t->rng, (uint32_t)i + 1);
         int8_t x = ids[i];
         ids[i] = ids[j];
         ids[j] = x;

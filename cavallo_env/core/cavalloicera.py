@@ -33,7 +33,7 @@ from ..cavalloicera.actions import NUM_ACTIONS, action_name
 from ..cavalloicera.cards import NUM_CARDS
 from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, random_deal
 from . import BUILD_HINT
-from .briscola import REWARDS, RNGS, _seed_array, _where_array
+from .tables import CoreTables, seed_array, where_array
 
 try:
     from . import _cavalloicera
@@ -48,32 +48,25 @@ def _extension():
     return _cavalloicera
 
 
-class CavalloiceraTables:
-    """n Cavalloìcera tables on the compiled core (see the module doc)."""
+class CavalloiceraTables(CoreTables):
+    """n Cavalloìcera tables on the compiled core (see the module doc).
+
+    ``snapshot(i)`` names table i's state like ``CavalloiceraState``'s attributes, plus ``building``
+    (the capture being built: card and cards taken), ``completed`` (whether the last action completed
+    a move) and ``scored`` (what that move scored: ``play``'s return; None for a place).
+    """
+
+    NUM_ACTIONS = NUM_ACTIONS
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
-        if rng not in RNGS:
-            raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r}")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
-        self.n = int(n)
-        self.reward = reward
-        self.rng = rng
-        self._reward = REWARDS.index(reward)
-        t = self._tables = _extension().Tables(self.n, rng == "python")
-        # the core's own arrays, written in place by every call
-        self.current, self.mask, self.rewards, self._actions = t.current, t.mask, t.rewards, t.actions
-        self._done = t.done
-        self.done = t.done.view(bool)  # bool (n,): whether each table's deal is over (True before any reset)
+        super().__init__(n, reward, rng, _extension())
 
     # -- deals ---------------------------------------------------------------------
     def reset(self, seeds, where=None):
         """Deal table i from ``seeds[i]`` (with ``rng="python"``: as ``random_deal(seeds[i])``); only
         where ``where`` is true if given.  Returns ``(current, mask)``."""
-        seeds = _seed_array(seeds, self.n)
-        where = _where_array(where, self.n)
+        seeds = seed_array(seeds, self.n)
+        where = where_array(where, self.n)
         self._tables.reset_seeds(seeds, where)
         if self.rng == "python" and not seeded_deals_agree():  # this Python's random differs: the engine deals
             ids, dealers = _engine_deals(seeds)
@@ -86,42 +79,15 @@ class CavalloiceraTables:
         ids = np.ascontiguousarray(ids, dtype=np.int8)
         dealers = np.ascontiguousarray(dealers, dtype=np.int8)
         _check_deals(ids, dealers, self.n)
-        where = _where_array(where, self.n)
+        where = where_array(where, self.n)
         self._tables.reset_deals(ids, dealers, where)
         return self._after_reset(where)
 
-    def _after_reset(self, where):
-        if where is None:
-            self._done[:] = 0
-        else:
-            self._done[where.view(bool)] = 0
-        return self.current, self.mask
-
     # -- play ------------------------------------------------------------------------
-    def step(self, actions):
-        """Apply ``actions[i]`` (an action id 0..155; negative: skip) at every table; ``(rewards, done)``.
-
-        ``rewards`` (n, 4) holds each seat's return at the step that ends a deal, else 0.
-        ``ValueError`` naming the table and its legal actions if an action is illegal (nothing is played).
-        """
-        if actions is not self._actions:  # random_actions() hands the core's own array: nothing to copy
-            self._actions[:] = _action_array(actions, self.n)
-        bad = self._tables.step(self._reward)
-        if bad >= 0:
-            raise ValueError(self._illegal(bad, int(self._actions[bad])))
-        return self.rewards, self.done
-
     def random_actions(self) -> np.ndarray:
         """int32 (n,): a random legal action at every table (-1 where the deal is over): the next action
         of a uniformly random legal move; with ``rng="python"`` exactly ``random_playout``'s move."""
-        self._tables.random_actions()
-        return self._actions
-
-    def snapshot(self, i: int) -> dict:
-        """Table i as a dict named like ``CavalloiceraState``'s attributes (for tests and debugging), plus
-        ``building`` (the capture being built), ``completed`` and ``scored`` (what the last action's move
-        scored: ``play``'s return)."""
-        return self._tables.snapshot(i)
+        return super().random_actions()
 
     def result(self, i: int) -> dict:
         """Table i's result in the record format (``CavalloiceraState.result()``); valid once done."""
@@ -141,15 +107,6 @@ class CavalloiceraTables:
 
 
 # ---------------------------------------------------------------- inputs
-
-
-def _action_array(actions, n: int) -> np.ndarray:
-    a = np.asarray(actions)
-    if a.shape != (n,) or a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be {n} integer action ids (one per table), got {a.dtype} shape {a.shape}")
-    if a.dtype == np.int32:
-        return a
-    return np.clip(a, -1, NUM_ACTIONS)  # out of range stays out of range for int32 (the core names it)
 
 
 def _check_deals(ids: np.ndarray, dealers: np.ndarray, n: int) -> None:
