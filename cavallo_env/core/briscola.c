@@ -43,13 +43,7 @@ void cv_briscola_deal_seed(cv_briscola *t, cv_pyrandom *py, uint64_t seed, int d
     int8_t ids[C];
     if (py) cv_pyrandom_seed(py, seed);
     else t->rng = seed;
-    for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
-    for (int i = C - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
-        uint32_t j = py ? cv_pyrandom_shuffle_index(py, i) : cv_fast_below(&t->rng, (uint32_t)i + 1);
-        int8_t x = ids[i];
-        ids[i] = ids[j];
-        ids[j] = x;
-    }
+    cv_shuffled_ids(ids, C, py, &t->rng);
     int leader = (int)(py ? cv_pyrandom_below(py, 2) : cv_fast_below(&t->rng, 2)); /* rng.randrange(2) */
     cv_briscola_deal(t, ids, leader, deck); /* keeps t->rng */
 }

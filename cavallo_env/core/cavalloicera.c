@@ -148,13 +148,7 @@ void cv_cavalloicera_deal_seed(cv_cavalloicera *t, cv_pyrandom *py, uint64_t see
     int8_t ids[C];
     if (py) cv_pyrandom_seed(py, seed);
     else t->rng = seed;
-    for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
-    for (int i = C - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
-        uint32_t j = py ? cv_pyrandom_shuffle_index(py, i) : cv_fast_below(&t->rng, (uint32_t)i + 1);
-        int8_t x = ids[i];
-        ids[i] = ids[j];
-        ids[j] = x;
-    }
+    cv_shuffled_ids(ids, C, py, &t->rng);
     int dealer = (int)below(t, py, CV_CV_SEATS); /* rng.randrange(4) */
     cv_cavalloicera_deal(t, ids, dealer);        /* keeps t->rng */
 }

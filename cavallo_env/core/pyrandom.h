@@ -58,4 +58,15 @@ static inline uint32_t cv_fast_below(uint64_t *state, uint32_t n) {
     return (uint32_t)(m >> 32);
 }
 
+/* ids[0..n-1] = 0..n-1 shuffled as random.Random.shuffle (py) or by the fast generator (fast) */
+static inline void cv_shuffled_ids(int8_t *ids, int n, cv_pyrandom *py, uint64_t *fast) {
+    for (int i = 0; i < n; i++) ids[i] = (int8_t)i;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
+        uint32_t j = py ? cv_pyrandom_shuffle_index(py, i) : cv_fast_below(fast, (uint32_t)i + 1);
+        int8_t x = ids[i];
+        ids[i] = ids[j];
+        ids[j] = x;
+    }
+}
+
 #endif
