@@ -33,6 +33,7 @@ if _MISSING is not None:
 
 from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions, move_to_actions  # noqa: E402
 from cavallo_env.cavalloicera.cards import NUM_CARDS, card_id  # noqa: E402
+from cavallo_env.cavalloicera.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
 from cavallo_env.cavalloicera.engine import (  # noqa: E402
     NUM_TURNS, CavalloiceraState, parse_deal, random_deal,
 )
@@ -42,6 +43,7 @@ from cavallo_env.games.shuffle import shuffle  # noqa: E402
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
 DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per option; the benchmark-sized run sets more
 CHUNK = 1000  # tables at once
+OBS_TABLES = 150  # the tables of each chunk whose four observations are checked at every action (the rest: cost)
 
 
 def _seeds(n: int, salt: int) -> list[int]:
@@ -79,6 +81,22 @@ def _check_tables(tables, games, where: str) -> None:
     np.testing.assert_array_equal(tables.mask, masks, err_msg=f"{where}: legal masks")
     np.testing.assert_array_equal(tables.current, [g.state.current for g in games], err_msg=f"{where}: seat")
     np.testing.assert_array_equal(tables.done, [g.state.done for g in games], err_msg=f"{where}: done")
+    _check_observations(tables, games, where)
+
+
+def _check_observations(tables, games, where: str) -> None:
+    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation."""
+    k = min(OBS_TABLES, len(games))
+    for seat in range(4):
+        got = tables.observe(np.full(tables.n, seat, np.int8))[:k]
+        expected = np.stack([encode_observation(g.state, seat, g.building) for g in games[:k]])
+        assert got.tobytes() == expected.tobytes(), f"{where}: observations of seat {seat}"
+    got = tables.observe()[:k]  # the seat to act: the env's incremental Features, building shown
+    for i, g in enumerate(games[:k]):
+        f = Features()
+        f.reset(g.state)
+        f.set_building(g.building)
+        assert got[i].tobytes() == f.observation(g.state.current).tobytes(), f"{where}, table {i}: observation"
 
 
 def _step_both(tables, games, actions, reward: str, where: str) -> None:
@@ -230,6 +248,10 @@ def test_vectors_replayed_by_the_core(path):
         assert tables.rewards[0].tolist() == [float(d), float(-d), float(d), float(-d)]
 
 
+def test_observation_size():
+    assert CavalloiceraTables(2).observe().shape == (2, OBS_SIZE)
+
+
 def test_vectors_present():
     assert len(VECTORS) >= 10
 
@@ -244,7 +266,7 @@ def test_core_speed_benchmark_runs(capsys):
     spec.loader.exec_module(mod)
     assert mod.main(["--game", "cavalloicera", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("cavalloicera:") and "core/python" in out and "core-py" in out and "core+obs" not in out
+    assert out.startswith("cavalloicera:") and all(name in out for name in ("core/python", "core+obs", "core-py"))
 
 
 def test_seeded_deals_agree_with_this_python():

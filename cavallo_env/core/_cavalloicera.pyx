@@ -41,6 +41,7 @@ cdef extern from "cavalloicera.h":
         uint8_t completed
 
     int CV_CV_ACTIONS
+    int CV_CV_OBS_SIZE
     int CV_CV_KEYS
     uint32_t cv_cavalloicera_count_sets(const cv_cavalloicera *t, int card)
     int cv_cavalloicera_score(const cv_cavalloicera *t, int points[2], int breakdown[2][10], int cards[2])
@@ -52,9 +53,11 @@ cdef extern from "cavalloicera.h":
                                  float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) nogil
     void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask) nogil
     void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
+    void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) nogil
 
 
 NUM_ACTIONS = CV_CV_ACTIONS
+OBS_SIZE = CV_CV_OBS_SIZE
 BREAKDOWN_SIZE = CV_CV_KEYS
 
 
@@ -85,7 +88,8 @@ cdef class Tables:
     cdef cv_cavalloicera *t
     cdef cv_pyrandom *py
     cdef readonly Py_ssize_t n
-    cdef readonly object actions, rewards, done, current, mask
+    cdef readonly object actions, rewards, done, current, mask, obs
+    cdef float *p_obs
     cdef int32_t *p_actions
     cdef float *p_rewards
     cdef uint8_t *p_done
@@ -112,13 +116,15 @@ cdef class Tables:
         self.done = np.ones(n, np.uint8)
         self.current = np.zeros(n, np.int8)
         self.mask = np.zeros((n, CV_CV_ACTIONS), np.uint8)
+        self.obs = np.zeros((n, CV_CV_OBS_SIZE), np.float32)
         cdef int32_t[::1] a = self.actions
         cdef float[:, ::1] r = self.rewards
         cdef uint8_t[::1] d = self.done
         cdef int8_t[::1] c = self.current
         cdef uint8_t[:, ::1] m = self.mask
+        cdef float[:, ::1] o = self.obs
         self.p_actions, self.p_rewards, self.p_done = &a[0], &r[0, 0], &d[0]
-        self.p_current, self.p_mask = &c[0], &m[0, 0]
+        self.p_current, self.p_mask, self.p_obs = &c[0], &m[0, 0], &o[0, 0]
 
     def __dealloc__(self):
         free(self.t)
@@ -150,6 +156,15 @@ cdef class Tables:
         """Write a random legal action of every table into ``actions`` (-1 where over)."""
         with nogil:
             cv_cavalloicera_random_actions(self.t, self.py, self.n, self.p_actions)
+
+    def observe(self, const int8_t[::1] seats=None):
+        """Write the observations (of ``seats``, default the seats to act) into ``obs``."""
+        cdef const int8_t *s = NULL
+        if seats is not None:
+            _rows(seats.shape[0], self.n, "seats")
+            s = &seats[0]
+        with nogil:
+            cv_cavalloicera_observe_many(self.t, self.n, s, self.p_obs)
 
     def count_sets(self, Py_ssize_t i, int card):
         """The number of legal capture sets of ``card`` on table i's table."""

@@ -351,6 +351,63 @@ void cv_cavalloicera_mask(const cv_cavalloicera *t, uint8_t *mask) {
     }
 }
 
+/* -- the observation cavalloicera-obs/1 (encoding.py: OBS_BLOCKS, Features) ------ */
+
+enum {
+    O_HAND = 0, O_TABLE = 52, O_PILE_OURS = 104, O_PILE_THEIRS = 156, O_PLAYED_BY = 208, O_PLAY_TIME = 416,
+    O_UNSEEN = 468, O_PREV = 520, O_CAPTURE_CARD = 572, O_CAPTURE_TAKEN = 624, O_HAND_SIZES = 676,
+    O_LAST_CAPTURER = 680, O_BONUSES = 685, O_CARDS = 693, O_SWORDS = 695, O_TURN = 697, O_DEALER = 698
+};
+
+static void set_bits(float *out, uint64_t bits) {
+    for (; bits; bits &= bits - 1) out[lowest(bits)] = 1.0f;
+}
+
+/* a count over its maximum, as Python divides (double) and numpy stores (float32) */
+static float ratio(int count, int max) { return (float)((double)count / (double)max); }
+
+static void observe_counts(const cv_cavalloicera *t, int me, float *out) { /* the small blocks at the end */
+    int team = me & 1;
+    for (int k = 0; k < 4; k++) {
+        int seat = (me + k) & 3;
+        out[O_HAND_SIZES + k] = ratio(count(t->hands[seat]), CV_CV_HAND);
+        out[O_LAST_CAPTURER + k] = t->last_capturer == seat ? 1.0f : 0.0f;
+        out[O_DEALER + k] = t->dealer == seat ? 1.0f : 0.0f;
+    }
+    out[O_LAST_CAPTURER + 4] = t->last_capturer < 0 ? 1.0f : 0.0f;
+    for (int side = 0; side < 2; side++) { /* ours, then theirs */
+        int tm = team ^ side;
+        for (int k = 0; k < 4; k++) out[O_BONUSES + 4 * side + k] = ratio(t->bonuses[tm][k], 10);
+        out[O_CARDS + side] = ratio(count(t->piles[tm]), C);
+        out[O_SWORDS + side] = ratio(count(t->piles[tm] & SUIT_MASK(SWORDS)), 13);
+    }
+    out[O_TURN] = ratio(t->turn, CV_CV_TURNS);
+}
+
+void cv_cavalloicera_observe(const cv_cavalloicera *t, int me, float *out) {
+    int team = me & 1;
+    memset(out, 0, CV_CV_OBS_SIZE * sizeof *out);
+    set_bits(out + O_HAND, t->hands[me]);
+    set_bits(out + O_TABLE, t->table);
+    set_bits(out + O_PILE_OURS, t->piles[team]);
+    set_bits(out + O_PILE_THEIRS, t->piles[1 - team]);
+    for (int k = 0; k < t->turn; k++) { /* who played each card, and when */
+        int rel = (t->move_seat[k] - me) & 3, c = t->move_card[k];
+        out[O_PLAYED_BY + rel * C + c] = 1.0f;
+        out[O_PLAY_TIME + c] = ratio(k + 1, CV_CV_TURNS);
+    }
+    uint64_t others = 0; /* unseen: the cards in the other hands */
+    for (int seat = 0; seat < CV_CV_SEATS; seat++)
+        if (seat != me) others |= t->hands[seat];
+    set_bits(out + O_UNSEEN, others);
+    if (t->prev_placed >= 0) out[O_PREV + t->prev_placed] = 1.0f;
+    if (t->build_card >= 0 && me == t->current) {
+        out[O_CAPTURE_CARD + t->build_card] = 1.0f;
+        set_bits(out + O_CAPTURE_TAKEN, t->build_taken);
+    }
+    observe_counts(t, me, out);
+}
+
 /* -- n tables ------------------------------------------------------------------ */
 
 void cv_cavalloicera_reset_seeds(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
@@ -395,6 +452,11 @@ void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current,
         current[i] = (int8_t)t[i].current;
         cv_cavalloicera_mask(t + i, mask + i * CV_CV_ACTIONS);
     }
+}
+
+void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) {
+    for (int64_t i = 0; i < n; i++)
+        cv_cavalloicera_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_CV_OBS_SIZE);
 }
 
 void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions) {

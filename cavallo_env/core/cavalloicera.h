@@ -37,6 +37,7 @@
 #define CV_CV_ACTIONS 156
 #define CV_CV_CAPTURE 52
 #define CV_CV_TAKE 104
+#define CV_CV_OBS_SIZE 702 /* cavalloicera-obs/1 */
 #define CV_CV_KEYS 10 /* engine.BREAKDOWN_KEYS: scua picada simili quadriglia, then the six awards */
 
 enum { CV_CV_REWARD_POINTS = 0, CV_CV_REWARD_WIN = 1 };
@@ -84,6 +85,9 @@ void cv_cavalloicera_returns(const cv_cavalloicera *t, int reward, float out[4])
 int cv_cavalloicera_random_action(cv_cavalloicera *t, cv_pyrandom *py);
 /* the legal-action mask (156 bytes) */
 void cv_cavalloicera_mask(const cv_cavalloicera *t, uint8_t *mask);
+/* the observation cavalloicera-obs/1 of seat (702 floats), as encoding.encode_observation(state, seat,
+ * building): the capture being built shows only to the seat building it */
+void cv_cavalloicera_observe(const cv_cavalloicera *t, int seat, float *out);
 
 /* -- n tables (row i is table i; where == NULL: every table; py: NULL or n generators) -- */
 void cv_cavalloicera_reset_seeds(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
@@ -97,5 +101,7 @@ int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actio
                              uint8_t *done, int8_t *current, uint8_t *mask);
 void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask);
 void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions);
+/* observations (n x 702) of seats[i], or of the seat to act where seats == NULL */
+void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out);
 
 #endif

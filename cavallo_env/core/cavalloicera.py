@@ -9,6 +9,7 @@ is built one table card at a time by the same seat)::
     while not done.all():
         actions = tables.random_actions()          # or a policy's choice, int32 (n,)
         rewards, done = tables.step(actions)       # float32 (n, 4), bool (n,)
+        obs = tables.observe()                     # float32 (n, 702), cavalloicera-obs/1
 
 Randomness, chosen once by ``rng`` (as ``BriscolaTables``):
 
@@ -60,6 +61,7 @@ class CavalloiceraTables(CoreTables):
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, _extension())
+        self._obs = self._tables.obs
 
     # -- deals ---------------------------------------------------------------------
     def reset(self, seeds, where=None):
@@ -88,6 +90,17 @@ class CavalloiceraTables(CoreTables):
         """int32 (n,): a random legal action at every table (-1 where the deal is over): the next action
         of a uniformly random legal move; with ``rng="python"`` exactly ``random_playout``'s move."""
         return super().random_actions()
+
+    def observe(self, seats=None) -> np.ndarray:
+        """float32 (n, 702): the ``cavalloicera-obs/1`` observation of ``seats[i]`` (default: the seat to
+        act), as ``encode_observation(state, seat, building)``: the capture being built shows only to the
+        seat building it."""
+        if seats is not None:
+            seats = np.ascontiguousarray(seats, dtype=np.int8)
+            if seats.shape != (self.n,) or not np.isin(seats, (0, 1, 2, 3)).all():
+                raise ValueError(f"seats must be {self.n} seats 0..3")
+        self._tables.observe(seats)
+        return self._obs
 
     def result(self, i: int) -> dict:
         """Table i's result in the record format (``CavalloiceraState.result()``); valid once done."""
@@ -151,4 +164,6 @@ def _same_deal(snap: dict, deal) -> bool:
     return snap["hands"] == hands and snap["table"] == table and snap["dealer"] == dealer
 
 
-__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "deal_ids", "seeded_deals_agree"]
+OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE)
+
+__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "OBS_SIZE", "deal_ids", "seeded_deals_agree"]
