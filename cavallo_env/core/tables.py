@@ -61,7 +61,9 @@ class CoreTables:
         return self.rewards, self.done
 
     def random_actions(self) -> np.ndarray:
-        """int32 (n,): a random legal action at every table (-1 where the deal is over)."""
+        """int32 (n,): a uniformly random legal action at every table (-1 where the deal is over); with
+        ``rng="python"`` exactly the engine's ``random_playout``'s next choice, from the deal's
+        ``random.Random``."""
         self._tables.random_actions()
         return self._actions
 
