@@ -15,14 +15,18 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 
 CORE = "cavallo_env/core"
 
-extensions = [
-    Extension(
-        "cavallo_env.core._briscola",
-        sources=[f"{CORE}/_briscola.pyx", f"{CORE}/briscola.c", f"{CORE}/pyrandom.c"],
-        depends=[f"{CORE}/briscola.h", f"{CORE}/pyrandom.h"],
+
+def core_extension(game: str) -> Extension:
+    """The extension of one game: its Cython binding, its C rules and Python's random in C."""
+    return Extension(
+        f"cavallo_env.core._{game}",
+        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h"],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
-    ),
-]
+    )
+
+
+extensions = [core_extension("briscola"), core_extension("cavalloicera")]
 
 setup(ext_modules=cythonize(extensions, language_level=3))

@@ -1,10 +1,12 @@
-"""How much faster is the compiled core?  Random legal Briscola, Python engine vs the core, one run.
+"""How much faster is the compiled core?  Random legal play, Python engine vs the core, one run.
+
+``--game briscola`` (the default) or ``--game cavalloicera``.
 
 Measures, each for ``--seconds`` per round over ``--rounds`` interleaved
 rounds, on one core (the core steps its tables in one thread):
 
 - ``python``     the Python engine, the fastest pure-Python way: ``random_deal``
-                 then ``random_playout`` (random legal cards), deal after deal;
+                 then ``random_playout`` (random legal cards or moves), deal after deal;
 - ``core``       the core's batched API (``BriscolaTables``, ``rng="fast"``):
                  ``--tables`` deals at once, ``reset(seeds)`` then 40 x
                  ``step(random_actions())`` (random legal cards chosen inside
@@ -16,14 +18,18 @@ rounds, on one core (the core steps its tables in one thread):
                  the Python engine's (``random_deal(seed)``, ``random_playout``),
                  which costs Python's Mersenne Twister seeding (microseconds) a deal.
 
-A deal is 40 decisions.  Times are CPU seconds of this process
+Cavalloìcera (``CavalloiceraTables``) steps the env's action ids: a move is
+one action, or a capture plus the table cards taken to build it, so its
+tables are stepped until every deal is over (``core+obs`` writes the
+``cavalloicera-obs/1`` observation after every action).  A Briscola deal is 40 decisions
+(moves), a Cavalloìcera deal 48.  Times are CPU seconds of this process
 (``time.process_time``; ``--wall`` for the wall clock); each figure is the
 best round (the machine may be shared).  The ratio compares figures of the
 same run; the issue's target is ``core`` >= 25x ``python``.
 
 Usage::
 
-    python benchmarks/core_speed.py [--seconds 1] [--rounds 3] [--tables 1024] [--json]
+    python benchmarks/core_speed.py [--game briscola|cavalloicera] [--seconds 1] [--rounds 3] [--tables 1024] [--json]
 """
 
 from __future__ import annotations
@@ -38,66 +44,94 @@ import time
 import numpy as np
 
 TARGET_RATIO = 25.0  # core deals/s over the Python engine's (issue 41)
-MOVES = 40  # decisions in a Briscola deal
+GAMES = ("briscola", "cavalloicera")
+MOVES = {"briscola": 40, "cavalloicera": 48}  # decisions (moves) in a deal
 _clock = time.process_time
 
 
-def python_loop(seconds: float) -> tuple[int, float]:
-    """Deals played by the Python engine in ``seconds``: (deals, elapsed)."""
+def _briscola_deal(seed: int) -> None:
     from cavallo_env.briscola.engine import random_deal, random_playout
 
+    rng = random.Random(seed)
+    random_playout(random_deal(rng), rng)
+
+
+def _cavalloicera_deal(seed: int) -> None:
+    from cavallo_env.cavalloicera.engine import CavalloiceraState, random_playout
+
+    random_playout(CavalloiceraState.new(seed), random.Random(seed))
+
+
+def python_loop(seconds: float, game: str = "briscola") -> tuple[int, float]:
+    """Deals played by the Python engine in ``seconds``: (deals, elapsed)."""
+    play = _briscola_deal if game == "briscola" else _cavalloicera_deal
     seed = deals = 0
     t0 = _clock()
     deadline = t0 + seconds
     while _clock() < deadline:
         for _ in range(50):
-            rng = random.Random(seed)
-            random_playout(random_deal(rng), rng)
+            play(seed)
             seed += 1
         deals += 50
     return deals, _clock() - t0
 
 
-def core_loop(seconds: float, n: int, observe: bool = False, rng: str = "fast") -> tuple[int, float]:
-    """Deals played by ``n`` core tables at once in ``seconds``: (deals, elapsed)."""
-    from cavallo_env.core.briscola import BriscolaTables
+def _tables(game: str, n: int, rng: str):
+    if game == "briscola":
+        from cavallo_env.core.briscola import BriscolaTables
 
-    tables = BriscolaTables(n, rng=rng)
+        return BriscolaTables(n, rng=rng)
+    from cavallo_env.core.cavalloicera import CavalloiceraTables
+
+    return CavalloiceraTables(n, rng=rng)
+
+
+def core_loop(seconds: float, n: int, observe: bool = False, rng: str = "fast",
+              game: str = "briscola") -> tuple[int, float]:
+    """Deals played by ``n`` core tables at once in ``seconds``: (deals, elapsed)."""
+    tables = _tables(game, n, rng)
     seeds = np.arange(n, dtype=np.uint64)
     deals = 0
     t0 = _clock()
     deadline = t0 + seconds
     while _clock() < deadline:
         tables.reset(seeds)
-        for _ in range(MOVES):
-            tables.step(tables.random_actions())
-            if observe:
-                tables.observe()  # the mask is written by step
+        if game == "briscola":
+            for _ in range(MOVES[game]):
+                tables.step(tables.random_actions())
+                if observe:
+                    tables.observe()  # the mask is written by step
+        else:  # captures take one action per table card taken: until every deal is over
+            done = tables.done
+            while not done.all():
+                tables.step(tables.random_actions())
+                if observe:
+                    tables.observe()
         seeds += np.uint64(n)
         deals += n
     return deals, _clock() - t0
 
 
-def run(seconds: float, rounds: int, n: int) -> dict:
-    loops = {"python": lambda: python_loop(seconds), "core": lambda: core_loop(seconds, n),
-             "core+obs": lambda: core_loop(seconds, n, observe=True),
-             "core-py": lambda: core_loop(seconds, n, rng="python")}
+def run(seconds: float, rounds: int, n: int, game: str = "briscola") -> dict:
+    loops = {"python": lambda: python_loop(seconds, game), "core": lambda: core_loop(seconds, n, game=game),
+             "core+obs": lambda: core_loop(seconds, n, observe=True, game=game),
+             "core-py": lambda: core_loop(seconds, n, rng="python", game=game)}
     best: dict[str, dict] = {}
     for _ in range(rounds):
         for name, loop in loops.items():
             deals, dt = loop()
-            row = {"deals_per_s": deals / dt, "decisions_per_s": deals * MOVES / dt, "deals": deals}
+            row = {"deals_per_s": deals / dt, "decisions_per_s": deals * MOVES[game] / dt, "deals": deals}
             if name not in best or row["deals_per_s"] > best[name]["deals_per_s"]:
                 best[name] = row
     base = best["python"]["deals_per_s"]
     ratios = {name: row["deals_per_s"] / base for name, row in best.items() if name != "python"}
-    return {"seconds": seconds, "rounds": rounds, "tables": n, "clock": _clock.__name__,
+    return {"game": game, "seconds": seconds, "rounds": rounds, "tables": n, "clock": _clock.__name__,
             "python": platform.python_version(), "machine": platform.machine(), "results": best,
             "ratios": ratios, "target": TARGET_RATIO, "ok": ratios["core"] >= TARGET_RATIO}
 
 
 def print_table(report: dict) -> None:
-    print(f"briscola: random legal play, best of {report['rounds']} rounds x {report['seconds']:g} s of "
+    print(f"{report['game']}: random legal play, best of {report['rounds']} rounds x {report['seconds']:g} s of "
           f"{report['clock']}, {report['tables']} core tables (Python {report['python']}, {report['machine']})")
     print(f"{'':10} {'deals/s':>12} {'decisions/s':>13} {'x python':>9}")
     for name, row in report["results"].items():
@@ -109,6 +143,7 @@ def print_table(report: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--game", choices=GAMES, default="briscola", help="the game to play (default briscola)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement and round (default 1)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
     p.add_argument("--tables", type=int, default=1024, help="core tables stepped at once (default 1024)")
@@ -123,7 +158,7 @@ def main(argv=None) -> int:
     if a.wall:
         global _clock
         _clock = time.perf_counter
-    report = run(a.seconds, a.rounds, a.tables)
+    report = run(a.seconds, a.rounds, a.tables, a.game)
     if a.json:
         json.dump(report, sys.stdout, indent=1)
         print()

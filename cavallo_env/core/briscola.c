@@ -39,43 +39,12 @@ void cv_briscola_deal(cv_briscola *t, const int8_t ids[C], int leader, int deck)
     t->deck = (uint8_t)deck;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): the fast generator */
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* uniform in 0..n-1 (Lemire's multiply-shift, rejecting the biased few) */
-static uint32_t fast_below(uint64_t *state, uint32_t n) {
-    uint64_t m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
-    if ((uint32_t)m < n) {
-        uint32_t threshold = (uint32_t)-n % n;
-        while ((uint32_t)m < threshold) m = (uint64_t)(uint32_t)(splitmix64(state) >> 32) * n;
-    }
-    return (uint32_t)(m >> 32);
-}
-
-static uint32_t python_below_shuffle(cv_pyrandom *py, int i) { /* shuffle.py's j for position i */
-    int k = cv_bit_length((uint32_t)i + 1);
-    uint32_t j = cv_pyrandom_bits(py, k);
-    while (j > (uint32_t)i) j = cv_pyrandom_bits(py, k);
-    return j;
-}
-
 void cv_briscola_deal_seed(cv_briscola *t, cv_pyrandom *py, uint64_t seed, int deck) {
     int8_t ids[C];
     if (py) cv_pyrandom_seed(py, seed);
     else t->rng = seed;
-    for (int i = 0; i < C; i++) ids[i] = (int8_t)i;
-    for (int i = C - 1; i > 0; i--) { /* Fisher-Yates, as random.Random.shuffle */
-        uint32_t j = py ? python_below_shuffle(py, i) : fast_below(&t->rng, (uint32_t)i + 1);
-        int8_t x = ids[i];
-        ids[i] = ids[j];
-        ids[j] = x;
-    }
-    int leader = (int)(py ? cv_pyrandom_below(py, 2) : fast_below(&t->rng, 2)); /* rng.randrange(2) */
+    cv_shuffled_ids(ids, C, py, &t->rng);
+    int leader = (int)(py ? cv_pyrandom_below(py, 2) : cv_fast_below(&t->rng, 2)); /* rng.randrange(2) */
     cv_briscola_deal(t, ids, leader, deck); /* keeps t->rng */
 }
 
@@ -157,7 +126,7 @@ void cv_briscola_returns(const cv_briscola *t, int reward, float out[2]) {
 int cv_briscola_random_move(cv_briscola *t, cv_pyrandom *py) { /* engine.random_playout */
     if (t->done) return -1;
     int n = t->hand_len[t->current];
-    int k = py ? (int)(cv_pyrandom_random(py) * n) : (int)fast_below(&t->rng, (uint32_t)n);
+    int k = py ? (int)(cv_pyrandom_random(py) * n) : (int)cv_fast_below(&t->rng, (uint32_t)n);
     return t->hands[t->current][k];
 }
 

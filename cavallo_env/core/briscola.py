@@ -37,6 +37,7 @@ import numpy as np
 from ..briscola.cards import DECKS, NAMES, NUM_CARDS
 from ..briscola.engine import BriscolaState, random_deal
 from . import BUILD_HINT
+from .tables import REWARDS, RNGS, CoreTables, seed_array, where_array  # noqa: F401  (REWARDS, RNGS: public here too)
 
 try:
     from . import _briscola
@@ -46,9 +47,6 @@ except ImportError as _e:  # the extension is not built: say how to build it whe
 
 OBS_SIZE = 376  # briscola-obs/1 (cavallo_env.briscola.encoding.OBS_SIZE)
 STATE_SIZE = 578  # briscola-state/1 (cavallo_env.briscola.encoding.STATE_SIZE)
-REWARDS = ("points", "win")
-RNGS = ("python", "fast")
-_SEED_LIMIT = 2**64
 
 
 def _extension():
@@ -57,25 +55,15 @@ def _extension():
     return _briscola
 
 
-class BriscolaTables:
+class BriscolaTables(CoreTables):
     """n Briscola tables on the compiled core (see the module doc)."""
 
+    NUM_ACTIONS = NUM_CARDS
+    ACTION_WORDS = "card ids"
+
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
-        if rng not in RNGS:
-            raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r}")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
-        self.n = int(n)
-        self.reward = reward
-        self.rng = rng
-        self._reward = REWARDS.index(reward)
-        t = self._tables = _extension().Tables(self.n, rng == "python")
-        # the core's own arrays, written in place by every call
-        self.current, self.mask, self.rewards, self._actions, self._obs = t.current, t.mask, t.rewards, t.actions, t.obs
-        self._done = t.done
-        self.done = t.done.view(bool)  # bool (n,): whether each table's deal is over (True before any reset)
+        super().__init__(n, reward, rng, _extension())
+        self._obs = self._tables.obs
         self._state = None  # made on the first state() call
 
     # -- deals ---------------------------------------------------------------------
@@ -83,9 +71,9 @@ class BriscolaTables:
         """Deal table i from ``seeds[i]`` (with ``rng="python"``: as ``random_deal(seeds[i], deck)``);
         only where ``where`` is true if given.  Returns ``(current, mask)``.
         """
-        seeds = _seed_array(seeds, self.n)
+        seeds = seed_array(seeds, self.n)
         decks = _deck_array(decks, self.n)
-        where = _where_array(where, self.n)
+        where = where_array(where, self.n)
         self._tables.reset_seeds(seeds, decks, where)
         if self.rng == "python" and not seeded_deals_agree():  # this Python's random differs: the engine deals
             ids, leaders = _engine_deals(seeds, decks)
@@ -99,37 +87,11 @@ class BriscolaTables:
         leaders = np.ascontiguousarray(leaders, dtype=np.int8)
         _check_deals(ids, leaders, self.n)
         decks = _deck_array(decks, self.n)
-        where = _where_array(where, self.n)
+        where = where_array(where, self.n)
         self._tables.reset_deals(ids, leaders, decks, where)
         return self._after_reset(where)
 
-    def _after_reset(self, where):
-        if where is None:
-            self._done[:] = 0
-        else:
-            self._done[where.view(bool)] = 0
-        return self.current, self.mask
-
     # -- play ------------------------------------------------------------------------
-    def step(self, actions):
-        """Play ``actions[i]`` (a card id; negative: skip) at every table; ``(rewards, done)``.
-
-        ``rewards`` (n, 2) holds each seat's return at the step that ends a deal, else 0.
-        ``ValueError`` naming the table and its legal cards if an action is illegal (nothing is played).
-        """
-        if actions is not self._actions:  # random_actions() hands the core's own array: nothing to copy
-            self._actions[:] = _action_array(actions, self.n)
-        bad = self._tables.step(self._reward)
-        if bad >= 0:
-            raise ValueError(self._illegal(bad, int(self._actions[bad])))
-        return self.rewards, self.done
-
-    def random_actions(self) -> np.ndarray:
-        """int32 (n,): a uniformly random legal card at every table (-1 where the deal is over);
-        with ``rng="python"`` exactly ``random_playout``'s next card."""
-        self._tables.random_actions()
-        return self._actions
-
     def observe(self, seats=None) -> np.ndarray:
         """float32 (n, 376): the ``briscola-obs/1`` observation of ``seats[i]`` (default: the seat to play)."""
         if seats is not None:
@@ -147,10 +109,6 @@ class BriscolaTables:
         self._tables.state(self._state)
         return self._state
 
-    def snapshot(self, i: int) -> dict:
-        """Table i as a dict named like ``BriscolaState``'s attributes (for tests and debugging)."""
-        return self._tables.snapshot(i)
-
     def _illegal(self, i: int, action: int) -> str:
         if action >= NUM_CARDS:
             return f"table {i}: action {action} is not a card id 0..{NUM_CARDS - 1}"
@@ -166,29 +124,6 @@ class BriscolaTables:
 # ---------------------------------------------------------------- inputs
 
 
-def _seed_array(seeds, n: int) -> np.ndarray:
-    """uint64 (n,): ``abs(seed)`` of each seed (random.Random seeds an int by its absolute value)."""
-    if isinstance(seeds, np.ndarray) and seeds.shape == (n,) and seeds.dtype.kind in "iu":
-        if seeds.dtype.kind == "u":
-            return np.ascontiguousarray(seeds, dtype=np.uint64)
-        return np.abs(seeds.astype(np.int64)).astype(np.uint64)  # abs(-2**63) wraps to 2**63: right as uint64
-    # anything else goes through Python ints: numpy would turn [-1, 2**63] into floats
-    try:
-        values = seeds.tolist() if isinstance(seeds, np.ndarray) else list(seeds)
-    except TypeError:
-        raise ValueError(f"seeds must be {n} integers (one per table), got {type(seeds).__name__}") from None
-    if not isinstance(values, list) or len(values) != n:
-        raise ValueError(f"seeds must be {n} integers (one per table), got {len(values)}")
-    out = np.empty(n, np.uint64)
-    for i, s in enumerate(values):
-        s = int(s) if isinstance(s, np.integer) else s
-        if isinstance(s, bool) or not isinstance(s, int) or abs(s) >= _SEED_LIMIT:
-            raise ValueError(f"seed {i} must be an int with abs(seed) < 2**64, got {s!r:.40}; deal other seeds "
-                             f"with the engine (random_deal) and start from them with reset_deals")
-        out[i] = abs(s)
-    return out
-
-
 def _deck_array(decks, n: int) -> np.ndarray:
     names = [decks] * n if isinstance(decks, str) else list(decks)
     if len(names) != n:
@@ -198,24 +133,6 @@ def _deck_array(decks, n: int) -> np.ndarray:
     except ValueError:
         bad = next(d for d in names if d not in DECKS)
         raise ValueError(f"unknown deck {bad!r:.40}; known decks: {', '.join(DECKS)}") from None
-
-
-def _where_array(where, n: int):
-    if where is None:
-        return None
-    w = np.ascontiguousarray(where, dtype=bool)
-    if w.shape != (n,):
-        raise ValueError(f"where must be {n} booleans (one per table), got shape {w.shape}")
-    return w.view(np.uint8)
-
-
-def _action_array(actions, n: int) -> np.ndarray:
-    a = np.asarray(actions)
-    if a.shape != (n,) or a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be {n} integer card ids (one per table), got {a.dtype} shape {a.shape}")
-    if a.dtype == np.int32:
-        return a
-    return np.clip(a, -1, NUM_CARDS)  # out of range stays out of range for int32 (the core names it)
 
 
 def _check_deals(ids: np.ndarray, leaders: np.ndarray, n: int) -> None:

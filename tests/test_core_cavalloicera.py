@@ -1,0 +1,348 @@
+"""The compiled core's Cavalloìcera against the Python engine, bit for bit (docs/core.md, "Proven identical").
+
+Thousands of seeded deals are played through the core and through the
+engine driven by the same action ids (``CavalloiceraActions``, the env's
+action driver) at once: after the deal and after every action the legal
+action mask, the seat to act, the capture being built, the whole state
+(hands, table, piles, bonuses, last capturer, picada target, every move,
+unclaimed cards), what each completed move scored, the rewards and the
+result (team points, breakdown, cards, winner) must be equal; with
+``rng="python"`` every random move must be ``random_playout``'s.  Every
+record in tests/vectors-cavalloicera/ is replayed by the core with the same
+results.  The module skips, saying how to build the core, only when the
+extension is not built (and fails instead with ``CAVALLO_REQUIRE_CORE=1``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+
+import numpy as np
+import pytest
+
+from cavallo_env import core
+
+_MISSING = core.missing_reason()
+if _MISSING is not None:
+    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
+        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
+    pytest.skip(_MISSING, allow_module_level=True)
+
+from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions, move_to_actions  # noqa: E402
+from cavallo_env.cavalloicera.cards import NUM_CARDS, card_id  # noqa: E402
+from cavallo_env.cavalloicera.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.cavalloicera.engine import (  # noqa: E402
+    NUM_TURNS, CavalloiceraState, parse_deal, random_deal,
+)
+from cavallo_env.core.cavalloicera import CavalloiceraTables, deal_ids, seeded_deals_agree  # noqa: E402
+from cavallo_env.games.shuffle import shuffle  # noqa: E402
+
+VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
+DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per option; the benchmark-sized run sets more
+CHUNK = 1000  # tables at once
+OBS_TABLES = 150  # the tables of each chunk whose four observations are checked at every action (the rest: cost)
+
+
+def _seeds(n: int, salt: int) -> list[int]:
+    """Small, negative and full 64-bit seeds."""
+    rng = random.Random(salt)
+    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
+
+
+def _python_view(acts: CavalloiceraActions) -> dict:
+    """The engine's state in the core's snapshot form."""
+    s = acts.state
+    b = acts.building
+    return {
+        "dealer": s.dealer, "hands": [h[:] for h in s.hands], "table": s.table[:],
+        "piles": [sorted(p) for p in s.piles], "current": s.current, "turn": s.turn,
+        "last_capturer": s.last_capturer, "prev_placed": s.prev_placed, "bonuses": [b_[:] for b_ in s.bonuses],
+        "moves": [(seat, c, tuple(cap)) for seat, c, cap in s.moves], "unclaimed": sorted(s.unclaimed),
+        "done": s.done, "building": None if b is None else (b[0], tuple(b[1])),
+    }
+
+
+def _core_view(tables: CavalloiceraTables, i: int) -> dict:
+    snap = tables.snapshot(i)
+    snap.pop("scored")
+    snap.pop("completed")
+    return snap
+
+
+def _check_tables(tables, games, where: str) -> None:
+    """Everything the core shows equals the engine's, at every table."""
+    n = len(games)
+    for i in range(n):
+        assert _core_view(tables, i) == _python_view(games[i]), f"{where}, table {i}"
+    masks = np.frombuffer(b"".join(g.legal_mask() for g in games), np.uint8).reshape(n, NUM_ACTIONS)
+    np.testing.assert_array_equal(tables.mask, masks, err_msg=f"{where}: legal masks")
+    np.testing.assert_array_equal(tables.current, [g.state.current for g in games], err_msg=f"{where}: seat")
+    np.testing.assert_array_equal(tables.done, [g.state.done for g in games], err_msg=f"{where}: done")
+    _check_observations(tables, games, where)
+
+
+def _check_observations(tables, games, where: str) -> None:
+    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation."""
+    k = min(OBS_TABLES, len(games))
+    for seat in range(4):
+        got = tables.observe(np.full(tables.n, seat, np.int8))[:k]
+        expected = np.stack([encode_observation(g.state, seat, g.building) for g in games[:k]])
+        assert got.tobytes() == expected.tobytes(), f"{where}: observations of seat {seat}"
+    got = tables.observe()[:k]  # the seat to act: the env's incremental Features, building shown
+    for i, g in enumerate(games[:k]):
+        f = Features()
+        f.reset(g.state)
+        f.set_building(g.building)
+        assert got[i].tobytes() == f.observation(g.state.current).tobytes(), f"{where}, table {i}: observation"
+
+
+def _step_both(tables, games, actions, reward: str, where: str) -> None:
+    """One action at every table through both; what a completed move scored and the rewards compared."""
+    before = [[b[:] for b in g.state.bonuses] for g in games]
+    rewards, _ = tables.step(actions)
+    for i, (g, a) in enumerate(zip(games, actions.tolist())):
+        if a < 0:
+            continue
+        seat = g.state.current
+        move = g.step(a)
+        snap = tables.snapshot(i)
+        assert snap["completed"] == (move is not None), f"{where}, table {i}: completed"
+        if move is not None and move[1]:  # play's return: the bonuses the capture added to its team
+            expected = [x - y for x, y in zip(g.state.bonuses[seat & 1], before[i][seat & 1])]
+            assert snap["scored"] == expected, f"{where}, table {i}: scored"
+        elif move is not None:
+            assert snap["scored"] is None, f"{where}, table {i}: a place scores nothing"
+        expected = g.state.returns(reward) if g.state.done else [0.0] * 4
+        assert rewards[i].tolist() == expected, f"{where}, table {i}: rewards"
+
+
+def _check_results(tables, games) -> None:
+    for i, g in enumerate(games):
+        assert tables.result(i) == g.state.result(), f"table {i}: result"
+
+
+def _after_deal(rng: random.Random) -> random.Random:
+    """``rng`` moved past ``random_deal``'s draws (the shuffle and the dealer), as random_playout finds it."""
+    shuffle(rng, list(range(NUM_CARDS)))
+    rng.randrange(4)
+    return rng
+
+
+def _play_out(tables, games, reward: str, rngs=None) -> None:
+    """Both play the core's random actions to the end, compared after every action; with ``rngs``
+    (the deals' random.Random), each move must be random_playout's, spelled as actions."""
+    _check_tables(tables, games, "after the deal")
+    planned: list[list] = [[] for _ in games]
+    steps = 0
+    while not tables.done.all():
+        actions = tables.random_actions().copy()
+        for i, g in enumerate(games if rngs else ()):
+            if g.state.done:
+                continue
+            if not planned[i]:  # a new move: random_playout's choice from the same rng
+                card, capture = rngs[i].choice(g.state.legal_moves())
+                planned[i] = move_to_actions(g.state, card, capture)
+            assert actions[i] == planned[i].pop(0), f"step {steps}, table {i}: random action"
+        _step_both(tables, games, actions, reward, f"step {steps}")
+        _check_tables(tables, games, f"after step {steps}")
+        steps += 1
+    assert (tables.random_actions() == -1).all()
+    _check_results(tables, games)
+
+
+def _engine_games(tables: CavalloiceraTables) -> list[CavalloiceraActions]:
+    """The engine's games for the deals the tables hold (read from the core)."""
+    out = []
+    for i in range(tables.n):
+        snap = tables.snapshot(i)
+        assert snap["moves"] == []
+        out.append(CavalloiceraActions(CavalloiceraState(snap["hands"], snap["table"], snap["dealer"])))
+    return out
+
+
+@pytest.mark.parametrize("reward", ["points", "win"])
+def test_random_deals_identical_to_the_engine(reward):
+    """DEALS seeded deals (dealt as random_deal) played by random_playout's moves, compared at every action."""
+    all_seeds = _seeds(DEALS, salt=1 if reward == "points" else 2)
+    winners = []
+    for start in range(0, DEALS, CHUNK):
+        seeds = all_seeds[start:start + CHUNK]
+        tables = CavalloiceraTables(len(seeds), reward=reward)
+        tables.reset(seeds)
+        games = [CavalloiceraActions(CavalloiceraState(*random_deal(s))) for s in seeds]
+        rngs = [_after_deal(random.Random(s)) for s in seeds]
+        _play_out(tables, games, reward, rngs)
+        winners += [g.state.result()["winner"] for g in games]
+    assert len(winners) == DEALS and winners.count(None) < DEALS  # some deals are won (a sanity check)
+
+
+@pytest.mark.parametrize("reward", ["points", "win"])
+def test_fast_rng_deals_identical_to_the_engine(reward):
+    """The fast generator's deals and random moves, played through both, compared at every action."""
+    all_seeds = _seeds(DEALS, salt=10 if reward == "points" else 11)
+    for start in range(0, DEALS, CHUNK):
+        seeds = all_seeds[start:start + CHUNK]
+        tables = CavalloiceraTables(len(seeds), reward=reward, rng="fast")
+        tables.reset(seeds)
+        _play_out(tables, _engine_games(tables), reward)
+
+
+def test_fast_rng_is_reproducible_and_uniform():
+    n = 20000
+    a, b = CavalloiceraTables(n, rng="fast"), CavalloiceraTables(n, rng="fast")
+    a.reset(np.arange(n, dtype=np.uint64))
+    b.reset(np.arange(n, dtype=np.uint64))
+    deals = [(a.snapshot(i)["table"], a.snapshot(i)["dealer"]) for i in range(n)]
+    assert deals == [(b.snapshot(i)["table"], b.snapshot(i)["dealer"]) for i in range(n)]
+    on_table = np.bincount([c for t, _ in deals for c in t], minlength=NUM_CARDS)  # 1538 expected each
+    assert on_table.min() > 1300 and on_table.max() < 1800, on_table
+    dealers = np.bincount([d for _, d in deals], minlength=4)  # 5000 each
+    assert dealers.min() > 4700 and dealers.max() < 5300
+
+
+def test_deals_from_ids_and_numpy_choice_identical():
+    """reset_deals from numpy-dealt decks, actions chosen from the mask by numpy or by the core (so the
+    core's random actions go on from captures started and taken elsewhere)."""
+    n = 500
+    gen = np.random.default_rng(7)
+    ids = np.stack([gen.permutation(NUM_CARDS) for _ in range(n)]).astype(np.int8)
+    dealers = gen.integers(4, size=n).astype(np.int8)
+    tables = CavalloiceraTables(n, rng="fast")
+    tables.reset_deals(ids, dealers)
+    games = [CavalloiceraActions(CavalloiceraState([r[k:k + 12] for k in range(0, 48, 12)], r[48:], int(d)))
+             for r, d in zip(ids.tolist(), dealers.tolist())]
+    _check_tables(tables, games, "after the deal")
+    steps = 0
+    while not tables.done.all():
+        scores = gen.random((n, NUM_ACTIONS)) * tables.mask
+        chosen = np.where(scores.max(axis=1) > 0, scores.argmax(axis=1), -1).astype(np.int32)
+        core_pick = tables.random_actions().copy()
+        actions = np.where(gen.random(n) < 0.5, chosen, core_pick).astype(np.int32)
+        _step_both(tables, games, actions, "points", f"step {steps}")
+        _check_tables(tables, games, f"after step {steps}")
+        steps += 1
+    _check_results(tables, games)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
+def test_vectors_replayed_by_the_core(path):
+    v = json.loads(path.read_text())
+    game = CavalloiceraActions(CavalloiceraState(*parse_deal(v)))
+    ids, dealer = deal_ids(game.state)
+    tables = CavalloiceraTables(1, reward="points")
+    tables.reset_deals(ids[None], [dealer])
+    _check_tables(tables, [game], "after the deal")
+    for k, mv in enumerate(v["moves"]):
+        assert tables.current[0] == mv["seat"], f"move {k + 1}: seat"
+        card, capture = card_id(mv["play"]), tuple(sorted(card_id(c) for c in mv["capture"]))
+        for a in move_to_actions(game.state, card, capture):
+            _step_both(tables, [game], np.array([a], np.int32), "points", f"move {k + 1}")
+            _check_tables(tables, [game], f"move {k + 1}, action {a}")
+    assert tables.done[0] == (len(v["moves"]) == NUM_TURNS)
+    if "result" in v:
+        assert tables.result(0) == v["result"]
+        d = v["result"]["team_points"][0] - v["result"]["team_points"][1]
+        assert tables.rewards[0].tolist() == [float(d), float(-d), float(d), float(-d)]
+
+
+def test_observation_size():
+    assert CavalloiceraTables(2).observe().shape == (2, OBS_SIZE)
+
+
+def test_vectors_present():
+    assert len(VECTORS) >= 10
+
+
+def test_core_speed_benchmark_runs(capsys):
+    """benchmarks/core_speed.py --game cavalloicera end to end on tiny settings (so it does not rot)."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
+    spec = importlib.util.spec_from_file_location("core_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--game", "cavalloicera", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cavalloicera:") and all(name in out for name in ("core/python", "core+obs", "core-py"))
+
+
+def test_seeded_deals_agree_with_this_python():
+    assert seeded_deals_agree()
+    seeds = [0, 1, -1, 2**63, 2**64 - 1, 99]
+    tables = CavalloiceraTables(len(seeds))
+    tables.reset(seeds)
+    for i, s in enumerate(seeds):
+        assert _core_view(tables, i) == _python_view(CavalloiceraActions(CavalloiceraState(*random_deal(s))))
+
+
+def test_capture_set_counts_match_the_engine():
+    """The core's count of capture sets of every card on many tables, against engine.capture_sets."""
+    gen = np.random.default_rng(3)
+    tables = CavalloiceraTables(1, rng="fast")
+    for _ in range(300):
+        perm = gen.permutation(NUM_CARDS)
+        size = int(gen.integers(0, 30))
+        ids = np.concatenate([perm[size:], perm[:size]])  # the last 4 go to the table; more placed below
+        tables.reset_deals(ids[None].astype(np.int8), [0])
+        state = CavalloiceraState([ids[k:k + 12].tolist() for k in range(0, 48, 12)], ids[48:].tolist(), 0)
+        for c in range(NUM_CARDS):
+            if c not in state.table:
+                assert tables._tables.count_sets(0, c) == len(state.capture_sets(c)), (c, state.table)
+
+
+def test_partial_reset_and_skipped_tables():
+    tables = CavalloiceraTables(3)
+    tables.reset([5, 6, 7])
+    before = [tables.snapshot(i) for i in range(3)]
+    actions = tables.random_actions().copy()
+    actions[1] = -1  # skip table 1
+    tables.step(actions)
+    assert tables.snapshot(1) == before[1]
+    tables.reset([50, 60, 70], where=[True, False, False])
+    assert _core_view(tables, 0) == _python_view(CavalloiceraActions(CavalloiceraState(*random_deal(50))))
+    assert tables.snapshot(2) != before[2] or tables.snapshot(2)["building"] is not None
+
+
+def test_illegal_actions_say_what_is_legal_and_play_nothing():
+    tables = CavalloiceraTables(2)
+    tables.reset([1, 2])
+    bad = int(np.flatnonzero(tables.mask[1] == 0)[0])
+    ok = int(np.flatnonzero(tables.mask[0])[0])
+    with pytest.raises(ValueError, match=rf"table 1: action {bad} \(.*\) is not legal for seat \d; legal: "):
+        tables.step([ok, bad])
+    assert tables.snapshot(0)["moves"] == []
+    with pytest.raises(ValueError, match="table 0: action 156 is not an action id 0..155"):
+        tables.step([156, -1])
+
+
+def test_finished_tables_must_be_skipped_or_reset():
+    tables = CavalloiceraTables(1)
+    assert tables.done[0] and tables.random_actions()[0] == -1  # before any deal
+    with pytest.raises(ValueError, match="table 0: the deal is over"):
+        tables.step([0])
+    tables.reset([3])
+    while not tables.done[0]:
+        tables.step(tables.random_actions())
+    with pytest.raises(ValueError, match="table 0: the deal is over"):
+        tables.step([0])
+    tables.step([-1])
+    assert tables.rewards.tolist() == [[0.0] * 4]
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
+    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
+    (lambda t: t.reset_deals(np.zeros((2, 52)), [0, 0]), r"table 0: the deal must use each card id"),
+    (lambda t: t.reset_deals(np.tile(np.arange(52), (2, 1)), [0, 4]), r"table 1: the dealer must be"),
+    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer action ids"),
+    (lambda t: CavalloiceraTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
+    (lambda t: CavalloiceraTables(0), r"the number of tables must be an int >= 1"),
+    (lambda t: CavalloiceraTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
+])
+def test_bad_input_is_named(call, match):
+    tables = CavalloiceraTables(2)
+    with pytest.raises(ValueError, match=match):
+        call(tables)
