@@ -23,6 +23,13 @@ extensions = [
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     ),
+    Extension(
+        "cavallo_env.core._scopa",
+        sources=[f"{CORE}/_scopa.pyx", f"{CORE}/scopa.c", f"{CORE}/pyrandom.c"],
+        depends=[f"{CORE}/scopa.h", f"{CORE}/pyrandom.h"],
+        include_dirs=[CORE],
+        extra_compile_args=["-std=c11", "-O3"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3))
