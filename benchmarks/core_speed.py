@@ -1,4 +1,6 @@
-"""How much faster is the compiled core?  Random legal Briscola, Python engine vs the core, one run.
+"""How much faster is the compiled core?  Random legal play, Python engine vs the core, one run.
+
+``--game briscola`` (the default) or ``--game scopa``.
 
 Measures, each for ``--seconds`` per round over ``--rounds`` interleaved
 rounds, on one core (the core steps its tables in one thread):
@@ -16,14 +18,21 @@ rounds, on one core (the core steps its tables in one thread):
                  the Python engine's (``random_deal(seed)``, ``random_playout``),
                  which costs Python's Mersenne Twister seeding (microseconds) a deal.
 
-A deal is 40 decisions.  Times are CPU seconds of this process
+A Briscola deal is 40 decisions.  For ``--game scopa`` a deal is one single
+deal (``match=False``): ``python`` is ``random_state(seed, match=False)`` then
+``random_playout(state, state.rng)`` (36 moves); ``core`` steps
+``ScopaTables(n, match=False)`` with ``random_actions()`` until every table is
+done (36 moves a deal plus the take actions of the captures with a choice,
+each one decision); ``core-py`` is its ``rng="python"`` twin (every move
+``random_playout``'s); there is no ``core+obs`` row yet (no ``scopa-obs/1`` in
+C).  Times are CPU seconds of this process
 (``time.process_time``; ``--wall`` for the wall clock); each figure is the
 best round (the machine may be shared).  The ratio compares figures of the
 same run; the issue's target is ``core`` >= 25x ``python``.
 
 Usage::
 
-    python benchmarks/core_speed.py [--seconds 1] [--rounds 3] [--tables 1024] [--json]
+    python benchmarks/core_speed.py [--game briscola|scopa] [--seconds 1] [--rounds 3] [--tables 1024] [--json]
 """
 
 from __future__ import annotations
@@ -78,26 +87,74 @@ def core_loop(seconds: float, n: int, observe: bool = False, rng: str = "fast") 
     return deals, _clock() - t0
 
 
-def run(seconds: float, rounds: int, n: int) -> dict:
-    loops = {"python": lambda: python_loop(seconds), "core": lambda: core_loop(seconds, n),
-             "core+obs": lambda: core_loop(seconds, n, observe=True),
-             "core-py": lambda: core_loop(seconds, n, rng="python")}
+SCOPA_MOVES = 36  # moves in a Scopa deal (the Python engine's decisions)
+
+
+def scopa_python_loop(seconds: float) -> tuple[int, float, int]:
+    """Single Scopa deals played by the Python engine in ``seconds``: (deals, elapsed, moves)."""
+    from cavallo_env.scopa.engine import random_playout, random_state
+
+    seed = deals = 0
+    t0 = _clock()
+    deadline = t0 + seconds
+    while _clock() < deadline:
+        for _ in range(20):
+            state = random_state(seed, match=False)
+            random_playout(state, state.rng)
+            seed += 1
+        deals += 20
+    return deals, _clock() - t0, deals * SCOPA_MOVES
+
+
+def scopa_core_loop(seconds: float, n: int, rng: str = "fast") -> tuple[int, float, int]:
+    """Single Scopa deals played by ``n`` core tables at once: (deals, elapsed, actions)."""
+    from cavallo_env.core.scopa import ScopaTables
+
+    tables = ScopaTables(n, match=False, rng=rng)
+    seeds = np.arange(n, dtype=np.uint64)
+    deals = decisions = 0
+    done = tables.done
+    t0 = _clock()
+    deadline = t0 + seconds
+    while _clock() < deadline:
+        tables.reset(seeds)
+        while not done.all():
+            tables.step(tables.random_actions())
+        decisions += int(tables._tables.decisions())
+        seeds += np.uint64(n)
+        deals += n
+    return deals, _clock() - t0, decisions
+
+
+def run(seconds: float, rounds: int, n: int, game: str = "briscola") -> dict:
+    if game == "scopa":
+        loops = {"python": lambda: scopa_python_loop(seconds), "core": lambda: scopa_core_loop(seconds, n),
+                 "core-py": lambda: scopa_core_loop(seconds, n, rng="python")}
+    else:
+        def counted(loop):
+            def f():
+                deals, dt = loop()
+                return deals, dt, deals * MOVES
+            return f
+        loops = {"python": counted(lambda: python_loop(seconds)), "core": counted(lambda: core_loop(seconds, n)),
+                 "core+obs": counted(lambda: core_loop(seconds, n, observe=True)),
+                 "core-py": counted(lambda: core_loop(seconds, n, rng="python"))}
     best: dict[str, dict] = {}
     for _ in range(rounds):
         for name, loop in loops.items():
-            deals, dt = loop()
-            row = {"deals_per_s": deals / dt, "decisions_per_s": deals * MOVES / dt, "deals": deals}
+            deals, dt, decisions = loop()
+            row = {"deals_per_s": deals / dt, "decisions_per_s": decisions / dt, "deals": deals}
             if name not in best or row["deals_per_s"] > best[name]["deals_per_s"]:
                 best[name] = row
     base = best["python"]["deals_per_s"]
     ratios = {name: row["deals_per_s"] / base for name, row in best.items() if name != "python"}
-    return {"seconds": seconds, "rounds": rounds, "tables": n, "clock": _clock.__name__,
+    return {"game": game, "seconds": seconds, "rounds": rounds, "tables": n, "clock": _clock.__name__,
             "python": platform.python_version(), "machine": platform.machine(), "results": best,
             "ratios": ratios, "target": TARGET_RATIO, "ok": ratios["core"] >= TARGET_RATIO}
 
 
 def print_table(report: dict) -> None:
-    print(f"briscola: random legal play, best of {report['rounds']} rounds x {report['seconds']:g} s of "
+    print(f"{report['game']}: random legal play, best of {report['rounds']} rounds x {report['seconds']:g} s of "
           f"{report['clock']}, {report['tables']} core tables (Python {report['python']}, {report['machine']})")
     print(f"{'':10} {'deals/s':>12} {'decisions/s':>13} {'x python':>9}")
     for name, row in report["results"].items():
@@ -109,6 +166,7 @@ def print_table(report: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--game", choices=("briscola", "scopa"), default="briscola", help="the game (default briscola)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement and round (default 1)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
     p.add_argument("--tables", type=int, default=1024, help="core tables stepped at once (default 1024)")
@@ -123,7 +181,7 @@ def main(argv=None) -> int:
     if a.wall:
         global _clock
         _clock = time.perf_counter
-    report = run(a.seconds, a.rounds, a.tables)
+    report = run(a.seconds, a.rounds, a.tables, a.game)
     if a.json:
         json.dump(report, sys.stdout, indent=1)
         print()

@@ -354,3 +354,16 @@ def test_bad_input_is_named(call, match):
     tables = ScopaTables(2)
     with pytest.raises(ValueError, match=match):
         call(tables)
+
+
+def test_core_speed_benchmark_runs_scopa(capsys):
+    """benchmarks/core_speed.py --game scopa end to end on tiny settings (so it does not rot)."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
+    spec = importlib.util.spec_from_file_location("core_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--game", "scopa", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("scopa: ") and "core/python" in out and "core-py" in out

@@ -10,7 +10,7 @@ wrong in words.  numpy is imported at run time only.
 
 import numpy as np
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 
@@ -51,6 +51,7 @@ cdef extern from "scopa.h":
         uint8_t res_points[2]
         uint8_t res_cards[2]
         uint8_t res_breakdown[2][5]
+        uint32_t acted
 
     int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max)
     int cv_scopa_primiera(uint64_t pile)
@@ -177,6 +178,13 @@ cdef class Tables:
         """Write a random legal action of every table into ``actions`` (-1 where over)."""
         with nogil:
             cv_scopa_random_actions(self.t, self.py, self.n, self.p_actions)
+
+    def decisions(self):
+        """The actions applied at all tables since their resets (for benchmarks)."""
+        cdef int64_t total = 0
+        for i in range(self.n):
+            total += self.t[i].acted
+        return total
 
     def captures(self, Py_ssize_t i, int card):
         """The legal capture sets of ``card`` at table i (sorted tuples, the engine's order)."""

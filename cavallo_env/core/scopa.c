@@ -17,6 +17,23 @@
 const uint8_t CV_SC_VALUE[C] = {FOUR_SUITS(RANKS10(1, 2, 3, 4, 5, 6, 7, 8, 9, 10))};
 const uint8_t CV_SC_PRIMIERA[C] = {FOUR_SUITS(RANKS10(16, 12, 13, 14, 15, 18, 21, 10, 10, 10))};
 
+/* the number of cards in a set (no -mpopcnt: gcc would call libgcc's table-driven __popcountdi2) */
+static inline int popcount(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* the subset-sum counts (cv_scopa.sums) with one table card of value w more / less: multiplying
+ * by (1 + x^w) and dividing by it again (exact in uint32 arithmetic) */
+static inline void sums_add(uint32_t *cnt, int w) {
+    for (int s = 10; s >= w; s--) cnt[s] += cnt[s - w];
+}
+static inline void sums_remove(uint32_t *cnt, int w) {
+    for (int s = w; s <= 10; s++) cnt[s] -= cnt[s - w];
+}
+
 /* the cards of value v (1..10): VALUE_MASK */
 static uint64_t value_mask(int v) {
     return BIT(v - 1) | BIT(v + 9) | BIT(v + 19) | BIT(v + 29);
@@ -72,6 +89,8 @@ static void draw_order(cv_scopa *t, cv_pyrandom *py, int8_t order[C]) {
     } while (kings_on_table(order) >= 3);
 }
 
+static void refresh(cv_scopa *t);
+
 /* -- a deal (ScopaDeal.__init__) --------------------------------------------------- */
 
 static void start_deal(cv_scopa *t, const int8_t ids[C], int dealer) {
@@ -82,6 +101,9 @@ static void start_deal(cv_scopa *t, const int8_t ids[C], int dealer) {
         t->hands[1] |= BIT(ids[3 + k]);
     }
     for (int k = 6; k < 10; k++) t->table |= BIT(ids[k]);
+    memset(t->sums, 0, sizeof t->sums);
+    t->sums[0] = 1;
+    for (int k = 6; k < 10; k++) sums_add(t->sums, CV_SC_VALUE[ids[k]]);
     t->dealer = (uint8_t)dealer;
     t->stock_pos = t->turn = t->deal_done = 0;
     t->scope[0] = t->scope[1] = 0;
@@ -89,6 +111,7 @@ static void start_deal(cv_scopa *t, const int8_t ids[C], int dealer) {
     t->build_card = t->plan_card = -1;
     t->taken = t->plan = 0;
     t->current = (uint8_t)(1 - dealer);
+    refresh(t);
 }
 
 void cv_scopa_deal(cv_scopa *t, const int8_t ids[C], int dealer, int deck, int match, int base0, int base1) {
@@ -100,6 +123,7 @@ void cv_scopa_deal(cv_scopa *t, const int8_t ids[C], int dealer, int deck, int m
     t->base[0] = t->totals[0] = (int16_t)base0;
     t->base[1] = t->totals[1] = (int16_t)base1;
     t->deals = 0;
+    t->acted = 0;
     t->ended_deal = 0;
     memset(t->res_points, 0, sizeof t->res_points);
     memset(t->res_cards, 0, sizeof t->res_cards);
@@ -170,12 +194,35 @@ static void scan_init(scan_t *s, uint64_t taken, int pick, int enough) {
     s->picked = s->nexts = 0;
 }
 
-static int has_capture(const cv_scopa *t, int card) {
-    if (t->table & value_mask(CV_SC_VALUE[card])) return 1;
-    scan_t s;
-    scan_init(&s, 0, -1, 1);
-    scan_card(t, card, &s);
-    return s.count > 0;
+/* how many capture sets card has: its same-value table cards, else the sets adding up to its value
+ * (then of two or more cards: no single table card has that value) */
+static uint32_t capture_count(const cv_scopa *t, int card, const uint32_t cnt[11]) { /* cnt: t->sums */
+    int v = CV_SC_VALUE[card];
+    uint64_t single = t->table & value_mask(v);
+    return single ? (uint32_t)popcount(single) : cnt[v];
+}
+
+/* the legal actions as two words (ScopaActions.legal_mask) */
+static void refresh(cv_scopa *t) {
+    uint64_t w[2] = {0, 0};
+    if (t->done) {
+    } else if (t->build_card >= 0) {
+        scan_t s;
+        scan_init(&s, t->taken, -1, 1 << 30);
+        scan_card(t, t->build_card, &s);
+        w[1] = s.nexts << (CV_SC_TAKE - 64); /* take actions 80..119: bits 16..55 of the second word */
+    } else {
+        uint64_t hand = t->hands[t->current], caps = 0;
+        for (uint64_t b = hand; b; b &= b - 1) {
+            int c = __builtin_ctzll(b);
+            if (capture_count(t, c, t->sums)) caps |= BIT(c);
+        }
+        uint64_t places = hand & ~caps;
+        w[0] = places | caps << CV_SC_CAPTURE;  /* capture actions 40..63 in the first word */
+        w[1] = caps >> (64 - CV_SC_CAPTURE);    /* 64..79 in the second */
+    }
+    t->legal[0] = w[0];
+    t->legal[1] = w[1];
 }
 
 int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max) {
@@ -192,34 +239,20 @@ int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max) {
 /* -- legal actions (ScopaActions.legal_mask) ---------------------------------------- */
 
 int cv_scopa_legal(const cv_scopa *t, int a) {
-    if (t->done || a < 0 || a >= CV_SC_ACTIONS) return 0;
-    if (t->build_card >= 0) {
-        if (a < CV_SC_TAKE) return 0;
-        scan_t s;
-        scan_init(&s, t->taken, -1, 1 << 30);
-        scan_card(t, t->build_card, &s);
-        return (int)(s.nexts >> (a - CV_SC_TAKE) & 1);
-    }
-    if (a >= CV_SC_TAKE) return 0;
-    int card = a % 40;
-    if (!(t->hands[t->current] >> card & 1)) return 0;
-    return has_capture(t, card) == (a >= CV_SC_CAPTURE);
+    if (a < 0 || a >= CV_SC_ACTIONS) return 0;
+    return (int)(t->legal[a >> 6] >> (a & 63) & 1);
 }
 
+/* SPREAD[b]: the 8 bits of b as 8 bytes 0/1, lowest bit first (as briscola.c) */
+#define BITK(b, k) (((b) >> (k)) & 1)
+#define S1(b) {BITK(b, 0), BITK(b, 1), BITK(b, 2), BITK(b, 3), BITK(b, 4), BITK(b, 5), BITK(b, 6), BITK(b, 7)}
+#define S4(b) S1(b), S1((b) + 1), S1((b) + 2), S1((b) + 3)
+#define S16(b) S4(b), S4((b) + 4), S4((b) + 8), S4((b) + 12)
+#define S64(b) S16(b), S16((b) + 16), S16((b) + 32), S16((b) + 48)
+static const uint8_t SPREAD[256][8] = {S64(0), S64(64), S64(128), S64(192)};
+
 static void mask_one(const cv_scopa *t, uint8_t *mask) {
-    memset(mask, 0, CV_SC_ACTIONS);
-    if (t->done) return;
-    if (t->build_card >= 0) {
-        scan_t s;
-        scan_init(&s, t->taken, -1, 1 << 30);
-        scan_card(t, t->build_card, &s);
-        for (uint64_t b = s.nexts; b; b &= b - 1) mask[CV_SC_TAKE + __builtin_ctzll(b)] = 1;
-        return;
-    }
-    for (uint64_t b = t->hands[t->current]; b; b &= b - 1) {
-        int c = __builtin_ctzll(b);
-        mask[has_capture(t, c) ? CV_SC_CAPTURE + c : c] = 1;
-    }
+    for (int k = 0; k < CV_SC_ACTIONS / 8; k++) memcpy(mask + 8 * k, SPREAD[t->legal[k >> 3] >> (8 * (k & 7)) & 255], 8);
 }
 
 void cv_scopa_mask(const cv_scopa *t, uint8_t *mask) { mask_one(t, mask); }
@@ -242,8 +275,8 @@ static void score_deal(cv_scopa *t) {
     uint64_t money = 0x3FFULL << (10 * t->money), sette = BIT(t->money * 10 + SEVEN);
     int cards[2], money_n[2], prim[2];
     for (int s = 0; s < 2; s++) {
-        cards[s] = __builtin_popcountll(piles[s]);
-        money_n[s] = __builtin_popcountll(piles[s] & money);
+        cards[s] = popcount(piles[s]);
+        money_n[s] = popcount(piles[s] & money);
         prim[s] = cv_scopa_primiera(piles[s]);
     }
     for (int s = 0; s < 2; s++) {
@@ -289,12 +322,14 @@ static void play(cv_scopa *t, cv_pyrandom *py, int card, uint64_t capture) {
     t->hands[seat] &= ~BIT(card);
     int turn = ++t->turn;
     if (capture) {
+        for (uint64_t b = capture; b; b &= b - 1) sums_remove(t->sums, CV_SC_VALUE[__builtin_ctzll(b)]);
         t->table &= ~capture;
         if (!t->table && turn < CV_SC_PLAYS) t->scope[seat]++;
         t->piles[seat] |= BIT(card) | capture;
         t->last_capturer = (int8_t)seat;
     } else {
         t->table |= BIT(card);
+        sums_add(t->sums, CV_SC_VALUE[card]);
     }
     t->move_seat[turn - 1] = (int8_t)seat;
     t->move_card[turn - 1] = (int8_t)card;
@@ -305,6 +340,8 @@ static void play(cv_scopa *t, cv_pyrandom *py, int card, uint64_t capture) {
             t->leftovers = t->table;
             t->leftovers_to = t->last_capturer;
             t->table = 0;
+            memset(t->sums, 0, sizeof t->sums);
+            t->sums[0] = 1;
             end_deal(t, py); /* the state's current stays the last player's once the match is over */
             return;
         }
@@ -333,12 +370,18 @@ static int build(cv_scopa *t, cv_pyrandom *py, int card, uint64_t taken) {
 
 int cv_scopa_act(cv_scopa *t, cv_pyrandom *py, int a) {
     t->ended_deal = 0;
+    t->acted++;
+    int moved;
     if (a < CV_SC_CAPTURE) {
         play(t, py, a, 0);
-        return 1;
+        moved = 1;
+    } else if (a < CV_SC_TAKE) {
+        moved = build(t, py, a - CV_SC_CAPTURE, 0);
+    } else {
+        moved = build(t, py, t->build_card, t->taken | BIT(a - CV_SC_TAKE));
     }
-    if (a < CV_SC_TAKE) return build(t, py, a - CV_SC_CAPTURE, 0);
-    return build(t, py, t->build_card, t->taken | BIT(a - CV_SC_TAKE));
+    refresh(t);
+    return moved;
 }
 
 /* engine.random_playout's move (rng.choice(state.legal_moves())), as its first action; a capture
@@ -357,7 +400,7 @@ int cv_scopa_random_action(cv_scopa *t, cv_pyrandom *py) {
         scan_t s;
         scan_init(&s, t->taken, -1, 1 << 30);
         scan_card(t, t->build_card, &s);
-        uint32_t k = below(t, py, (uint32_t)__builtin_popcountll(s.nexts));
+        uint32_t k = below(t, py, (uint32_t)popcount(s.nexts));
         uint64_t b = s.nexts;
         while (k--) b &= b - 1;
         return CV_SC_TAKE + __builtin_ctzll(b);
@@ -367,11 +410,8 @@ int cv_scopa_random_action(cv_scopa *t, cv_pyrandom *py) {
     int total = 0;
     for (uint64_t b = hand; b; b &= b - 1) {
         int c = __builtin_ctzll(b);
-        scan_t s;
-        scan_init(&s, 0, -1, 1 << 30);
-        scan_card(t, c, &s);
-        counts[c] = s.count;
-        total += s.count ? s.count : 1;
+        counts[c] = (int)capture_count(t, c, t->sums);
+        total += counts[c] ? counts[c] : 1;
     }
     int k = (int)below(t, py, (uint32_t)total);
     for (uint64_t b = hand; b; b &= b - 1) {

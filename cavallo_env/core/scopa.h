@@ -65,6 +65,9 @@ typedef struct {
     uint16_t deals;              /* completed deals */
     uint8_t ended_deal;          /* the last action completed a deal (its result below) */
     uint8_t res_points[2], res_cards[2], res_breakdown[2][CV_SC_AWARDS]; /* the last completed deal's */
+    uint32_t sums[11];           /* sums[s]: how many sets of table cards add up to s, kept move by move */
+    uint64_t legal[2];           /* the legal actions (bit a of legal[a / 64]), refreshed after every change */
+    uint32_t acted;              /* actions applied since the table was reset (benchmarks count decisions) */
     uint64_t rng;                /* the fast generator (splitmix64) when no cv_pyrandom is given */
 } cv_scopa;
 
@@ -78,7 +81,7 @@ void cv_scopa_deal(cv_scopa *t, const int8_t ids[CV_SC_CARDS], int dealer, int d
                    int base1);
 /* random_state(seed, deck, match): with py, Python's; without, the same from splitmix64 */
 void cv_scopa_deal_seed(cv_scopa *t, cv_pyrandom *py, uint64_t seed, int deck, int match);
-/* whether action is legal for the seat to act (and the match not over) */
+/* whether action is legal for the seat to act (and the match not over); a bit test of t->legal */
 int cv_scopa_legal(const cv_scopa *t, int action);
 /* apply a legal action (trusted); returns 1 when it completed a move (a card played) */
 int cv_scopa_act(cv_scopa *t, cv_pyrandom *py, int action);
