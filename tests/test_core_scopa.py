@@ -40,6 +40,7 @@ from cavallo_env.core import _scopa  # noqa: E402
 from cavallo_env.core.scopa import NUM_ACTIONS, ScopaTables, deal_ids, seeded_deals_agree  # noqa: E402
 from cavallo_env.scopa.actions import ScopaActions, move_to_actions  # noqa: E402
 from cavallo_env.scopa.cards import DECKS, IDS, NUM_CARDS  # noqa: E402
+from cavallo_env.scopa.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
 from cavallo_env.scopa.engine import (  # noqa: E402
     MONEY_SUIT, ScopaDeal, ScopaState, parse_deal, primiera_value, random_state,
 )
@@ -89,8 +90,26 @@ def _expected_rewards(acts: ScopaActions, moved, reward: str) -> list[float]:
     return [0.0, 0.0]
 
 
-def _check(tables: ScopaTables, games: list, where: str, captures: bool = False, ignore=()) -> None:
+def _features(games: list) -> list:
+    out = [Features() for _ in games]
+    for f, acts in zip(out, games):
+        f.reset(acts.state, acts.building)
+    return out
+
+
+def _check(tables: ScopaTables, games: list, where: str, captures: bool = False, ignore=(), features=None,
+           scratch: bool = False) -> None:
+    """Everything the core shows equals the engine's; the observations of both seats against the env's
+    ``Features`` (``features``) and, with ``scratch``, ``encode_observation``."""
     n = len(games)
+    for seat in (0, 1):
+        got = tables.observe(np.full(n, seat, np.int8))
+        if features is not None:
+            want = np.stack([f.obs[seat] for f in features])
+            assert got.tobytes() == want.tobytes(), f"{where}: observations of seat {seat} (Features)"
+        if scratch:
+            want = np.stack([encode_observation(a.state, seat, a.building) for a in games])
+            assert got.tobytes() == want.tobytes(), f"{where}: observations of seat {seat} (from scratch)"
     for i, acts in enumerate(games):
         got, expected = tables.snapshot(i), _python_view(acts)
         for key in ignore:
@@ -107,23 +126,27 @@ def _check(tables: ScopaTables, games: list, where: str, captures: bool = False,
     np.testing.assert_array_equal(tables.done, [a.done for a in games], err_msg=f"{where}: done")
 
 
-def _step_both(tables, games, actions, reward: str, where: str, after_deal=None) -> None:
+def _step_both(tables, games, actions, reward: str, where: str, after_deal=None, features=None) -> None:
     rewards, _ = tables.step(actions)
     for i, (acts, a) in enumerate(zip(games, actions.tolist())):
         if a < 0:
             continue
         deals_before = len(acts.state.results)
         moved = acts.step(a)
+        if features is not None:
+            features[i].after_action(acts, moved)
         assert rewards[i].tolist() == _expected_rewards(acts, moved, reward), f"{where}, table {i}: rewards"
         if after_deal and len(acts.state.results) > deals_before and not acts.done:
-            after_deal(i, acts)
+            if after_deal(i, acts) and features is not None:
+                features[i].reset(acts.state)
 
 
 def _play_out(tables, games, reward: str, python_moves: bool, after_deal=None) -> int:
     """Both play the core's random actions to the end, compared after every step; with
     ``python_moves`` each action must be random_playout(state, state.rng)'s.  Returns the deals played."""
     plans = [[] for _ in games]
-    _check(tables, games, "after the deal", captures=True)
+    features = _features(games)
+    _check(tables, games, "after the deal", captures=True, features=features, scratch=True)
     step = 0
     while not tables.done.all():
         actions = tables.random_actions().copy()
@@ -137,8 +160,9 @@ def _play_out(tables, games, reward: str, python_moves: bool, after_deal=None) -
                     state = acts.state
                     plans[i] = move_to_actions(state, state.rng.choice(state.legal_moves()))
                 assert actions[i] == plans[i].pop(0), f"step {step}, table {i}: random action"
-        _step_both(tables, games, actions, reward, f"step {step}", after_deal)
-        _check(tables, games, f"after step {step}", captures=step % 7 == 0)
+        _step_both(tables, games, actions, reward, f"step {step}", after_deal, features)
+        _check(tables, games, f"after step {step}", captures=step % 7 == 0, features=features,
+               scratch=step % 5 == 0)
         step += 1
         assert step < MAX_STEPS
     assert (tables.random_actions() == -1).all()
@@ -181,6 +205,7 @@ def test_fast_rng_identical_to_the_engine(deck, match, reward):
             snap = tables.snapshot(i)
             acts.state.start_deal(_deal_of(snap))
             acts.current = acts.state.current
+            return True  # the features start again from it
 
         deals += _play_out(tables, games, reward, python_moves=False, after_deal=after_deal)
 
@@ -211,13 +236,14 @@ def test_numpy_dealt_and_numpy_chosen_identical():
     games = [ScopaActions(ScopaState(ScopaDeal(int(d), [r[0:3], r[3:6]], r[6:10], r[10:], money=MONEY_SUIT[k]),
                                      k, False, random.Random(0)))
              for r, d, k in zip(ids.tolist(), dealers.tolist(), decks)]
-    _check(tables, games, "after the deal", captures=True)
+    features = _features(games)
+    _check(tables, games, "after the deal", captures=True, features=features, scratch=True)
     step = 0
     while not tables.done.all():
         scores = gen.random((n, NUM_ACTIONS)) * tables.mask
         actions = np.where(tables.done, -1, scores.argmax(axis=1)).astype(np.int32)
-        _step_both(tables, games, actions, "points", f"step {step}")
-        _check(tables, games, f"after step {step}", captures=True)
+        _step_both(tables, games, actions, "points", f"step {step}", features=features)
+        _check(tables, games, f"after step {step}", captures=True, features=features, scratch=True)
         step += 1
 
 
@@ -242,7 +268,7 @@ def test_vectors_replayed_by_the_core(path):
         tables.reset_deals(ids[None], [dealer], [0], deck, bases=np.array([state.totals], np.int16))
         # the core starts each deal afresh with the totals carried in (bases): its own deal count is 0
         ignore = ("base", "deals", "last_result") if k else ()
-        _check(tables, [acts], f"deal {k + 1}", captures=True, ignore=ignore)
+        _check(tables, [acts], f"deal {k + 1}", captures=True, ignore=ignore, scratch=True)
         for j, mv in enumerate(d["moves"]):
             move = (ids_of[mv["play"]], tuple(sorted(ids_of[n] for n in mv["capture"])))
             assert tables.current[0] == mv["seat"] == acts.current, f"deal {k + 1}, move {j + 1}: seat"
@@ -250,7 +276,7 @@ def test_vectors_replayed_by_the_core(path):
                 _step_both(tables, [acts], np.array([a], np.int32), "points", f"deal {k + 1}, move {j + 1}")
                 if not (deal.done and not state.done):  # a finished deal of a match goes on in the core
                     _check(tables, [acts], f"deal {k + 1}, move {j + 1}", captures=True,
-                           ignore=ignore if not deal.done else ("base", "deals"))
+                           ignore=ignore if not deal.done else ("base", "deals"), scratch=not deal.done or not k)
         if "result" in d:
             snap = tables.snapshot(0)
             assert snap["last_result"] == d["result"] == state.results[-1]
@@ -275,6 +301,10 @@ def test_seeded_deals_agree_with_this_python():
         tables.reset(seeds, "bresciane")
         for i, s in enumerate(seeds):
             assert tables.snapshot(i) == _python_view(ScopaActions(random_state(s, "bresciane", match)))
+
+
+def test_observation_size():
+    assert ScopaTables(2).observe().shape == (2, OBS_SIZE) and _scopa.OBS_SIZE == OBS_SIZE
 
 
 def test_primiera_matches_the_engine():

@@ -7,7 +7,8 @@ identical by the differential tests (tests/test_core_*.py).  Built by
 compiler); ``available()`` says whether this checkout has it, and
 ``BUILD_HINT`` how to build it.
 
-Only Briscola so far: ``cavallo_env.core.briscola.BriscolaTables``.
+Briscola (``cavallo_env.core.briscola.BriscolaTables``) and Scopa
+(``cavallo_env.core.scopa.ScopaTables``) so far.
 """
 
 from __future__ import annotations

@@ -53,6 +53,8 @@ cdef extern from "scopa.h":
         uint8_t res_breakdown[2][5]
         uint32_t acted
 
+    int CV_SC_OBS_SIZE
+    void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) nogil
     int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max)
     int cv_scopa_primiera(uint64_t pile)
     void cv_scopa_reset_seeds(cv_scopa *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds, const uint8_t *decks,
@@ -67,6 +69,7 @@ cdef extern from "scopa.h":
 
 
 NUM_ACTIONS = 120
+OBS_SIZE = CV_SC_OBS_SIZE
 AWARDS = ("scope", "most_cards", "most_money", "settebello", "primiera")
 
 
@@ -107,7 +110,8 @@ cdef class Tables:
     cdef cv_pyrandom *py
     cdef readonly Py_ssize_t n
     cdef readonly bint match
-    cdef readonly object actions, rewards, done, current, mask
+    cdef readonly object actions, rewards, done, current, mask, obs
+    cdef float *p_obs
     cdef int32_t *p_actions
     cdef float *p_rewards
     cdef uint8_t *p_done
@@ -131,6 +135,9 @@ cdef class Tables:
         self.done = np.ones(n, np.uint8)
         self.current = np.zeros(n, np.int8)
         self.mask = np.zeros((n, 120), np.uint8)
+        self.obs = np.zeros((n, CV_SC_OBS_SIZE), np.float32)
+        cdef float[:, ::1] o = self.obs
+        self.p_obs = &o[0, 0]
         cdef int32_t[::1] a = self.actions
         cdef float[:, ::1] r = self.rewards
         cdef uint8_t[::1] d = self.done
@@ -178,6 +185,15 @@ cdef class Tables:
         """Write a random legal action of every table into ``actions`` (-1 where over)."""
         with nogil:
             cv_scopa_random_actions(self.t, self.py, self.n, self.p_actions)
+
+    def observe(self, const int8_t[::1] seats=None):
+        """Write the observations (of ``seats``, default the seats to act) into ``obs``."""
+        cdef const int8_t *s = NULL
+        if seats is not None:
+            _rows(seats.shape[0], self.n, "seats")
+            s = &seats[0]
+        with nogil:
+            cv_scopa_observe_many(self.t, self.n, s, self.p_obs)
 
     def decisions(self):
         """The actions applied at all tables since their resets (for benchmarks)."""

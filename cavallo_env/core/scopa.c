@@ -433,6 +433,73 @@ int cv_scopa_random_action(cv_scopa *t, cv_pyrandom *py) {
     return -1; /* not reached */
 }
 
+/* -- the observation scopa-obs/1 (encoding.py: fill_observation, OBS_BLOCKS) ------------ */
+
+enum {
+    O_HAND = 0, O_TABLE = 40, O_CCARD = 80, O_CTAKEN = 120, O_PILE_MINE = 160, O_PILE_THEIRS = 200,
+    O_PLAYED_MINE = 240, O_PLAYED_THEIRS = 280, O_UNSEEN = 320, O_SCOPE_MINE = 360, O_SCOPE_THEIRS = 366,
+    O_CARDS = 372, O_MONEY = 374, O_TOTALS = 376, O_DEALER = 379, O_STOCK = 380, O_HAND_SIZES = 381,
+    O_LAST = 383, O_PLAY = 386, O_DECK = 387
+};
+
+static void set_bits(float *out, uint64_t bits) {
+    for (; bits; bits &= bits - 1) out[__builtin_ctzll(bits)] = 1.0f;
+}
+
+/* a Python float (double) stored into float32 */
+static float f32(double x) { return (float)x; }
+
+static double clip01(double x) { return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+
+void cv_scopa_observe(const cv_scopa *t, int seat, float *out) {
+    int o = 1 - seat;
+    uint64_t all = (1ULL << C) - 1, played[2] = {0, 0};
+    memset(out, 0, CV_SC_OBS_SIZE * sizeof *out);
+    set_bits(out + O_HAND, t->hands[seat]);
+    set_bits(out + O_TABLE, t->table);
+    for (int k = 0; k < t->turn; k++) played[t->move_seat[k]] |= BIT(t->move_card[k]);
+    set_bits(out + O_UNSEEN,
+             all & ~(t->hands[seat] | t->table | t->piles[0] | t->piles[1] | t->leftovers));
+    if (t->turn) {
+        uint64_t money = 0x3FFULL << (10 * t->money);
+        set_bits(out + O_PILE_MINE, t->piles[seat]);
+        set_bits(out + O_PILE_THEIRS, t->piles[o]);
+        set_bits(out + O_PLAYED_MINE, played[seat]);
+        set_bits(out + O_PLAYED_THEIRS, played[o]);
+        for (int k = 0; k < t->scope[seat] && k < 6; k++) out[O_SCOPE_MINE + k] = 1.0f;
+        for (int k = 0; k < t->scope[o] && k < 6; k++) out[O_SCOPE_THEIRS + k] = 1.0f;
+        out[O_CARDS] = f32(popcount(t->piles[seat]) / 40.0);
+        out[O_CARDS + 1] = f32(popcount(t->piles[o]) / 40.0);
+        out[O_MONEY] = f32(popcount(t->piles[seat] & money) / 10.0);
+        out[O_MONEY + 1] = f32(popcount(t->piles[o] & money) / 10.0);
+    }
+    if (t->build_card >= 0 && seat == t->current) {
+        out[O_CCARD + t->build_card] = 1.0f;
+        set_bits(out + O_CTAKEN, t->taken);
+    }
+    int tot[2] = {t->totals[0], t->totals[1]};
+    if (t->deals && t->deal_done) { /* totals_before_deal */
+        tot[0] -= t->res_points[0];
+        tot[1] -= t->res_points[1];
+    }
+    if (tot[0] || tot[1]) {
+        double mine = tot[seat], theirs = tot[o];
+        out[O_TOTALS] = f32(mine / CV_SC_TARGET < 1.0 ? mine / CV_SC_TARGET : 1.0);
+        out[O_TOTALS + 1] = f32(theirs / CV_SC_TARGET < 1.0 ? theirs / CV_SC_TARGET : 1.0);
+        out[O_TOTALS + 2] = f32(clip01((mine - theirs + CV_SC_TARGET) / (2 * CV_SC_TARGET)));
+    } else {
+        out[O_TOTALS + 2] = 0.5f;
+    }
+    if (t->dealer == seat) out[O_DEALER] = 1.0f;
+    out[O_STOCK] = f32((CV_SC_STOCK - t->stock_pos) / (double)CV_SC_STOCK);
+    out[O_HAND_SIZES] = f32(popcount(t->hands[seat]) / 3.0);
+    out[O_HAND_SIZES + 1] = f32(popcount(t->hands[o]) / 3.0);
+    int lc = t->last_capturer;
+    out[O_LAST + (lc < 0 ? 2 : lc == seat ? 0 : 1)] = 1.0f;
+    out[O_PLAY] = f32(t->turn / (double)CV_SC_PLAYS);
+    if (t->deck == CV_SC_BRESCIANE) out[O_DECK] = 1.0f;
+}
+
 /* -- n tables ---------------------------------------------------------------------- */
 
 void cv_scopa_reset_seeds(cv_scopa *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds, const uint8_t *decks,
@@ -496,4 +563,9 @@ void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask
 
 void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
     for (int64_t i = 0; i < n; i++) actions[i] = cv_scopa_random_action(t + i, py ? py + i : NULL);
+}
+
+void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) {
+    for (int64_t i = 0; i < n; i++)
+        cv_scopa_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_SC_OBS_SIZE);
 }

@@ -36,7 +36,8 @@
 #define CV_SC_PLACE 0
 #define CV_SC_CAPTURE 40
 #define CV_SC_TAKE 80
-#define CV_SC_AWARDS 5 /* scope, most_cards, most_money, settebello, primiera */
+#define CV_SC_AWARDS 5
+#define CV_SC_OBS_SIZE 388 /* scopa-obs/1 */ /* scope, most_cards, most_money, settebello, primiera */
 
 enum { CV_SC_REWARD_WIN = 0, CV_SC_REWARD_POINTS = 1 };
 enum { CV_SC_MILANESI = 0, CV_SC_BRESCIANE = 1 };
@@ -93,6 +94,8 @@ int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max);
 /* a random action: between turns a uniformly random legal move (random_playout's, with py),
  * played through its actions on the following calls; -1 once over */
 int cv_scopa_random_action(cv_scopa *t, cv_pyrandom *py);
+/* the observation scopa-obs/1 of seat (388 floats; encoding.fill_observation) */
+void cv_scopa_observe(const cv_scopa *t, int seat, float *out);
 /* the primiera of a pile (engine.primiera_value) */
 int cv_scopa_primiera(uint64_t pile);
 
@@ -111,5 +114,7 @@ int64_t cv_scopa_step(cv_scopa *t, cv_pyrandom *py, int64_t n, const int32_t *ac
                       float *rewards, uint8_t *done, int8_t *current, uint8_t *mask);
 void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask);
 void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions);
+/* observations (n x 388) of seats[i], or of the seat to act where seats == NULL */
+void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out);
 
 #endif

@@ -52,6 +52,7 @@ except ImportError as _e:  # the extension is not built: say how to build it whe
     _MISSING = f"{BUILD_HINT} ({_e})"
 
 NUM_ACTIONS = 120  # scopa-actions/1
+OBS_SIZE = 388  # scopa-obs/1 (cavallo_env.scopa.encoding.OBS_SIZE)
 REWARDS = ("win", "points")
 RNGS = ("python", "fast")
 _SEED_LIMIT = 2**64
@@ -81,7 +82,7 @@ class ScopaTables:
         self.rng = rng
         self._reward = REWARDS.index(reward)
         t = self._tables = _extension().Tables(self.n, rng == "python", match)
-        self.current, self.mask, self.rewards, self._actions = t.current, t.mask, t.rewards, t.actions
+        self.current, self.mask, self.rewards, self._actions, self._obs = t.current, t.mask, t.rewards, t.actions, t.obs
         self._done = t.done
         self.done = t.done.view(bool)  # bool (n,): whether each table's match (or deal) is over
 
@@ -141,6 +142,16 @@ class ScopaTables:
         take actions of its capture."""
         self._tables.random_actions()
         return self._actions
+
+    def observe(self, seats=None) -> np.ndarray:
+        """float32 (n, 388): the ``scopa-obs/1`` observation of ``seats[i]`` (default: the seat to act),
+        the env's (``encoding.Features``) bit for bit."""
+        if seats is not None:
+            seats = np.ascontiguousarray(seats, dtype=np.int8)
+            if seats.shape != (self.n,) or not np.isin(seats, (0, 1)).all():
+                raise ValueError(f"seats must be {self.n} seats 0 or 1")
+        self._tables.observe(seats)
+        return self._obs
 
     def snapshot(self, i: int) -> dict:
         """Table i as a dict named like ``ScopaDeal``'s and ``ScopaState``'s attributes (for tests)."""
@@ -259,4 +270,4 @@ def seeded_deals_agree() -> bool:
     return _AGREES[0]
 
 
-__all__ = ["ScopaTables", "NUM_ACTIONS", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
+__all__ = ["ScopaTables", "NUM_ACTIONS", "OBS_SIZE", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
