@@ -24,8 +24,8 @@ deal (``match=False``): ``python`` is ``random_state(seed, match=False)`` then
 ``ScopaTables(n, match=False)`` with ``random_actions()`` until every table is
 done (36 moves a deal plus the take actions of the captures with a choice,
 each one decision); ``core-py`` is its ``rng="python"`` twin (every move
-``random_playout``'s); there is no ``core+obs`` row yet (no ``scopa-obs/1`` in
-C).  Times are CPU seconds of this process
+``random_playout``'s); ``core+obs`` also writes the ``scopa-obs/1``
+observation of the seat to act after every step.  Times are CPU seconds of this process
 (``time.process_time``; ``--wall`` for the wall clock); each figure is the
 best round (the machine may be shared).  The ratio compares figures of the
 same run; the issue's target is ``core`` >= 25x ``python``.
@@ -106,7 +106,7 @@ def scopa_python_loop(seconds: float) -> tuple[int, float, int]:
     return deals, _clock() - t0, deals * SCOPA_MOVES
 
 
-def scopa_core_loop(seconds: float, n: int, rng: str = "fast") -> tuple[int, float, int]:
+def scopa_core_loop(seconds: float, n: int, rng: str = "fast", observe: bool = False) -> tuple[int, float, int]:
     """Single Scopa deals played by ``n`` core tables at once: (deals, elapsed, actions)."""
     from cavallo_env.core.scopa import ScopaTables
 
@@ -120,6 +120,8 @@ def scopa_core_loop(seconds: float, n: int, rng: str = "fast") -> tuple[int, flo
         tables.reset(seeds)
         while not done.all():
             tables.step(tables.random_actions())
+            if observe:
+                tables.observe()  # the mask is written by step
         decisions += int(tables._tables.decisions())
         seeds += np.uint64(n)
         deals += n
@@ -129,6 +131,7 @@ def scopa_core_loop(seconds: float, n: int, rng: str = "fast") -> tuple[int, flo
 def run(seconds: float, rounds: int, n: int, game: str = "briscola") -> dict:
     if game == "scopa":
         loops = {"python": lambda: scopa_python_loop(seconds), "core": lambda: scopa_core_loop(seconds, n),
+                 "core+obs": lambda: scopa_core_loop(seconds, n, observe=True),
                  "core-py": lambda: scopa_core_loop(seconds, n, rng="python")}
     else:
         def counted(loop):

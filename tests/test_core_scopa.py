@@ -396,4 +396,4 @@ def test_core_speed_benchmark_runs_scopa(capsys):
     spec.loader.exec_module(mod)
     assert mod.main(["--game", "scopa", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("scopa: ") and "core/python" in out and "core-py" in out
+    assert out.startswith("scopa: ") and "core/python" in out and "core-py" in out and "core+obs" in out
