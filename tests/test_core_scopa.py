@@ -26,11 +26,6 @@ import pytest
 from cavallo_env import core
 
 _MISSING = core.missing_reason()
-if _MISSING is None:
-    try:
-        from cavallo_env.core import _scopa  # noqa: F401
-    except ImportError as e:
-        _MISSING = f"{core.BUILD_HINT} ({e})"
 if _MISSING is not None:
     if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
         raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")

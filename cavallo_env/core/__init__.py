@@ -21,7 +21,7 @@ BUILD_HINT = ("the compiled core (cavallo_env/core) is not built: run `pip insta
 def missing_reason() -> str | None:
     """None when the compiled core imports; otherwise why not and how to build it."""
     try:
-        from . import _briscola  # noqa: F401  (the compiled extension)
+        from . import _briscola, _scopa  # noqa: F401  (the compiled extensions)
     except ImportError as e:
         return f"{BUILD_HINT} ({e})"
     return None
