@@ -35,7 +35,7 @@ from cavallo_env.core import _scopa  # noqa: E402
 from cavallo_env.core.scopa import NUM_ACTIONS, ScopaTables, deal_ids, seeded_deals_agree  # noqa: E402
 from cavallo_env.scopa.actions import ScopaActions, move_to_actions  # noqa: E402
 from cavallo_env.scopa.cards import DECKS, IDS, NUM_CARDS  # noqa: E402
-from cavallo_env.scopa.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.scopa.encoding import OBS_SIZE, STATE_SIZE, Features, encode_observation, state_vector  # noqa: E402
 from cavallo_env.scopa.engine import (  # noqa: E402
     MONEY_SUIT, ScopaDeal, ScopaState, parse_deal, primiera_value, random_state,
 )
@@ -105,6 +105,9 @@ def _check(tables: ScopaTables, games: list, where: str, captures: bool = False,
         if scratch:
             want = np.stack([encode_observation(a.state, seat, a.building) for a in games])
             assert got.tobytes() == want.tobytes(), f"{where}: observations of seat {seat} (from scratch)"
+    if scratch:  # the env's state(): state_vector(state, building)
+        want = np.stack([state_vector(a.state, a.building) for a in games])
+        assert tables.state().tobytes() == want.tobytes(), f"{where}: state vectors"
     for i, acts in enumerate(games):
         got, expected = tables.snapshot(i), _python_view(acts)
         for key in ignore:
@@ -298,8 +301,9 @@ def test_seeded_deals_agree_with_this_python():
             assert tables.snapshot(i) == _python_view(ScopaActions(random_state(s, "bresciane", match)))
 
 
-def test_observation_size():
+def test_vector_sizes():
     assert ScopaTables(2).observe().shape == (2, OBS_SIZE) and _scopa.OBS_SIZE == OBS_SIZE
+    assert ScopaTables(2).state().shape == (2, STATE_SIZE) and _scopa.STATE_SIZE == STATE_SIZE
 
 
 def test_primiera_matches_the_engine():

@@ -54,6 +54,8 @@ cdef extern from "scopa.h":
         uint32_t acted
 
     int CV_SC_OBS_SIZE
+    int CV_SC_STATE_SIZE
+    void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out) nogil
     void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) nogil
     int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max)
     int cv_scopa_primiera(uint64_t pile)
@@ -70,6 +72,7 @@ cdef extern from "scopa.h":
 
 NUM_ACTIONS = 120
 OBS_SIZE = CV_SC_OBS_SIZE
+STATE_SIZE = CV_SC_STATE_SIZE
 AWARDS = ("scope", "most_cards", "most_money", "settebello", "primiera")
 
 
@@ -194,6 +197,14 @@ cdef class Tables:
             s = &seats[0]
         with nogil:
             cv_scopa_observe_many(self.t, self.n, s, self.p_obs)
+
+    def state(self, float[:, ::1] out):
+        """Write the full-information vectors into ``out`` (n x 420, made by the caller)."""
+        _rows(out.shape[0], self.n, "out")
+        if out.shape[1] != CV_SC_STATE_SIZE:
+            raise ValueError(f"out has {out.shape[1]} columns, not {CV_SC_STATE_SIZE}")
+        with nogil:
+            cv_scopa_state_many(self.t, self.n, &out[0, 0])
 
     def decisions(self):
         """The actions applied at all tables since their resets (for benchmarks)."""

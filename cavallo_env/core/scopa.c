@@ -500,6 +500,51 @@ void cv_scopa_observe(const cv_scopa *t, int seat, float *out) {
     if (t->deck == CV_SC_BRESCIANE) out[O_DECK] = 1.0f;
 }
 
+/* -- the full-information vector scopa-state/1 (encoding.state_vector, STATE_BLOCKS) ------ */
+
+enum {
+    S_HANDS = 0, S_TABLE = 80, S_STOCK = 120, S_PILES = 160, S_PLAYED = 240, S_CCARD = 320, S_CTAKEN = 360,
+    S_SCOPE = 400, S_CARDS = 402, S_MONEY = 404, S_TOTALS = 406, S_DEALER = 408, S_CURRENT = 410,
+    S_STOCK_SIZE = 412, S_HAND_SIZES = 413, S_LAST = 415, S_PLAY = 418, S_DECK = 419
+};
+
+void cv_scopa_state(const cv_scopa *t, float *out) {
+    uint64_t money = 0x3FFULL << (10 * t->money);
+    memset(out, 0, CV_SC_STATE_SIZE * sizeof *out);
+    for (int seat = 0; seat < 2; seat++) {
+        set_bits(out + S_HANDS + seat * C, t->hands[seat]);
+        set_bits(out + S_PILES + seat * C, t->piles[seat]);
+        double sc = t->scope[seat] / 18.0;
+        out[S_SCOPE + seat] = f32(sc < 1.0 ? sc : 1.0);
+        out[S_CARDS + seat] = f32(popcount(t->piles[seat]) / 40.0);
+        out[S_MONEY + seat] = f32(popcount(t->piles[seat] & money) / 10.0);
+        out[S_HAND_SIZES + seat] = f32(popcount(t->hands[seat]) / 3.0);
+    }
+    set_bits(out + S_TABLE, t->table);
+    for (int k = 0; k < CV_SC_STOCK - t->stock_pos; k++)
+        out[S_STOCK + t->initial[10 + t->stock_pos + k]] = f32(1.0 - k / (double)CV_SC_STOCK);
+    for (int k = 0; k < t->turn; k++) out[S_PLAYED + t->move_seat[k] * C + t->move_card[k]] = 1.0f;
+    if (t->build_card >= 0) {
+        out[S_CCARD + t->build_card] = 1.0f;
+        set_bits(out + S_CTAKEN, t->taken);
+    }
+    int tot[2] = {t->totals[0], t->totals[1]};
+    if (t->deals && t->deal_done) { /* totals_before_deal */
+        tot[0] -= t->res_points[0];
+        tot[1] -= t->res_points[1];
+    }
+    for (int seat = 0; seat < 2; seat++) {
+        double x = tot[seat] / (double)CV_SC_TARGET;
+        out[S_TOTALS + seat] = f32(x < 1.0 ? x : 1.0);
+    }
+    out[S_DEALER + t->dealer] = 1.0f;
+    if (!t->done) out[S_CURRENT + t->current] = 1.0f;
+    out[S_STOCK_SIZE] = f32((CV_SC_STOCK - t->stock_pos) / (double)CV_SC_STOCK);
+    out[S_LAST + (t->last_capturer < 0 ? 2 : t->last_capturer)] = 1.0f;
+    out[S_PLAY] = f32(t->turn / (double)CV_SC_PLAYS);
+    out[S_DECK] = t->deck == CV_SC_BRESCIANE ? 1.0f : 0.0f;
+}
+
 /* -- n tables ---------------------------------------------------------------------- */
 
 void cv_scopa_reset_seeds(cv_scopa *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds, const uint8_t *decks,
@@ -568,4 +613,8 @@ void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *a
 void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) {
     for (int64_t i = 0; i < n; i++)
         cv_scopa_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_SC_OBS_SIZE);
+}
+
+void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; i++) cv_scopa_state(t + i, out + i * CV_SC_STATE_SIZE);
 }

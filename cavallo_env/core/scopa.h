@@ -37,7 +37,8 @@
 #define CV_SC_CAPTURE 40
 #define CV_SC_TAKE 80
 #define CV_SC_AWARDS 5
-#define CV_SC_OBS_SIZE 388 /* scopa-obs/1 */ /* scope, most_cards, most_money, settebello, primiera */
+#define CV_SC_OBS_SIZE 388 /* scopa-obs/1 */
+#define CV_SC_STATE_SIZE 420 /* scopa-state/1 */ /* scope, most_cards, most_money, settebello, primiera */
 
 enum { CV_SC_REWARD_WIN = 0, CV_SC_REWARD_POINTS = 1 };
 enum { CV_SC_MILANESI = 0, CV_SC_BRESCIANE = 1 };
@@ -96,6 +97,8 @@ int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max);
 int cv_scopa_random_action(cv_scopa *t, cv_pyrandom *py);
 /* the observation scopa-obs/1 of seat (388 floats; encoding.fill_observation) */
 void cv_scopa_observe(const cv_scopa *t, int seat, float *out);
+/* the full-information vector scopa-state/1 (420 floats, absolute seats; encoding.state_vector) */
+void cv_scopa_state(const cv_scopa *t, float *out);
 /* the primiera of a pile (engine.primiera_value) */
 int cv_scopa_primiera(uint64_t pile);
 
@@ -116,5 +119,7 @@ void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask
 void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions);
 /* observations (n x 388) of seats[i], or of the seat to act where seats == NULL */
 void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out);
+/* full-information vectors (n x 420) */
+void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out);
 
 #endif

@@ -53,6 +53,7 @@ except ImportError as _e:  # the extension is not built: say how to build it whe
 
 NUM_ACTIONS = 120  # scopa-actions/1
 OBS_SIZE = 388  # scopa-obs/1 (cavallo_env.scopa.encoding.OBS_SIZE)
+STATE_SIZE = 420  # scopa-state/1 (cavallo_env.scopa.encoding.STATE_SIZE)
 REWARDS = ("win", "points")
 RNGS = ("python", "fast")
 _SEED_LIMIT = 2**64
@@ -85,6 +86,7 @@ class ScopaTables:
         self.current, self.mask, self.rewards, self._actions, self._obs = t.current, t.mask, t.rewards, t.actions, t.obs
         self._done = t.done
         self.done = t.done.view(bool)  # bool (n,): whether each table's match (or deal) is over
+        self._state = None  # made on the first state() call
 
     # -- deals ---------------------------------------------------------------------
     def reset(self, seeds, decks="milanesi", where=None):
@@ -152,6 +154,14 @@ class ScopaTables:
                 raise ValueError(f"seats must be {self.n} seats 0 or 1")
         self._tables.observe(seats)
         return self._obs
+
+    def state(self) -> np.ndarray:
+        """float32 (n, 420): the full-information ``scopa-state/1`` vector of every table (absolute seats,
+        hidden cards included: for critics and analysis, never a seat's input), the env's ``state()``."""
+        if self._state is None:
+            self._state = np.zeros((self.n, STATE_SIZE), np.float32)
+        self._tables.state(self._state)
+        return self._state
 
     def snapshot(self, i: int) -> dict:
         """Table i as a dict named like ``ScopaDeal``'s and ``ScopaState``'s attributes (for tests)."""
@@ -270,4 +280,4 @@ def seeded_deals_agree() -> bool:
     return _AGREES[0]
 
 
-__all__ = ["ScopaTables", "NUM_ACTIONS", "OBS_SIZE", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
+__all__ = ["ScopaTables", "NUM_ACTIONS", "OBS_SIZE", "STATE_SIZE", "REWARDS", "RNGS", "deal_ids", "seeded_deals_agree"]
