@@ -27,6 +27,6 @@ def core_extension(game: str) -> Extension:
     )
 
 
-extensions = [core_extension("briscola"), core_extension("cavalloicera")]
+extensions = [core_extension("briscola"), core_extension("cavalloicera"), core_extension("scopa")]
 
 setup(ext_modules=cythonize(extensions, language_level=3))

@@ -1,6 +1,6 @@
 """How much faster is the compiled core?  Random legal play, Python engine vs the core, one run.
 
-``--game briscola`` (the default) or ``--game cavalloicera``.
+``--game briscola`` (the default), ``--game cavalloicera`` or ``--game scopa``.
 
 Measures, each for ``--seconds`` per round over ``--rounds`` interleaved
 rounds, on one core (the core steps its tables in one thread):
@@ -22,14 +22,17 @@ Cavalloìcera (``CavalloiceraTables``) steps the env's action ids: a move is
 one action, or a capture plus the table cards taken to build it, so its
 tables are stepped until every deal is over (``core+obs`` writes the
 ``cavalloicera-obs/1`` observation after every action).  A Briscola deal is 40 decisions
-(moves), a Cavalloìcera deal 48.  Times are CPU seconds of this process
+(moves), a Cavalloìcera deal 48, a single Scopa deal 36 (``match=False``:
+``random_state(seed, match=False)`` then ``random_playout(state, state.rng)``;
+its core tables are stepped like Cavalloìcera's, a capture with a choice
+through its take actions).  Times are CPU seconds of this process
 (``time.process_time``; ``--wall`` for the wall clock); each figure is the
 best round (the machine may be shared).  The ratio compares figures of the
 same run; the issue's target is ``core`` >= 25x ``python``.
 
 Usage::
 
-    python benchmarks/core_speed.py [--game briscola|cavalloicera] [--seconds 1] [--rounds 3] [--tables 1024] [--json]
+    python benchmarks/core_speed.py [--game briscola|cavalloicera|scopa] [--seconds 1] [--rounds 3] [--tables 1024] [--json]
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ import time
 import numpy as np
 
 TARGET_RATIO = 25.0  # core deals/s over the Python engine's (issue 41)
-GAMES = ("briscola", "cavalloicera")
-MOVES = {"briscola": 40, "cavalloicera": 48}  # decisions (moves) in a deal
+GAMES = ("briscola", "cavalloicera", "scopa")
+MOVES = {"briscola": 40, "cavalloicera": 48, "scopa": 36}  # decisions (moves) in a deal
 _clock = time.process_time
 
 
@@ -62,9 +65,16 @@ def _cavalloicera_deal(seed: int) -> None:
     random_playout(CavalloiceraState.new(seed), random.Random(seed))
 
 
+def _scopa_deal(seed: int) -> None:
+    from cavallo_env.scopa.engine import random_playout, random_state
+
+    state = random_state(seed, match=False)
+    random_playout(state, state.rng)
+
+
 def python_loop(seconds: float, game: str = "briscola") -> tuple[int, float]:
     """Deals played by the Python engine in ``seconds``: (deals, elapsed)."""
-    play = _briscola_deal if game == "briscola" else _cavalloicera_deal
+    play = {"briscola": _briscola_deal, "cavalloicera": _cavalloicera_deal, "scopa": _scopa_deal}[game]
     seed = deals = 0
     t0 = _clock()
     deadline = t0 + seconds
@@ -81,6 +91,10 @@ def _tables(game: str, n: int, rng: str):
         from cavallo_env.core.briscola import BriscolaTables
 
         return BriscolaTables(n, rng=rng)
+    if game == "scopa":
+        from cavallo_env.core.scopa import ScopaTables
+
+        return ScopaTables(n, match=False, rng=rng)
     from cavallo_env.core.cavalloicera import CavalloiceraTables
 
     return CavalloiceraTables(n, rng=rng)

@@ -7,8 +7,9 @@ identical by the differential tests (tests/test_core_*.py).  Built by
 compiler); ``available()`` says whether this checkout has it, and
 ``BUILD_HINT`` how to build it.
 
-Briscola (``cavallo_env.core.briscola.BriscolaTables``) and Cavalloìcera
-(``cavallo_env.core.cavalloicera.CavalloiceraTables``) so far.
+Briscola (``cavallo_env.core.briscola.BriscolaTables``), Cavalloìcera
+(``cavallo_env.core.cavalloicera.CavalloiceraTables``) and Scopa
+(``cavallo_env.core.scopa.ScopaTables``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ BUILD_HINT = ("the compiled core (cavallo_env/core) is not built: run `pip insta
 def missing_reason() -> str | None:
     """None when the compiled core imports; otherwise why not and how to build it."""
     try:
-        from . import _briscola, _cavalloicera  # noqa: F401  (the compiled extensions)
+        from . import _briscola, _cavalloicera, _scopa  # noqa: F401  (the compiled extensions)
     except ImportError as e:
         return f"{BUILD_HINT} ({e})"
     return None
