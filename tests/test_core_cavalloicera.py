@@ -16,24 +16,19 @@ extension is not built (and fails instead with ``CAVALLO_REQUIRE_CORE=1``).
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import random
 
 import numpy as np
 import pytest
 
-from cavallo_env import core
+from core_harness import DEALS, fast_deals, require_core, seeds as _seeds
 
-_MISSING = core.missing_reason()
-if _MISSING is not None:
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
-    pytest.skip(_MISSING, allow_module_level=True)
+require_core()
 
 from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions, move_to_actions  # noqa: E402
 from cavallo_env.cavalloicera.cards import NUM_CARDS, card_id  # noqa: E402
-from cavallo_env.cavalloicera.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.cavalloicera.encoding import Features, encode_observation  # noqa: E402
 from cavallo_env.cavalloicera.engine import (  # noqa: E402
     NUM_TURNS, CavalloiceraState, parse_deal, random_deal,
 )
@@ -41,15 +36,8 @@ from cavallo_env.core.cavalloicera import CavalloiceraTables, deal_ids, seeded_d
 from cavallo_env.games.shuffle import shuffle  # noqa: E402
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
-DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per option; the benchmark-sized run sets more
 CHUNK = 1000  # tables at once
 OBS_TABLES = 150  # the tables of each chunk whose four observations are checked at every action (the rest: cost)
-
-
-def _seeds(n: int, salt: int) -> list[int]:
-    """Small, negative and full 64-bit seeds."""
-    rng = random.Random(salt)
-    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
 
 
 def _python_view(acts: CavalloiceraActions) -> dict:
@@ -191,12 +179,7 @@ def test_fast_rng_deals_identical_to_the_engine(reward):
 
 
 def test_fast_rng_is_reproducible_and_uniform():
-    n = 20000
-    a, b = CavalloiceraTables(n, rng="fast"), CavalloiceraTables(n, rng="fast")
-    a.reset(np.arange(n, dtype=np.uint64))
-    b.reset(np.arange(n, dtype=np.uint64))
-    deals = [(a.snapshot(i)["table"], a.snapshot(i)["dealer"]) for i in range(n)]
-    assert deals == [(b.snapshot(i)["table"], b.snapshot(i)["dealer"]) for i in range(n)]
+    deals = fast_deals(CavalloiceraTables, 20000, "table", "dealer")
     on_table = np.bincount([c for t, _ in deals for c in t], minlength=NUM_CARDS)  # 1538 expected each
     assert on_table.min() > 1300 and on_table.max() < 1800, on_table
     dealers = np.bincount([d for _, d in deals], minlength=4)  # 5000 each
@@ -248,25 +231,8 @@ def test_vectors_replayed_by_the_core(path):
         assert tables.rewards[0].tolist() == [float(d), float(-d), float(d), float(-d)]
 
 
-def test_observation_size():
-    assert CavalloiceraTables(2).observe().shape == (2, OBS_SIZE)
-
-
 def test_vectors_present():
     assert len(VECTORS) >= 10
-
-
-def test_core_speed_benchmark_runs(capsys):
-    """benchmarks/core_speed.py --game cavalloicera end to end on tiny settings (so it does not rot)."""
-    import importlib.util
-
-    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
-    spec = importlib.util.spec_from_file_location("core_speed", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["--game", "cavalloicera", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("cavalloicera:") and all(name in out for name in ("core/python", "core+obs", "core-py"))
 
 
 def test_seeded_deals_agree_with_this_python():
@@ -306,41 +272,9 @@ def test_partial_reset_and_skipped_tables():
     assert tables.snapshot(2) != before[2] or tables.snapshot(2)["building"] is not None
 
 
-def test_illegal_actions_say_what_is_legal_and_play_nothing():
-    tables = CavalloiceraTables(2)
-    tables.reset([1, 2])
-    bad = int(np.flatnonzero(tables.mask[1] == 0)[0])
-    ok = int(np.flatnonzero(tables.mask[0])[0])
-    with pytest.raises(ValueError, match=rf"table 1: action {bad} \(.*\) is not legal for seat \d; legal: "):
-        tables.step([ok, bad])
-    assert tables.snapshot(0)["moves"] == []
-    with pytest.raises(ValueError, match="table 0: action 156 is not an action id 0..155"):
-        tables.step([156, -1])
-
-
-def test_finished_tables_must_be_skipped_or_reset():
-    tables = CavalloiceraTables(1)
-    assert tables.done[0] and tables.random_actions()[0] == -1  # before any deal
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.reset([3])
-    while not tables.done[0]:
-        tables.step(tables.random_actions())
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.step([-1])
-    assert tables.rewards.tolist() == [[0.0] * 4]
-
-
 @pytest.mark.parametrize("call,match", [
-    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
-    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
     (lambda t: t.reset_deals(np.zeros((2, 52)), [0, 0]), r"table 0: the deal must use each card id"),
     (lambda t: t.reset_deals(np.tile(np.arange(52), (2, 1)), [0, 4]), r"table 1: the dealer must be"),
-    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer action ids"),
-    (lambda t: CavalloiceraTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
-    (lambda t: CavalloiceraTables(0), r"the number of tables must be an int >= 1"),
-    (lambda t: CavalloiceraTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
 ])
 def test_bad_input_is_named(call, match):
     tables = CavalloiceraTables(2)

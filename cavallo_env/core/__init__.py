@@ -14,17 +14,34 @@ Briscola (``cavallo_env.core.briscola.BriscolaTables``), Cavalloìcera
 
 from __future__ import annotations
 
+import importlib
+
 BUILD_HINT = ("the compiled core (cavallo_env/core) is not built: run `pip install -e .` in the repository "
               "(it needs a C compiler, e.g. Debian's gcc: apt-get install gcc), or, in a checkout installed "
               "already, `pip install cython && python setup.py build_ext --inplace`")
 
 
-def missing_reason() -> str | None:
-    """None when the compiled core imports; otherwise why not and how to build it."""
+GAMES = ("briscola", "cavalloicera", "scopa")  # the games with a compiled extension, cavallo_env.core._<game>
+
+
+def extension(game: str):
+    """The compiled extension of ``game`` (``cavallo_env.core._briscola``, ...); ImportError saying how to
+    build it when it is not built."""
+    if game not in GAMES:
+        raise ValueError(f"the compiled core has no game {game!r:.40}; its games: {', '.join(GAMES)}")
     try:
-        from . import _briscola, _cavalloicera, _scopa  # noqa: F401  (the compiled extensions)
+        return importlib.import_module(f"{__name__}._{game}")
     except ImportError as e:
-        return f"{BUILD_HINT} ({e})"
+        raise ImportError(f"{BUILD_HINT} ({e})") from None
+
+
+def missing_reason() -> str | None:
+    """None when the compiled core (all three extensions) imports; otherwise why not and how to build it."""
+    for game in GAMES:
+        try:
+            extension(game)
+        except ImportError as e:
+            return str(e)
     return None
 
 
@@ -33,4 +50,4 @@ def available() -> bool:
     return missing_reason() is None
 
 
-__all__ = ["BUILD_HINT", "available", "missing_reason"]
+__all__ = ["BUILD_HINT", "GAMES", "available", "extension", "missing_reason"]

@@ -422,43 +422,27 @@ void cv_cavalloicera_reset_deals(cv_cavalloicera *t, int64_t n, const int8_t *id
         if (!where || where[i]) cv_cavalloicera_deal(t + i, ids + i * C, dealers[i]);
 }
 
-int64_t cv_cavalloicera_check(const cv_cavalloicera *t, int64_t n, const int32_t *actions) {
-    for (int64_t i = 0; i < n; i++)
-        if (actions[i] >= 0 && !cv_cavalloicera_legal(t + i, actions[i])) return i;
-    return -1;
+/* -- the batched API (batch.h) ---------------------------------------------------- */
+
+/* apply an action and pay the returns when it ends the deal (the step's act) */
+static void act_one(cv_cavalloicera *t, cv_pyrandom *py, int action, int reward, float *rewards) {
+    (void)py;
+    cv_cavalloicera_act(t, action);
+    if (t->done) cv_cavalloicera_returns(t, reward, rewards);
 }
 
-int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                             uint8_t *done, int8_t *current, uint8_t *mask) {
-    int64_t bad = cv_cavalloicera_check(t, n, actions);
-    if (bad >= 0) return bad;
-    for (int64_t i = 0; i < n; i++) {
-        cv_cavalloicera *ti = t + i;
-        float *r = rewards + 4 * i;
-        r[0] = r[1] = r[2] = r[3] = 0.0f;
-        if (actions[i] >= 0) {
-            cv_cavalloicera_act(ti, actions[i]);
-            if (ti->done) cv_cavalloicera_returns(ti, reward, r);
-        }
-        done[i] = ti->done;
-        current[i] = (int8_t)ti->current;
-        cv_cavalloicera_mask(ti, mask + i * CV_CV_ACTIONS);
-    }
-    return -1;
+static void query_one(const cv_cavalloicera *t, int8_t *current, uint8_t *mask) {
+    *current = (int8_t)t->current;
+    cv_cavalloicera_mask(t, mask);
 }
 
-void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask) {
-    for (int64_t i = 0; i < n; i++) {
-        current[i] = (int8_t)t[i].current;
-        cv_cavalloicera_mask(t + i, mask + i * CV_CV_ACTIONS);
-    }
+static void blank_one(cv_cavalloicera *t) { /* no deal yet: like a finished one */
+    t->done = 1;
+    t->build_card = -1;
 }
 
-void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) {
-    for (int64_t i = 0; i < n; i++)
-        cv_cavalloicera_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_CV_OBS_SIZE);
-}
+CV_BATCH(cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS, CV_CV_OBS_SIZE, cv_cavalloicera_legal, act_one, query_one,
+         cv_cavalloicera_random_action, cv_cavalloicera_observe, blank_one)
 
-void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
-    for (int64_t i = 0; i < n; i++) actions[i] = cv_cavalloicera_random_action(t + i, py ? py + i : NULL);
-}
+const cv_game cv_cavalloicera_game = CV_GAME("Cavalloìcera", cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS,
+                                             CV_CV_OBS_SIZE, 0, NULL);

@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "batch.h"
 #include "pyrandom.h"
 
 #define CV_CV_CARDS 52
@@ -94,14 +95,7 @@ void cv_cavalloicera_reset_seeds(cv_cavalloicera *t, cv_pyrandom *py, int64_t n,
                                  const uint8_t *where);
 void cv_cavalloicera_reset_deals(cv_cavalloicera *t, int64_t n, const int8_t *ids, const int8_t *dealers,
                                  const uint8_t *where);
-int64_t cv_cavalloicera_check(const cv_cavalloicera *t, int64_t n, const int32_t *actions);
-/* act at every table (negative: skip); rewards (n x 4) and done (n), then current (n) and mask (n x 156);
- * nothing is played and the first table with an illegal action is returned if there is one (else -1) */
-int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                             uint8_t *done, int8_t *current, uint8_t *mask);
-void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask);
-void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions);
-/* observations (n x 702) of seats[i], or of the seat to act where seats == NULL */
-void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out);
+/* step, query, random actions and observations over n tables (batch.h) */
+extern const cv_game cv_cavalloicera_game;
 
 #endif
