@@ -73,18 +73,21 @@ def _check_tables(tables, games, where: str) -> None:
 
 
 def _check_observations(tables, games, where: str) -> None:
-    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation."""
+    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation, and
+    their cavalloicera-state/1 vectors against the env's Features."""
     k = min(OBS_TABLES, len(games))
     for seat in range(4):
         got = tables.observe(np.full(tables.n, seat, np.int8))[:k]
         expected = np.stack([encode_observation(g.state, seat, g.building) for g in games[:k]])
         assert got.tobytes() == expected.tobytes(), f"{where}: observations of seat {seat}"
-    got = tables.observe()[:k]  # the seat to act: the env's incremental Features, building shown
+    got = tables.observe()[:k]  # the seat to act: the env's Features, building shown
+    states = tables.state()[:k]  # cavalloicera-state/1: the env's state(), the capture being built included
     for i, g in enumerate(games[:k]):
         f = Features()
         f.reset(g.state)
         f.set_building(g.building)
         assert got[i].tobytes() == f.observation(g.state.current).tobytes(), f"{where}, table {i}: observation"
+        assert states[i].tobytes() == f.state().tobytes(), f"{where}, table {i}: state vector"
 
 
 def _step_both(tables, games, actions, reward: str, where: str) -> None:
@@ -218,12 +221,19 @@ def test_vectors_replayed_by_the_core(path):
     tables = CavalloiceraTables(1, reward="points")
     tables.reset_deals(ids[None], [dealer])
     _check_tables(tables, [game], "after the deal")
+    env_features = Features()  # kept move by move as the env keeps it (aec.py _act): its state()
+    env_features.reset(game.state)
     for k, mv in enumerate(v["moves"]):
         assert tables.current[0] == mv["seat"], f"move {k + 1}: seat"
         card, capture = card_id(mv["play"]), tuple(sorted(card_id(c) for c in mv["capture"]))
         for a in move_to_actions(game.state, card, capture):
             _step_both(tables, [game], np.array([a], np.int32), "points", f"move {k + 1}")
             _check_tables(tables, [game], f"move {k + 1}, action {a}")
+            if game.building is not None:
+                env_features.set_building(game.building)
+            else:
+                env_features.after_move(game.state)
+            assert tables.state()[0].tobytes() == env_features.state().tobytes(), f"move {k + 1}: state vector"
     assert tables.done[0] == (len(v["moves"]) == NUM_TURNS)
     if "result" in v:
         assert tables.result(0) == v["result"]
@@ -257,19 +267,6 @@ def test_capture_set_counts_match_the_engine():
         for c in range(NUM_CARDS):
             if c not in state.table:
                 assert tables._tables.count_sets(0, c) == len(state.capture_sets(c)), (c, state.table)
-
-
-def test_partial_reset_and_skipped_tables():
-    tables = CavalloiceraTables(3)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1  # skip table 1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert _core_view(tables, 0) == _python_view(CavalloiceraActions(CavalloiceraState(*random_deal(50))))
-    assert tables.snapshot(2) != before[2] or tables.snapshot(2)["building"] is not None
 
 
 @pytest.mark.parametrize("call,match", [

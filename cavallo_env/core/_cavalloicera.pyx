@@ -2,7 +2,7 @@
 """The binding of cavalloicera.c: ``Tables(n)``, n Cavalloìcera tables in one C array.
 
 Thin on purpose, as _briscola.pyx: ``Tables`` extends _Tables (_tables.pxi:
-the numpy arrays, step, random_actions, observe) with Cavalloìcera's deals,
+the numpy arrays, step, random_actions, observe, state) with Cavalloìcera's deals,
 capture sets, result and snapshot.
 The Python wrapper (cavallo_env/core/cavalloicera.py) checks values and says
 what is wrong in words.  numpy is imported at run time only.
@@ -40,6 +40,7 @@ cdef extern from "cavalloicera.h":
 
     int CV_CV_ACTIONS
     int CV_CV_OBS_SIZE
+    int CV_CV_STATE_SIZE
     int CV_CV_KEYS
     uint32_t cv_cavalloicera_count_sets(const cv_cavalloicera *t, int card)
     int cv_cavalloicera_score(const cv_cavalloicera *t, int points[2], int breakdown[2][10], int cards[2])
@@ -52,6 +53,7 @@ cdef extern from "cavalloicera.h":
 
 NUM_ACTIONS = CV_CV_ACTIONS
 OBS_SIZE = CV_CV_OBS_SIZE
+STATE_SIZE = CV_CV_STATE_SIZE
 BREAKDOWN_SIZE = CV_CV_KEYS
 
 

@@ -119,8 +119,6 @@ cdef class _Tables:
 
     def state(self, float[:, ::1] out):
         """Write the full-information vectors into ``out`` (n x STATE_SIZE, made by the caller)."""
-        if self.game.state == NULL:
-            raise NotImplementedError(f"{self.game.name.decode('utf-8')}'s core has no state vector")
         _rows(out.shape[0], self.n, "out")
         if out.shape[1] != self.game.state_size:
             raise ValueError(f"out has {out.shape[1]} columns, not {self.game.state_size}")

@@ -5,7 +5,7 @@
  *
  *   CV_BATCH(type, seats, actions, obs_size, legal, act, query, random, observe, blank)
  *
- * to get the loops, and CV_BATCH_STATE(type, state_size, state) where it has a
+ * to get the loops, and CV_BATCH_STATE(type, state_size, state) for the
  * full-information vector.  The one-table functions it names:
  *
  *   int  legal(const type *t, int action)                     whether action is legal now
@@ -48,43 +48,46 @@ typedef struct {
     void (*state)(const void *t, int64_t n, float *out);
 } cv_game;
 
-#define CV_BATCH(type, SEATS, ACTIONS, OBS_SIZE, legal_one, act_one, query_one, random_one, observe_one, blank_one)                                                        \
-    static void batch_blank(void *tables, int64_t n) {                                                       \
-        for (int64_t i = 0; i < n; i++) blank_one((type *)tables + i);                                       \
-    }                                                                                                        \
-    static int64_t batch_step(void *tables, cv_pyrandom *py, int64_t n, const int32_t *actions, int reward, \
-                              float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) {              \
-        type *t = tables;                                                                                    \
-        for (int64_t i = 0; i < n; i++)                                                                      \
-            if (actions[i] >= 0 && !legal_one(t + i, actions[i])) return i;                                  \
-        for (int64_t i = 0; i < n; i++) {                                                                    \
-            float *r = rewards + (SEATS) * i;                                                                \
-            for (int s = 0; s < (SEATS); s++) r[s] = 0.0f;                                                   \
-            if (actions[i] >= 0) act_one(t + i, py ? py + i : NULL, actions[i], reward, r);                 \
-            done[i] = t[i].done;                                                                             \
-            query_one(t + i, current + i, mask + i * (ACTIONS));                                             \
-        }                                                                                                    \
-        return -1;                                                                                           \
-    }                                                                                                        \
-    static void batch_query(const void *tables, int64_t n, int8_t *current, uint8_t *mask) {                \
-        for (int64_t i = 0; i < n; i++) query_one((const type *)tables + i, current + i, mask + i * (ACTIONS)); \
-    }                                                                                                        \
-    static void batch_random_actions(void *tables, cv_pyrandom *py, int64_t n, int32_t *actions) {          \
-        for (int64_t i = 0; i < n; i++) actions[i] = random_one((type *)tables + i, py ? py + i : NULL);     \
-    }                                                                                                        \
-    static void batch_observe(const void *tables, int64_t n, const int8_t *seats, float *out) {             \
-        const type *t = tables;                                                                              \
-        for (int64_t i = 0; i < n; i++) observe_one(t + i, seats ? seats[i] : t[i].current, out + i * (OBS_SIZE)); \
+#define CV_BATCH(type, SEATS, ACTIONS, OBS_SIZE, legal_one, act_one, query_one, random_one, observe_one,            \
+                 blank_one)                                                                                         \
+    static void batch_blank(void *tables, int64_t n) {                                                              \
+        for (int64_t i = 0; i < n; i++) blank_one((type *)tables + i);                                              \
+    }                                                                                                               \
+    static int64_t batch_step(void *tables, cv_pyrandom *py, int64_t n, const int32_t *actions, int reward,         \
+                              float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) {                      \
+        type *t = tables;                                                                                           \
+        for (int64_t i = 0; i < n; i++)                                                                             \
+            if (actions[i] >= 0 && !legal_one(t + i, actions[i])) return i;                                         \
+        for (int64_t i = 0; i < n; i++) {                                                                           \
+            float *r = rewards + (SEATS) * i;                                                                       \
+            for (int s = 0; s < (SEATS); s++) r[s] = 0.0f;                                                          \
+            if (actions[i] >= 0) act_one(t + i, py ? py + i : NULL, actions[i], reward, r);                         \
+            done[i] = t[i].done;                                                                                    \
+            query_one(t + i, current + i, mask + i * (ACTIONS));                                                    \
+        }                                                                                                           \
+        return -1;                                                                                                  \
+    }                                                                                                               \
+    static void batch_query(const void *tables, int64_t n, int8_t *current, uint8_t *mask) {                        \
+        const type *t = tables;                                                                                     \
+        for (int64_t i = 0; i < n; i++) query_one(t + i, current + i, mask + i * (ACTIONS));                        \
+    }                                                                                                               \
+    static void batch_random_actions(void *tables, cv_pyrandom *py, int64_t n, int32_t *actions) {                  \
+        for (int64_t i = 0; i < n; i++) actions[i] = random_one((type *)tables + i, py ? py + i : NULL);            \
+    }                                                                                                               \
+    static void batch_observe(const void *tables, int64_t n, const int8_t *seats, float *out) {                     \
+        const type *t = tables;                                                                                     \
+        for (int64_t i = 0; i < n; i++)                                                                             \
+            observe_one(t + i, seats ? seats[i] : t[i].current, out + i * (OBS_SIZE));                              \
     }
 
-#define CV_BATCH_STATE(type, STATE_SIZE, state_one)                                                                      \
-    static void batch_state(const void *tables, int64_t n, float *out) {                                     \
-        for (int64_t i = 0; i < n; i++) state_one((const type *)tables + i, out + i * (STATE_SIZE));         \
+#define CV_BATCH_STATE(type, STATE_SIZE, state_one)                                                                 \
+    static void batch_state(const void *tables, int64_t n, float *out) {                                            \
+        for (int64_t i = 0; i < n; i++) state_one((const type *)tables + i, out + i * (STATE_SIZE));                \
     }
 
-/* the cv_game of a game whose .c wrote CV_BATCH (and CV_BATCH_STATE: state is batch_state) */
-#define CV_GAME(name, type, SEATS, ACTIONS, OBS_SIZE, STATE_SIZE, state)                                      \
-    {name, sizeof(type), SEATS, ACTIONS, OBS_SIZE, STATE_SIZE, batch_blank, batch_step, batch_query,         \
-     batch_random_actions, batch_observe, state}
+/* the cv_game of a game whose .c wrote CV_BATCH and CV_BATCH_STATE */
+#define CV_GAME(name, type, SEATS, ACTIONS, OBS_SIZE, STATE_SIZE)                                                   \
+    {name, sizeof(type), SEATS, ACTIONS, OBS_SIZE, STATE_SIZE, batch_blank, batch_step, batch_query,                \
+     batch_random_actions, batch_observe, batch_state}
 
 #endif

@@ -256,5 +256,4 @@ CV_BATCH(cv_briscola, 2, C, CV_BR_OBS_SIZE, cv_briscola_legal, act_one, query_on
          cv_briscola_observe, blank_one)
 CV_BATCH_STATE(cv_briscola, CV_BR_STATE_SIZE, cv_briscola_state)
 
-const cv_game cv_briscola_game = CV_GAME("Briscola", cv_briscola, 2, C, CV_BR_OBS_SIZE, CV_BR_STATE_SIZE,
-                                         batch_state);
+const cv_game cv_briscola_game = CV_GAME("Briscola", cv_briscola, 2, C, CV_BR_OBS_SIZE, CV_BR_STATE_SIZE);

@@ -38,6 +38,7 @@ from .tables import CoreTables, where_array
 
 
 OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE)
+STATE_SIZE = 1018  # cavalloicera-state/1 (cavallo_env.cavalloicera.encoding.STATE_SIZE)
 
 
 class CavalloiceraTables(CoreTables):
@@ -55,6 +56,7 @@ class CavalloiceraTables(CoreTables):
     CARDS = NUM_CARDS
     DEAL_SEAT = "dealer"
     OBS_SIZE = OBS_SIZE
+    STATE_SIZE = STATE_SIZE
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, extension("cavalloicera"))
@@ -103,4 +105,4 @@ def deal_ids(state: CavalloiceraState) -> tuple[np.ndarray, int]:
 
 seeded_deals_agree = CavalloiceraTables.seeded_deals_agree  # whether the core deals a seed as random_deal
 
-__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "OBS_SIZE", "deal_ids", "seeded_deals_agree"]
+__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "OBS_SIZE", "STATE_SIZE", "deal_ids", "seeded_deals_agree"]

@@ -593,5 +593,4 @@ CV_BATCH(cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, cv_scopa_legal, act_one, qu
          cv_scopa_observe, blank_one)
 CV_BATCH_STATE(cv_scopa, CV_SC_STATE_SIZE, cv_scopa_state)
 
-const cv_game cv_scopa_game = CV_GAME("Scopa", cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, CV_SC_STATE_SIZE,
-                                      batch_state);
+const cv_game cv_scopa_game = CV_GAME("Scopa", cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, CV_SC_STATE_SIZE);
