@@ -225,19 +225,6 @@ def test_trick_winner_every_pair():
                             trick_winner(lead, card, trump_suit, leader)
 
 
-def test_partial_reset_and_skipped_tables():
-    tables = BriscolaTables(3)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1  # skip table 1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1] and tables.snapshot(0)["moves"] and tables.snapshot(2)["moves"]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert _core_view(tables, 0) == _python_view(random_deal(50))
-    assert len(tables.snapshot(2)["moves"]) == 1
-
-
 @pytest.mark.parametrize("call,match", [
     (lambda t: t.reset([1, 2], "napoletane"), r"unknown deck 'napoletane'"),
     (lambda t: t.reset_deals(np.zeros((2, 40)), [0, 0]), r"table 0: the deal must use each card id"),

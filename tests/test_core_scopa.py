@@ -307,18 +307,6 @@ def test_fast_rng_is_reproducible_and_uniform():
     assert all(sum(1 for c in f[6:10] if c % 10 == 9) < 3 for f in firsts)
 
 
-def test_partial_reset_and_skipped_tables():
-    tables = ScopaTables(3, match=False)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1] and tables.snapshot(0) != before[0] and tables.snapshot(2) != before[2]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert tables.snapshot(0) == _python_view(ScopaActions(random_state(50, match=False)))
-
-
 @pytest.mark.parametrize("call,match", [
     (lambda t: t.reset([1, 2], "napoletane"), r"unknown deck 'napoletane'"),
     (lambda t: t.reset_deals(np.zeros((2, 40)), [0, 0]), r"table 0: the deal must use each card id"),

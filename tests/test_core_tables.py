@@ -68,6 +68,23 @@ def test_finished_tables_must_be_skipped_or_reset(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_partial_reset_and_skipped_tables(game):
+    tables = _single(game, 3)
+    tables.reset([5, 6, 7])
+    before = [tables.snapshot(i) for i in range(3)]
+    actions = tables.random_actions().copy()
+    actions[1] = -1  # skip table 1
+    tables.step(actions)
+    after = [tables.snapshot(i) for i in range(3)]
+    assert after[1] == before[1] and after[0] != before[0] and after[2] != before[2]
+    tables.reset([50, 60, 70], where=[True, False, False])
+    fresh = _single(game, 1)
+    fresh.reset([50])
+    assert tables.snapshot(0) == fresh.snapshot(0)
+    assert tables.snapshot(1) == after[1] and tables.snapshot(2) == after[2]
+
+
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("call,match", [
     (lambda t: t.reset([1]), r"seeds must be 2 integers"),
     (lambda t: t.reset(7), r"seeds must be 2 integers \(one per table\), got int"),
@@ -138,3 +155,11 @@ def test_core_speed_benchmark_runs(game, capsys):
     assert core_speed("--game", game) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{game}:") and all(name in out for name in ("core/python", "core+obs", "core-py"))
+
+
+def test_core_speed_benchmark_runs_every_game_in_one_table(capsys):
+    assert core_speed("--game", "all") == 0
+    out = capsys.readouterr().out
+    summary = out[out.index("all games, the same run"):].splitlines()
+    assert [line.split()[0] for line in summary[2:]] == list(GAMES)
+    assert all(line.rstrip().endswith(("ok", "MISSED")) and ">= 25x" in line for line in summary[2:])
