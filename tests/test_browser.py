@@ -59,7 +59,8 @@ def server():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--port", str(port), "--table-seeds",
+                             "--tables-per-client", "100"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -166,36 +167,36 @@ def wait_turn_or_end(page, timeout=60_000):
         "document.body.dataset.yourTurn === '1' && document.body.dataset.pending !== '1'", timeout=timeout)
 
 
-def play_by_clicking(tab, stop_at_first_deal=True, max_moves=200):
+def play_one(page, pick=-1):
+    """Seat 0's turn: click a hand card; when it has several moves (the table cards to take), pick
+    the ``pick``-th move that takes cards by clicking those table cards, then Play."""
+    hand = page.locator("#hand .card")
+    moves = int(page.evaluate("document.body.dataset.moves"))
+    count = hand.count()
+    page.evaluate("window.__clicked = (window.__clicked || 0) + 1")
+    hand.nth(int(page.evaluate("window.__clicked")) % count).click()
+    choices = page.locator("#choice-list .choice")
+    if page.locator("#choices").is_visible():
+        captures = [choices.nth(i).get_attribute("data-capture") for i in range(choices.count())]
+        assert len(captures) >= 2, "choices offered for a card with one move"
+        with_capture = [c for c in captures if c]
+        wanted = with_capture[pick].split(",")
+        for card in wanted:
+            page.locator(f"#felt .card[data-card='{card}']").click()
+        expect(page.locator(f"#choice-list .choice[data-capture='{with_capture[pick]}']")).to_have_attribute(
+            "aria-pressed", "true")
+        page.click("#play-selected")
+    page.wait_for_function(f"Number(document.body.dataset.moves) > {moves}")
+
+
+def play_by_clicking(tab, max_moves=200):
     """Play seat 0's moves by clicking until a deal ends; returns the number of moves clicked."""
     page = tab.page
-    clicked = 0
-    while clicked < max_moves:
+    for clicked in range(max_moves):
         wait_turn_or_end(page)
         if page.evaluate("document.getElementById('end-dialog').open"):
             return clicked
-        hand = page.locator("#hand .card")
-        game = page.evaluate("document.body.dataset.game")
-        moves = int(page.evaluate("document.body.dataset.moves"))
-        if game == "briscola":
-            hand.nth(clicked % hand.count()).click()
-        else:
-            hand.nth(clicked % hand.count()).click()
-            expect(page.locator("#choices")).to_be_visible()
-            choices = page.locator("#choice-list .choice")
-            captures = [choices.nth(i).get_attribute("data-capture") for i in range(choices.count())]
-            with_capture = [c for c in captures if c]
-            if with_capture:
-                wanted = with_capture[-1].split(",")
-                for card in wanted:
-                    page.locator(f"#felt .card[data-card='{card}']").click()
-                expect(page.locator(f"#choice-list .choice[data-capture='{with_capture[-1]}']")).to_have_attribute(
-                    "aria-pressed", "true")
-                page.click("#play-selected")
-            else:
-                page.locator("#choice-list .choice").first.click()
-        page.wait_for_function(f"Number(document.body.dataset.moves) > {moves}")
-        clicked += 1
+        play_one(page)
     raise AssertionError("no end of the deal")
 
 
@@ -301,9 +302,9 @@ def test_keyboard_only(server, browser):
         wait_turn_or_end(page)
         moves = int(page.evaluate("document.body.dataset.moves"))
         tab_to("#hand .card")
-        page.keyboard.press("Enter")  # the card's moves come next: focus is on the first
-        assert page.evaluate("document.activeElement.matches('#choice-list .choice')")
-        page.keyboard.press("Space")
+        page.keyboard.press("Enter")  # one move: played; several: the card's moves come next, focus on the first
+        if page.evaluate("document.activeElement.matches('#choice-list .choice')"):
+            page.keyboard.press("Space")
         page.wait_for_function(f"Number(document.body.dataset.moves) > {moves}")
     tab_to("#settings-button")
     page.keyboard.press("Enter")
