@@ -53,7 +53,8 @@ function render() {
 function shownView() {
   const v = app.snap.view;
   if (!app.final) return v;
-  return { ...v, ...app.final, hand: [], hand_sizes: v.hand_sizes.map(() => 0), history: [] };
+  const stock = v.stock_size === undefined ? {} : { stock_size: 0 };
+  return { ...v, ...app.final, ...stock, hand: [], hand_sizes: v.hand_sizes.map(() => 0), history: [] };
 }
 
 function turnText(snap) {
@@ -137,7 +138,11 @@ function drawFelt(v) {
   if (snap.game === "briscola") {
     $("felt-title").textContent = t("trick");
     const n = snap.seats.length;
-    felt.replaceChildren(...v.trick.map((c, i) => cardEl(c, { cls: "by-" + seatPos((v.leader + i) % n, n) })));
+    const won = app.final && snap.last && snap.last.trick ? snap.last.trick.winner : null;  // the deal's last trick
+    felt.replaceChildren(...v.trick.map((c, i) => {
+      const seat = (v.leader + i) % n;
+      return cardEl(c, { cls: "by-" + seatPos(seat, n) + (seat === won ? " winner" : "") });
+    }));
   } else {
     $("felt-title").textContent = t("the_table");
     const moves = app.selected ? movesOf(app.selected) : [];

@@ -393,7 +393,7 @@ function schedule() {
   const snap = app.snap;
   if (!snap || dialogOpen()) return;  // the AI waits while a dialog is up
   if (snap.deals.length > app.shownDeals) {  // the final table first, then what the deal scored
-    app.timer = setTimeout(showDealEnd, pace() + 500);
+    app.timer = setTimeout(showDealEnd, 2 * pace() + 100);
     return;
   }
   if (!snap.done && !snap.your_turn) app.timer = setTimeout(aiStep, pace());
