@@ -240,6 +240,7 @@ function slideIn(e, from) {
 function sweep(cards, start, mid, pile) {
   for (const [card, rect] of cards) {
     const ghost = cardEl(card, { cls: "ghost" });
+    ghost.setAttribute("aria-hidden", "true");
     Object.assign(ghost.style, { left: `${rect.left}px`, top: `${rect.top}px`, width: `${rect.width}px` });
     document.body.append(ghost);
     const at = (r, extra = "") => `translate(${r.left + r.width / 2 - (rect.left + rect.width / 2)}px, ` +

@@ -49,7 +49,7 @@ function forgetTable(id) {
 function playerId() {
   let id = localStorage.getItem(KEYS.player);
   if (!/^[A-Za-z0-9_-]{8,64}$/.test(id || "")) {
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    const bytes = crypto.getRandomValues(new Uint8Array(22));
     id = Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[b & 63]).join("");
     localStorage.setItem(KEYS.player, id);
   }
