@@ -425,6 +425,7 @@ def test_settings_kept_reload_and_second_tab_continue(server, browser):
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     assert page.evaluate("[document.body.dataset.table, document.body.dataset.moves]") == [table, moves]
+    assert page.locator("#log li").count() == int(moves)  # this deal's moves, from the view's history
     assert "size-small" in page.evaluate("document.body.className")
     kept = "['felt_contrast', 'felt_grain', 'felt_temp', 'player_name'].map((k) => app.settings[k])"
     assert page.evaluate(kept) == [80, 10, -30, "Ada"]

@@ -329,9 +329,11 @@ async function startGame(game, deck) {
 }
 
 // show a table: a new one, or one this browser was playing (a reload, a second tab)
-function enterTable(snap, shownDeals) {
+function enterTable(snap, shownDeals, resumed = false) {
   clearTimeout(app.timer);
-  app.log = []; app.shownDeals = shownDeals; app.lastN = 0; app.final = null; app.retry = 0;
+  app.shownDeals = shownDeals; app.final = null; app.retry = 0;
+  app.log = resumed ? snap.view.history.slice() : [];  // a game taken up again: this deal's moves so far
+  app.lastN = resumed ? snap.moves : 0;
   app.selected = null; app.picked.clear(); app.hint = null; app.snap = null;
   store(KEYS.table, snap.id);
   $("lobby").hidden = true;
@@ -345,7 +347,7 @@ async function resume() {
   if (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,100}$/.test(id)) return;
   try {
     const snap = await api("GET", `/v1/tables/${id}`);
-    enterTable(snap, snap.done ? Math.max(snap.deals.length - 1, 0) : snap.deals.length);
+    enterTable(snap, snap.done ? Math.max(snap.deals.length - 1, 0) : snap.deals.length, true);
   } catch (e) {
     if (e.offline) { say(t("reconnecting", { s: 2 })); setTimeout(resume, 2000); } else forgetTable(id);
   }
