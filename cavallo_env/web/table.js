@@ -194,7 +194,7 @@ function applySettings() {
   body.classList.remove("size-small", "size-medium", "size-large");
   body.classList.add("size-" + s.size);
   body.classList.toggle("contrast", !!s.contrast);
-  body.style.setProperty("--felt-h", String(150 - Number(s.felt_temp) * 0.5));
+  body.style.setProperty("--felt-h", String(150 - Number(s.felt_temp) * 0.8));
   body.style.setProperty("--felt-s", `${42 + Math.abs(Number(s.felt_temp)) * 0.1}%`);
   body.style.setProperty("--felt-l", `${34 - Number(s.felt_contrast) * 0.2}%`);
   body.style.setProperty("--grain", String(Number(s.felt_grain) / 100));
