@@ -156,13 +156,19 @@ function tableHeaders(path) {
   const token = m && tokenOf(m[1]);
   return token ? { authorization: `Bearer ${token}` } : {};
 }
+const API_TIMEOUT_MS = 30000;  // past the server's own limits (an AI move: --move-timeout, 10 s by default)
 async function api(method, path, body) {
-  const opts = { method, headers: tableHeaders(path) };
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), API_TIMEOUT_MS);  // a server that went silent counts as away
+  const opts = { method, headers: tableHeaders(path), signal: ctl.signal };
   if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["content-type"] = "application/json"; }
-  let r;
-  try { r = await fetch(path, opts); } catch (e) { throw new ApiError(t("offline"), 0, "offline", e.message); }
-  let data = null;
-  try { data = await r.json(); } catch (e) { data = null; }
+  let r, data = null;
+  try {
+    r = await fetch(path, opts);
+    try { data = await r.json(); } catch (e) { if (ctl.signal.aborted) throw e; data = null; }  // 204: no body
+  } catch (e) {
+    throw new ApiError(t("offline"), 0, "offline", e.message);
+  } finally { clearTimeout(timer); }
   if (!r.ok) {
     const code = data && data.code;
     const said = code && app.T.errors && app.T.errors[code];
