@@ -124,7 +124,7 @@ class TableSession:
             move_no, seat, by, move = row
             if move_no != self.moves + 1 or self.state.done or seat != self.state.current:
                 raise TableError(f"table {self.id}: the database's move {move_no} (seat {seat}) does not follow "
-                                 f"move {self.moves}", 500, "corrupt")
+                                 f"move {self.moves}", 500, "refused")
             self._apply(seat, self.game.move_from_dict(json.loads(move), self.options["deck"]), by, save=False)
 
     # -- what the page sees ----------------------------------------------------
@@ -259,8 +259,10 @@ class TableSession:
             return None
         return move if self.game.check_move(self.state, move) is None else None
 
-    def play_ai(self, move, by: str) -> None:
-        """Play a move ``ai_move`` accepted."""
+    def play_ai(self, move, by: str, moves: int | None = None) -> None:
+        """Play a move ``ai_move`` accepted (at move ``moves``: ``TableError`` 409 if the table has moved since)."""
+        if moves is not None and moves != self.moves:
+            raise TableError("the table moved on while the AI was thinking", 409, "stale")
         self._apply(self.state.current, move, by)
 
     @contextmanager

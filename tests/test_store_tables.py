@@ -219,7 +219,7 @@ def test_kill_9_mid_game_loses_nothing(url):
     assert kept.record["format"] == "briscola-record/1" and len(kept.record["moves"]) == 40
 
 
-def test_several_workers_on_postgresql_serve_every_table(pg_url):
+def test_several_workers_on_postgresql_serve_every_table(pg_url):  # noqa: F811  (the fixture)
     """``--workers 3`` on one PostgreSQL database: every request on a new connection (any worker) plays on."""
     port = free_port()
     proc = _serve(pg_url, port, workers=3)
