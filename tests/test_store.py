@@ -143,3 +143,20 @@ def test_tables_end_and_expire_keeping_their_moves(url):
     with pytest.raises(ValueError):
         store.end("b", "open")
     assert store.size_bytes() > 0
+
+
+def test_cavallo_serve_refuses_a_newer_schema_before_serving(tmp_path):
+    import subprocess
+    import sys
+
+    from sqlalchemy import text
+
+    path = tmp_path / "tables.sqlite3"
+    store = open_store(str(path))
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0002'"))
+    store.close()
+    out = subprocess.run([sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", "greedy", "--port", "0",
+                          "--db", str(path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "cavallo serve: error: the database" in out.stderr, out.stderr
+    assert "schema revision '0002', newer than this cavallo-env knows" in out.stderr and "Traceback" not in out.stderr
