@@ -287,7 +287,7 @@ class TableSession:
         return self.game.to_record(self.state)
 
 
-#: a player id (the browser's anonymous one) and the longest display name
+#: a player id (the browser's anonymous one) and the longest display name; a table's id is of the same letters
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 PLAYER_NAME_MAX = 40
 #: seconds between two writes of a table's last use when it is only read
@@ -487,7 +487,7 @@ class TableStore:
     def get(self, table_id, token) -> TableSession:
         """The table ``table_id`` if ``token`` is its token (touched: it stays alive), brought up to date with the
         database; ``TableError`` 404 if unknown, ended, expired or not the token's."""
-        if not isinstance(table_id, str) or len(table_id) > 64:
+        if not isinstance(table_id, str) or not PLAYER_ID.fullmatch(table_id):  # not an id: not asked of the database
             raise _missing()
         head = self.db.head(table_id)
         if head is None or not hmac.compare_digest(token_hash(token), head.token_hash) or head.status != "open":

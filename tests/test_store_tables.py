@@ -239,3 +239,11 @@ def test_several_workers_on_postgresql_serve_every_table(pg_url):  # noqa: F811 
             assert snap["moves"] == 30
     finally:
         stop(proc)
+
+
+def test_odd_table_ids_are_404_on_every_database(url):
+    """An id no table can have (a NUL, a lone surrogate, too long) is not sent to the database: 404, never a 500."""
+    with token_client(_app(url)) as c:
+        for tid in ("%00", "a%00b", "%ED%A0%80", "x" * 65, "..", "a b", "ünïcode"):
+            r = c.get(f"/v1/tables/{tid}", headers={"authorization": "Bearer \x00"})
+            assert r.status_code in (404, 405), (tid, r.status_code, r.text)
