@@ -462,3 +462,14 @@ def test_a_full_store_makes_room_from_finished_tables():
     with pytest.raises(TableError) as e:
         store.get(t.id, token)
     assert e.value.status == 404
+
+
+def test_a_server_without_tables_opens_no_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAVALLO_DB", str(tmp_path / "never.sqlite3"))
+    app = create_app("greedy", tables=False)
+    with token_client(app) as c:
+        r = c.post("/v1/tables", json={"game": "briscola"})
+        assert r.status_code == 503 and "serves no tables" in r.json()["detail"]
+        assert c.get("/v1/tables/abcdefgh12345678").status_code == 503
+        assert c.get("/v1/health").json()["tables"] == 0
+    assert not (tmp_path / "never.sqlite3").exists()

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...tables import TableError, TableSession, shown
+from ...tables import TableError, TableSession, TableStore, shown
 from ..runner import BotTimeout
 from ..service import Service, Svc
 from ..settings import API_VERSION
@@ -29,10 +29,18 @@ def _token(request: Request) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
+def _store(svc: Service) -> TableStore:
+    """The app's tables; ``TableError`` 503 on a server started without them (``create_app(tables=False)``)."""
+    if svc.store is None:
+        raise TableError("this server serves no tables (only POST /v1/move): start cavallo serve for the table",
+                         503, "refused")
+    return svc.store
+
+
 async def _table(svc: Service, table_id: str, request: Request) -> TableSession:
     """The table (its token checked, brought up to date with the database) read on a worker thread: the event
     loop serves other requests while the database answers."""
-    return await run_in_threadpool(svc.store.get, table_id, _token(request))
+    return await run_in_threadpool(_store(svc).get, table_id, _token(request))
 
 
 def _locked(table: TableSession, action=None):
@@ -66,7 +74,7 @@ async def new_table(request: Request, svc: Svc):
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                          f"known: {', '.join(NEW_FIELDS)}")
     table, token = await run_in_threadpool(
-        svc.store.create, data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+        _store(svc).create, data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
         client=svc.clients.key(request.scope), player_id=data.get("player_id"), player_name=data.get("player_name"))
     return {**await run_in_threadpool(_locked, table), "token": token}
 
@@ -79,7 +87,7 @@ async def get_table(table_id: str, request: Request, svc: Svc):
 
 @router.delete(TABLE, status_code=204, summary="Leave the table")
 async def close_table(table_id: str, request: Request, svc: Svc):
-    await run_in_threadpool(svc.store.close, table_id, _token(request))
+    await run_in_threadpool(_store(svc).close, table_id, _token(request))
     return Response(status_code=204)
 
 
