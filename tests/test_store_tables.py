@@ -62,6 +62,7 @@ def test_a_table_answers_only_its_token(url):
     with TestClient(app) as c:
         snap = c.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 5}).json()
         tid, token = snap["id"], snap["token"]
+        _step(c, snap, random.Random(0), {"authorization": f"Bearer {token}"})  # a table with a game to keep
         assert len(token) >= 32 and token not in json.dumps(c.get("/v1/health").json())
         missing = c.get("/v1/tables/no-such-table", headers={"authorization": f"Bearer {token}"})
         assert missing.status_code == 404
