@@ -51,6 +51,17 @@ def _locked(table: TableSession, action=None):
         return table.snapshot()
 
 
+async def _snapshot(svc: Service, table_id: str, request: Request, action=None) -> dict:
+    """The table read (as ``_table``), ``action(table)`` (if any) and its snapshot: one trip to a worker thread."""
+    store, token = _store(svc), _token(request)
+
+    def work():
+        table = store.get(table_id, token)
+        return _locked(table, None if action is None else lambda: action(table))
+
+    return await run_in_threadpool(work)
+
+
 async def _json_object(request: Request, what: str) -> dict:
     """The request body as a JSON object (an empty body is ``{}``); ``TableError`` 400 otherwise."""
     body = await request.body()
@@ -73,16 +84,19 @@ async def new_table(request: Request, svc: Svc):
     if unknown:
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                          f"known: {', '.join(NEW_FIELDS)}")
-    table, token = await run_in_threadpool(
-        _store(svc).create, data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
-        client=svc.clients.key(request.scope), player_id=data.get("player_id"), player_name=data.get("player_name"))
-    return {**await run_in_threadpool(_locked, table), "token": token}
+    store, client = _store(svc), svc.clients.key(request.scope)
+
+    def work():
+        table, token = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+                                    client=client, player_id=data.get("player_id"), player_name=data.get("player_name"))
+        return {**_locked(table), "token": token}
+
+    return await run_in_threadpool(work)
 
 
 @router.get(TABLE, summary="The table as seat 0 sees it")
 async def get_table(table_id: str, request: Request, svc: Svc):
-    table = await _table(svc, table_id, request)
-    return await run_in_threadpool(_locked, table)
+    return await _snapshot(svc, table_id, request)
 
 
 @router.delete(TABLE, status_code=204, summary="Leave the table")
@@ -93,14 +107,13 @@ async def close_table(table_id: str, request: Request, svc: Svc):
 
 @router.post(f"{TABLE}/move", summary="Your move: {play, capture?, expect?}")
 async def table_move(table_id: str, request: Request, svc: Svc):
-    table = await _table(svc, table_id, request)
     data = await _json_object(request, "a move")
     expect = data.pop("expect", None)
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
         raise TableError(f"'expect' must be the move count the page saw (an int), got {shown(expect)}")
     if "capture" not in data:
         data["capture"] = []
-    return await run_in_threadpool(_locked, table, lambda: table.play_human(data, expect))
+    return await _snapshot(svc, table_id, request, lambda table: table.play_human(data, expect))
 
 
 async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
