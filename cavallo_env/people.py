@@ -179,7 +179,8 @@ def report(results: list[Result], skipped: list[dict]) -> dict:
 
 def format_report(lines: list[Line], skipped: list[dict], source: str = "") -> str:
     """The table as plain text (``cavallo people``)."""
-    out = [f"the AI against people{f' ({source})' if source else ''}: {sum(x.games for x in lines)} finished games",
+    n = sum(x.games for x in lines)
+    out = [f"the AI against people{f' ({source})' if source else ''}: {n} finished game{'s' if n != 1 else ''}",
            "", f"  {'game':<34}{'AI':<18}{'games':>6}  {'AI W / D / L':<14}{'AI score':>9}  {'95% Wilson':<16}"
                f"{'pts/game AI':>12}{'people':>8}"]
     for x in lines:

@@ -37,3 +37,20 @@ def finished_game(game_name: str, deck: str, seed: int, *, game: str | None = No
 def played_games(per_game: int = 3) -> list[FinishedGame]:
     """``per_game`` finished games of every game and deck of the table."""
     return [finished_game(g, d, seed) for g, d in TABLE_GAMES for seed in range(per_game)]
+
+
+def store_with(url: str, finished: list[FinishedGame]):
+    """The store at ``url`` holding ``finished`` (each written as the table writes a game's last move)."""
+    import json
+
+    from cavallo_env.store import open_store
+
+    store = open_store(url)
+    for fg in finished:
+        options = {"deck": fg.deck, **({"match": fg.record["match"]} if "match" in fg.record else {})}
+        store.create_table({"id": fg.table_id, "token_hash": "0" * 64, "game": fg.game, "deck": fg.deck,
+                            "options": json.dumps(options), "ai": fg.ai, "seed": "1",
+                            "human_seats": json.dumps(list(fg.human_seats)), "player_id": fg.player_id,
+                            "player_name": fg.player_name})
+        assert store.add_move(fg.table_id, 1, 0, "you", {"play": "x"}, fg.record)
+    return store
