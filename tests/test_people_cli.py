@@ -117,4 +117,4 @@ def test_a_record_that_does_not_replay_is_skipped_and_said(tmp_path, capsys):
     store_with(url, [bad, good]).close()
     assert main(["people", "--db", url]) == 0
     out = capsys.readouterr().out
-    assert "1 finished game:" in out and f"skipped 1 game(s) whose record does not replay; the first: table {bad.table_id}" in out
+    assert ": 1 finished game\n" in out and f"skipped 1 game(s) whose record does not replay; the first: table {bad.table_id}" in out
