@@ -1,4 +1,4 @@
-"""Tables: games a person plays in the browser against the AI, held by the server.
+"""Tables: games a person plays in the browser against the AI, held by the server and kept in a database.
 
 The server owns every game.  A ``TableSession`` holds the engine state of one game;
 the person sits in seat 0, the AI in every other seat (in Cavalloìcera the AI
@@ -8,17 +8,31 @@ score so far, the last move with its bonuses, the completed deals' results --
 and never another seat's hand or the stock.  Every move the page sends is
 read and checked by the engine (``Game.check_move``) before it is played.
 
-``TableStore`` bounds the number of tables of a process and of each client
-(an opaque client key: the client's address today, a table token later),
-lets idle ones expire, and when full drops the longest-idle ones past a short
-grace.  Nothing here knows about HTTP (``cavallo_env.serve`` adds the
-routes) or about threads beyond each table's lock: the caller computes the
-AI's move off its event loop with ``TableSession.ai_view`` and plays it with
-``TableSession.play_ai``.
+Every table and every move is written to the database (``cavallo_env.store``,
+docs/database.md) as it is played: the table's seed and options and its moves
+in order rebuild the exact game, so a restarted server, or another server on
+the same database, continues it at the same move with the same cards.  The
+move count the page saw (``expect``) is the optimistic lock, and the database
+enforces it: of two servers playing move ``n`` of one table, one writes it and
+the other answers 409.  A table belongs to whoever created it: ``create``
+returns a secret token, of which the database keeps only a hash, and every
+later call must give it (a wrong one is answered as a table that does not exist).
+
+``TableStore`` holds the tables of one process in memory (a cache of the
+database), bounds their number in all and per client (an opaque client key:
+the client's address, kept in memory only), lets idle ones expire, and when
+full drops the longest-idle ones past a short grace.  Nothing here knows about
+HTTP (``cavallo_env.serve`` adds the routes) or about threads beyond each
+table's lock: the caller computes the AI's move off its event loop with
+``TableSession.ai_view`` and plays it with ``TableSession.play_ai``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import re
 import secrets
 import threading
 import time
@@ -83,11 +97,13 @@ def _offered(game_name, deck) -> bool:
 
 class TableSession:
     """One game at one table: seat 0 is the person, the other seats ``ai`` (a bot spec);
-    ``client`` is the key of the client that opened it (``TableStore``'s quota)."""
+    ``client`` is the key of the client that opened it (``TableStore``'s quota, never written down);
+    ``db`` the store its moves are written to (None: not written, e.g. while replaying)."""
 
-    def __init__(self, table_id: str, game_name: str, deck: str, ai: str, seed: int, client=None):
+    def __init__(self, table_id: str, game_name: str, deck: str, ai: str, seed: int, client=None, db=None):
         self.id = table_id
         self.client = client
+        self.db = db
         self.game = games.get(game_name)
         self.options = {"deck": deck}
         if "match" in self.game.options:
@@ -96,10 +112,20 @@ class TableSession:
         self.seed = seed
         self.state = self.game.new_state(seed, **self.options)
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
+        self.touched = time.time()
         self.moves = 0  # moves played so far, all deals: the page's clock
         self.last = None  # the last move, as the page shows it
         self.thinking = False  # an AI move is being computed
+        self.stale = False  # the database has another move than this process played: read it again
+
+    def replay(self, rows) -> None:
+        """Play again the moves of the database (rows of ``Store.moves``: move_no, seat, by, move), in order."""
+        for row in rows:
+            move_no, seat, by, move = row
+            if move_no != self.moves + 1 or self.state.done or seat != self.state.current:
+                raise TableError(f"table {self.id}: the database's move {move_no} (seat {seat}) does not follow "
+                                 f"move {self.moves}", 500, "corrupt")
+            self._apply(seat, self.game.move_from_dict(json.loads(move), self.options["deck"]), by, save=False)
 
     # -- what the page sees ----------------------------------------------------
     def _seats(self) -> list[dict]:
@@ -150,7 +176,7 @@ class TableSession:
         return out
 
     # -- moves -------------------------------------------------------------------
-    def _apply(self, seat: int, move, by: str) -> None:
+    def _apply(self, seat: int, move, by: str, save: bool = True) -> None:
         game = self.game
         bonuses = game.move_bonuses(self.state, move)
         deals_before = len(game.deal_results(self.state))
@@ -160,6 +186,16 @@ class TableSession:
         self.last = {"n": self.moves, "seat": seat, "by": by, "bonuses": bonuses,
                      "deal_ended": len(game.deal_results(self.state)) > deals_before, **d,
                      **game.after_move(self.state, HUMAN)}  # what the move caused that seat 0 may know
+        if save and self.db is not None:
+            self._save(seat, d, by)
+
+    def _save(self, seat: int, move: dict, by: str) -> None:
+        """Write the move just played (and the record, if it ended the game); ``TableError`` 409 if another
+        server wrote this move first (this process's state is then stale, and read again on the next request)."""
+        record = self.game.to_record(self.state) if self.state.done else None
+        if not self.db.add_move(self.id, self.moves, seat, by, move, record):
+            self.stale = True
+            raise TableError("the table has moved on (another move was played first): reload it", 409, "stale")
 
     def play_human(self, move_dict, expect: int | None = None) -> None:
         """Play the person's move (a move dict, as in a view); ``TableError`` saying why not.
@@ -249,24 +285,60 @@ class TableSession:
         return self.game.to_record(self.state)
 
 
+#: a player id (the browser's anonymous one) and the longest display name
+PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+PLAYER_NAME_MAX = 40
+#: seconds between two writes of a table's last use when it is only read
+TOUCH_EVERY = 10.0
+
+
+def token_hash(token) -> str:
+    """The hash the database keeps of a table's token (a token has 192 random bits: no salt or stretching needed)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass") if isinstance(token, str) else b"").hexdigest()
+
+
+def _missing() -> TableError:
+    """The one answer for a table that does not exist, has ended, or is not the caller's (a wrong token)."""
+    return TableError("no such table (it may have expired): start a new game", 404, "expired")
+
+
+def check_player(player_id, player_name) -> None:
+    """``TableError`` if the player's id or name is not one a table keeps."""
+    if player_id is not None and not (isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id)):
+        raise TableError(f"player_id must be 8 to 64 characters of A-Z a-z 0-9 _ -, got {shown(player_id)}")
+    if player_name is not None and not (isinstance(player_name, str) and len(player_name) <= PLAYER_NAME_MAX
+                                        and player_name.isprintable()):
+        raise TableError(f"player_name must be text of at most {PLAYER_NAME_MAX} printable characters, "
+                         f"got {shown(player_name)}")
+
+
+def _memory_store():
+    from .store import open_store  # lazy: sqlalchemy (the runtime extra)
+
+    return open_store("sqlite://")
+
+
 class TableStore:
-    """The tables of one process: at most ``max_tables``, at most ``per_client`` per client,
-    each dropped after ``ttl`` idle seconds.
+    """The tables of one process: at most ``max_tables`` in memory, at most ``per_client`` per client,
+    each ended after ``ttl`` idle seconds; every table and move written to ``db`` (a ``cavallo_env.store.Store``;
+    None: an in-memory SQLite database, gone with the process).
 
     A client is whatever key the caller gives ``create`` (``cavallo_env.serve``
-    gives the client's address; a table token can take its place without a
-    change here): one client at its quota first gives up its own longest-idle
-    table past ``GRACE`` (finished ones first), else is refused with 429.  A
-    full store makes room the same way from every client's tables: the finished
-    ones idle past ``GRACE``, then the unfinished one idle longest past it.  A
-    table whose AI is thinking is never dropped.
+    gives the client's address; it is never written to the database): one
+    client at its quota first gives up its own longest-idle table past
+    ``GRACE`` (finished ones first), else is refused with 429.  A full store
+    makes room the same way from every client's tables: the finished ones idle
+    past ``GRACE``, then the unfinished one idle longest past it.  A table whose
+    AI is thinking is never dropped.  A dropped table ends in the database too
+    (its moves stay), unless another server on the database used it lately:
+    then it only leaves this process's memory, and is read back when asked for.
     """
 
     #: a table idle this long (seconds) may be dropped to make room when the store, or its client's share, is full
     GRACE = 60.0
 
     def __init__(self, ai_specs, max_tables: int = 200, ttl: float = 1800.0, seeds: bool = False,
-                 per_client: int = 8):
+                 per_client: int = 8, db=None):
         if not ai_specs:
             raise ValueError("a table store needs at least one AI bot spec")
         if not (isinstance(max_tables, int) and max_tables >= 1):
@@ -281,6 +353,7 @@ class TableStore:
         self.max_tables = max_tables
         self.per_client = per_client
         self.ttl = float(ttl)
+        self.db = _memory_store() if db is None else db
         self._tables: dict[str, TableSession] = {}
         self._lock = threading.Lock()
 
@@ -288,8 +361,10 @@ class TableStore:
         return len(self._tables)
 
     def expire(self, now: float | None = None) -> int:
-        """Drop the tables idle for more than ``ttl``; how many were dropped."""
-        now = time.monotonic() if now is None else now
+        """End the tables idle for more than ``ttl`` in the database, and drop those idle here from memory;
+        how many were dropped from memory."""
+        now = time.time() if now is None else now
+        self.db.expire(now - self.ttl)
         with self._lock:
             old = [k for k, t in self._tables.items() if self._idle(t, now)]
             for k in old:
@@ -301,9 +376,8 @@ class TableStore:
         with self._lock:
             return sum(1 for t in self._tables.values() if t.client == client)
 
-    def create(self, game_name, deck=None, ai=None, seed=None, client=None) -> TableSession:
-        """A new table for ``client`` (a key; None = no quota); ``TableError`` for a game, deck or AI
-        the site does not offer, when the client holds its quota of tables (429) or the store is full (503)."""
+    def _check_new(self, game_name, deck, ai, seed):
+        """``(deck, ai, seed)`` of a new table, the defaults filled in; ``TableError`` for what the site does not offer."""
         if not isinstance(game_name, str) or game_name not in games.names():
             raise TableError(f"unknown game {shown(game_name)!r}; known games: {', '.join(games.names())}")
         game = games.get(game_name)
@@ -321,25 +395,46 @@ class TableStore:
             raise TableError("this server does not take seeds (they would deal every card): leave 'seed' out")
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
             raise TableError(f"seed must be an int in 0..2**63-1, got {shown(seed)}")
+        return deck, ai, seed
+
+    def create(self, game_name, deck=None, ai=None, seed=None, client=None, player_id=None,
+               player_name=None) -> tuple[TableSession, str]:
+        """A new table for ``client`` (a key; None = no quota) and its token, written to the database;
+        ``TableError`` for a game, deck, AI or player the site does not take, when the client holds its quota of
+        tables (429) or the store is full (503)."""
+        deck, ai, seed = self._check_new(game_name, deck, ai, seed)
+        check_player(player_id, player_name)
         self.expire()
+        token = secrets.token_urlsafe(24)
+        table = TableSession(secrets.token_urlsafe(12), game_name, deck, ai, seed, client, self.db)
         with self._lock:
-            now = time.monotonic()
-            if client is not None:
-                mine = [t for t in self._tables.values() if t.client == client]
-                if len(mine) >= self.per_client and not self._drop_one(mine, now):
-                    raise TableError(f"this client already holds {len(mine)} open tables, the most one client may "
-                                     f"hold: finish or leave one (DELETE /v1/tables/{{id}}), or try again in a "
-                                     f"minute", 429, "full")
-            if len(self._tables) >= self.max_tables:
-                self._make_room(now)
-            if len(self._tables) >= self.max_tables:
-                raise TableError(f"all {self.max_tables} tables are taken: try again later", 503, "full")
-            table = TableSession(secrets.token_urlsafe(12), game_name, deck, ai, seed, client)
+            self._room(client, time.time())
             self._tables[table.id] = table
-        return table
+        try:
+            self.db.create_table({
+                "id": table.id, "token_hash": token_hash(token), "game": game_name, "deck": deck,
+                "options": json.dumps(table.options), "ai": ai, "seed": str(seed), "human_seats": json.dumps([HUMAN]),
+                "player_id": player_id, "player_name": player_name})
+        except BaseException:
+            self._forget(table.id)
+            raise
+        return table, token
+
+    def _room(self, client, now: float) -> None:
+        """Room for one more table of ``client`` (under the lock), else ``TableError`` 429 or 503."""
+        if client is not None:
+            mine = [t for t in self._tables.values() if t.client == client]
+            if len(mine) >= self.per_client and not self._drop_one(mine, now):
+                raise TableError(f"this client already holds {len(mine)} open tables, the most one client may "
+                                 f"hold: finish or leave one (DELETE /v1/tables/{{id}}), or try again in a "
+                                 f"minute", 429, "full")
+        if len(self._tables) >= self.max_tables:
+            self._make_room(now)
+        if len(self._tables) >= self.max_tables:
+            raise TableError(f"all {self.max_tables} tables are taken: try again later", 503, "full")
 
     def _idle(self, table, now: float) -> bool:
-        """Whether ``table`` has been idle past ``ttl`` (a table whose AI is thinking is not)."""
+        """Whether ``table`` has been idle here past ``ttl`` (a table whose AI is thinking is not)."""
         return now - table.touched > self.ttl and not table.thinking
 
     def _droppable(self, tables, now: float) -> list[TableSession]:
@@ -347,11 +442,16 @@ class TableStore:
         idle = [t for t in tables if now - t.touched > self.GRACE and not t.thinking]
         return sorted(idle, key=lambda t: (not t.state.done, t.touched))
 
+    def _drop(self, table, now: float) -> None:
+        """Drop ``table`` from memory (under the lock), and end it in the database unless it was used lately."""
+        del self._tables[table.id]
+        self.db.end(table.id, "dropped", idle_before=now - self.GRACE)
+
     def _drop_one(self, tables, now: float) -> bool:
         """Drop the first of ``_droppable(tables)`` (under the lock); whether there was one."""
         victims = self._droppable(tables, now)
         if victims:
-            del self._tables[victims[0].id]
+            self._drop(victims[0], now)
         return bool(victims)
 
     def _make_room(self, now: float) -> None:
@@ -359,19 +459,57 @@ class TableStore:
         else the unfinished table idle longest past it."""
         finished = [t for t in self._droppable(self._tables.values(), now) if t.state.done]
         for t in finished:
-            del self._tables[t.id]
+            self._drop(t, now)
         if not finished:
             self._drop_one(self._tables.values(), now)
 
-    def get(self, table_id) -> TableSession:
-        """The table ``table_id`` (touched: it stays alive); ``TableError`` 404 if unknown or expired."""
-        table = self._tables.get(table_id) if isinstance(table_id, str) else None
-        if table is None or self._idle(table, time.monotonic()):
-            raise TableError("no such table (it may have expired): start a new game", 404, "expired")
-        table.touched = time.monotonic()
+    def _forget(self, table_id) -> None:
+        with self._lock:
+            self._tables.pop(table_id, None)
+
+    def _load(self, table_id: str, now: float) -> TableSession:
+        """The table ``table_id`` read from the database: its moves replayed (``TableError`` 503 if there is no room)."""
+        row = self.db.table(table_id)
+        if row is None or row.status != "open":
+            self._forget(table_id)
+            raise _missing()
+        options = json.loads(row.options)
+        table = TableSession(row.id, row.game, options["deck"], row.ai, int(row.seed), None, self.db)
+        table.replay(self.db.moves(table_id))
+        with self._lock:
+            self._tables.pop(table_id, None)
+            self._room(None, now)
+            self._tables[table_id] = table
         return table
 
-    def close(self, table_id) -> None:
-        with self._lock:
-            if self._tables.pop(table_id, None) is None:
-                raise TableError("no such table (it may have expired)", 404, "expired")
+    def get(self, table_id, token) -> TableSession:
+        """The table ``table_id`` if ``token`` is its token (touched: it stays alive), brought up to date with the
+        database; ``TableError`` 404 if unknown, ended, expired or not the token's."""
+        if not isinstance(table_id, str) or len(table_id) > 64:
+            raise _missing()
+        head = self.db.head(table_id)
+        if head is None or not hmac.compare_digest(token_hash(token), head.token_hash) or head.status != "open":
+            self._forget(table_id)
+            raise _missing()
+        now = time.time()
+        table = self._tables.get(table_id)
+        last = max(head.touched_at, table.touched if table is not None else 0.0)
+        if now - last > self.ttl and not (table is not None and table.thinking):
+            self.db.end(table_id, "expired", idle_before=now - self.ttl)
+            self._forget(table_id)
+            raise _missing()
+        if table is None or table.stale or table.moves > head.moves:
+            table = self._load(table_id, now)
+        elif table.moves < head.moves:  # another server played here meanwhile
+            with table.lock:
+                table.replay(self.db.moves(table_id, after=table.moves))
+        table.touched = now
+        if now - head.touched_at > TOUCH_EVERY:
+            self.db.touch(table_id, now)
+        return table
+
+    def close(self, table_id, token) -> None:
+        """End the table (its moves, and its record if it is finished, stay in the database)."""
+        self.get(table_id, token)
+        self.db.end(table_id, "closed")
+        self._forget(table_id)

@@ -37,7 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_service_arguments(p: argparse.ArgumentParser) -> None:
     """The server's limits and logging, shared by ``cavallo serve`` and ``cavallo table``."""
-    p.add_argument("--max-tables", type=int, default=200, help="tables at once per worker (default 200)")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="the database every table and move is written to: postgresql://user@host/db, "
+                        "sqlite:///<file> or a file path (default $CAVALLO_DB, else tables.sqlite3 in the user's "
+                        "data directory; docs/database.md)")
+    p.add_argument("--max-tables", type=int, default=200, help="tables at once in memory per worker (default 200)")
     p.add_argument("--tables-per-client", type=int, default=8,
                    help="tables one client (one address; an IPv6 /64) may hold at once (default 8)")
     p.add_argument("--table-ttl", type=float, default=1800.0, help="seconds an idle table is kept (default 1800)")
@@ -61,7 +65,7 @@ def app_options(args) -> dict:
     return {"table_ais": args.ai, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
             "move_timeout": args.move_timeout, "max_body": args.max_body,
             "table_seeds": getattr(args, "table_seeds", False), "tables_per_client": args.tables_per_client,
-            "read_timeout": args.read_timeout, "trust_proxy": ",".join(args.trust_proxy or ())}
+            "read_timeout": args.read_timeout, "trust_proxy": ",".join(args.trust_proxy or ()), "db": args.db}
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -111,24 +115,29 @@ def run(args) -> int:
     from ..serve.app import create_app
     from ..serve.protocol import listen_backlog, raise_open_files_limit
     from ..serve.settings import ENV_BOT, ENV_OPTIONS, ENV_READ_TIMEOUT, ENV_SEED
+    from ..store.urls import is_memory, resolve, shown
 
     if not 1 <= args.workers <= 64:
         raise ValueError(f"--workers must be in 1..64, got {args.workers}")
+    db = resolve(args.db)
+    if args.workers > 1 and is_memory(db):
+        raise ValueError("--db sqlite:// is a database in one process's memory: several --workers need a file or "
+                         "a PostgreSQL server")
     sock = bind(args.host, args.port)
-    options = app_options(args)
-    app = create_app(args.bot, seed=args.seed, **options)  # fails now, with a clear message, on a bad bot or model
+    options = dict(app_options(args), db=db)
+    # fails now, with a clear message, on a bad bot or model or database (and migrates it, once, before any worker)
+    app = create_app(args.bot, seed=args.seed, **options)
     port = sock.getsockname()[1]
     print(f"serving {args.bot} on http://{args.host}:{port} "
-          f"(the table at /, POST /v1/move, GET /v1/health, docs at /docs), {args.workers} worker(s)", flush=True)
+          f"(the table at /, POST /v1/move, GET /v1/health, docs at /docs), {args.workers} worker(s), "
+          f"tables kept in {shown(db)}", flush=True)
     if args.workers == 1:
         serve(app, sock, args)
     else:
         sock.close()  # uvicorn binds it again for its workers
         os.environ[ENV_BOT] = args.bot
-        # a table lives in one process, and a worker is picked per connection: no tables here
-        os.environ[ENV_OPTIONS] = json.dumps(dict(options, tables=False))
-        print("the table is off with several workers (a table lives in one process): use --workers 1 for it",
-              flush=True)
+        # every worker serves every table: each reads and writes the one database
+        os.environ[ENV_OPTIONS] = json.dumps(options)
         if args.seed is not None:
             os.environ[ENV_SEED] = str(args.seed)
         os.environ[ENV_READ_TIMEOUT] = str(args.read_timeout)

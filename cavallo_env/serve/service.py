@@ -58,7 +58,6 @@ class Service:
     store: TableStore
     clients: Clients
     move_timeout: float
-    tables: bool = True  # False (several workers): new tables are refused with 503
     versions: dict = field(default_factory=dict)  # each game the bot plays: its obs and action versions
     known_games: list = field(default_factory=games.names)
     started: float = field(default_factory=time.time)
@@ -95,10 +94,17 @@ def _versions(bot) -> dict:
     return out
 
 
-def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: Clients, tables: bool = True,
+def _db(db):
+    """The ``Store`` of ``db``: a Store, a URL, or None (``$CAVALLO_DB``, else the user's data directory)."""
+    from ..store import Store, open_store  # lazy: sqlalchemy, the runtime extra
+
+    return db if isinstance(db, Store) else open_store(db)
+
+
+def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: Clients, db=None,
                   **store_options) -> Service:
     """The bots of ``bot_spec`` and ``table_ais`` (default ``TABLE_AIS``, ``bot_spec`` first when it is not
-    among them), each on its own runner, and a ``TableStore`` of ``store_options``."""
+    among them), each on its own runner, and a ``TableStore`` of ``store_options`` on the database ``db``."""
     bot = _bot(bot_spec, seed)
     runner = BotRunner(bot, move_timeout)
     if table_ais is None:
@@ -109,8 +115,8 @@ def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: 
     if len(table_bots) != len(table_ais):
         raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
-    store = TableStore(list(table_bots), **store_options)
-    return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, tables, _versions(bot))
+    store = TableStore(list(table_bots), db=_db(db), **store_options)
+    return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, _versions(bot))
 
 
 async def _service(request: Request) -> Service:

@@ -11,7 +11,7 @@ ENV_DB = "CAVALLO_DB"
 FILE_NAME = "tables.sqlite3"
 
 
-class StoreError(RuntimeError):
+class StoreError(ValueError):
     """The database cannot be used: unreachable, a bad URL, or a schema this code does not know."""
 
 

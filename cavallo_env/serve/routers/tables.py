@@ -1,5 +1,8 @@
 """The table's API, ``/v1/tables/...``: start a game, see it, play a move, let the AI play, ask it for a hint,
-the record, leave (``cavallo_env.tables`` holds the games; docs/table.md)."""
+the record, leave (``cavallo_env.tables`` holds the games; docs/table.md).
+
+Starting a game answers its secret ``token``; every later call on the table must carry it as
+``Authorization: Bearer <token>``, else it is answered 404 as a table that does not exist."""
 
 from __future__ import annotations
 
@@ -15,6 +18,18 @@ from ..settings import API_VERSION
 
 router = APIRouter()
 TABLE = f"/{API_VERSION}/tables/{{table_id}}"
+#: the fields of a new table's body
+NEW_FIELDS = ("game", "deck", "ai", "seed", "player_id", "player_name")
+
+
+def _token(request: Request) -> str:
+    """The table token the request carries (``Authorization: Bearer <token>``; "" when none)."""
+    scheme, _, token = (request.headers.get("authorization") or "").strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _table(svc: Service, table_id: str, request: Request) -> TableSession:
+    return svc.store.get(table_id, _token(request))
 
 
 async def _json_object(request: Request, what: str) -> dict:
@@ -31,38 +46,37 @@ async def _json_object(request: Request, what: str) -> dict:
     return data
 
 
-@router.post(f"/{API_VERSION}/tables", status_code=201, summary="Start a game: {game, deck, ai?, seed?}")
+@router.post(f"/{API_VERSION}/tables", status_code=201,
+             summary="Start a game: {game, deck, ai?, seed?, player_id?, player_name?}; answers its token")
 async def new_table(request: Request, svc: Svc):
-    if not svc.tables:
-        raise TableError("tables need a single server process: start cavallo serve with --workers 1 "
-                         "(the default) to play at the table", 503, "single_process")
     data = await _json_object(request, "a new table")
-    unknown = sorted(set(data) - {"game", "deck", "ai", "seed"})
+    unknown = sorted(set(data) - set(NEW_FIELDS))
     if unknown:
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
-                         "known: game, deck, ai, seed")
-    table = svc.store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
-                             client=svc.clients.key(request.scope))
+                         f"known: {', '.join(NEW_FIELDS)}")
+    table, token = svc.store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+                                    client=svc.clients.key(request.scope), player_id=data.get("player_id"),
+                                    player_name=data.get("player_name"))
     with table.lock:
-        return table.snapshot()
+        return {**table.snapshot(), "token": token}
 
 
 @router.get(TABLE, summary="The table as seat 0 sees it")
-async def get_table(table_id: str, svc: Svc):
-    table = svc.store.get(table_id)
+async def get_table(table_id: str, request: Request, svc: Svc):
+    table = _table(svc, table_id, request)
     with table.lock:
         return table.snapshot()
 
 
 @router.delete(TABLE, status_code=204, summary="Leave the table")
-async def close_table(table_id: str, svc: Svc):
-    svc.store.close(table_id)
+async def close_table(table_id: str, request: Request, svc: Svc):
+    svc.store.close(table_id, _token(request))
     return Response(status_code=204)
 
 
 @router.post(f"{TABLE}/move", summary="Your move: {play, capture?, expect?}")
 async def table_move(table_id: str, request: Request, svc: Svc):
-    table = svc.store.get(table_id)
+    table = _table(svc, table_id, request)
     data = await _json_object(request, "a move")
     expect = data.pop("expect", None)
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
@@ -98,8 +112,8 @@ async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
 
 
 @router.post(f"{TABLE}/ai", summary="The AI plays one move")
-async def table_ai(table_id: str, svc: Svc):
-    table = svc.store.get(table_id)
+async def table_ai(table_id: str, request: Request, svc: Svc):
+    table = _table(svc, table_id, request)
     with table.asking(table.ai_view) as (moves, view):
         move, by = await _ai_answer(svc, table, moves, view)
         with table.lock:  # the position is still the one the move was checked in: only the AI moves now
@@ -108,8 +122,8 @@ async def table_ai(table_id: str, svc: Svc):
 
 
 @router.get(f"{TABLE}/hint", summary="What the table's AI would play in your place")
-async def table_hint(table_id: str, svc: Svc):
-    table = svc.store.get(table_id)
+async def table_hint(table_id: str, request: Request, svc: Svc):
+    table = _table(svc, table_id, request)
     with table.asking(lambda: (table.moves, table.hint_view())) as (moves, view):
         try:
             answer = await svc.table_bots[table.ai].choose(view)
@@ -119,7 +133,7 @@ async def table_hint(table_id: str, svc: Svc):
 
 
 @router.get(f"{TABLE}/record", summary="The game record, once the game is over")
-async def table_record(table_id: str, svc: Svc):
-    table = svc.store.get(table_id)
+async def table_record(table_id: str, request: Request, svc: Svc):
+    table = _table(svc, table_id, request)
     with table.lock:
         return table.record()
