@@ -83,6 +83,14 @@ def ai_team(game, human_seats) -> int:
     return 1 - teams.pop()
 
 
+def seats_of(game, human_seats) -> list[dict]:
+    """Who sat where: ``"person"``, the person's AI ``"partner"`` (Cavalloìcera) or ``"ai"``, the side measured."""
+    mine = {game.team_of(s) for s in human_seats}
+    return [{"seat": s, "team": game.team_of(s),
+             "who": "person" if s in human_seats else ("partner" if game.team_of(s) in mine else "ai")}
+            for s in range(game.num_seats)]
+
+
 def options_of(game, deck, record: dict) -> tuple:
     """The game's options of a finished game: its deck, and the others the record names (Scopa's ``match``)."""
     options = {k: record[k] for k in game.options if k != "deck" and k in record}

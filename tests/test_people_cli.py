@@ -15,7 +15,7 @@ from people_fixtures import finished_game, played_games, store_with  # noqa: E40
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    games = played_games(2) + [finished_game("briscola", "milanesi", 9, player_id="p-two", ai="greedy")]
+    games = played_games(2) + [finished_game("briscola", "milanesi", 9, player_id="p-two-22", ai="greedy")]
     url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tables.sqlite3'}"
     store_with(url, games).close()
     return url, games
@@ -51,7 +51,7 @@ def test_filters_by_game_player_and_limit(db, capsys):
     url, _ = db
     assert main(["people", "--db", url, "--json", "--game", "scopa"]) == 0
     assert [x["game"] for x in json.loads(capsys.readouterr().out)["lines"]] == ["scopa"]
-    assert main(["people", "--db", url, "--json", "--player", "p-two"]) == 0
+    assert main(["people", "--db", url, "--json", "--player", "p-two-22"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["games"] == 1 and rep["lines"][0]["ai"] == "greedy"
     assert main(["people", "--db", url, "--json", "--limit", "3"]) == 0

@@ -125,6 +125,11 @@ class Store:
         for row in rows:
             yield _finished(row)
 
+    def finished_game(self, table_id: str) -> FinishedGame | None:
+        """The finished game of ``table_id``; None if there is none, or it is not finished (its cards are secret)."""
+        row = self.table(table_id)
+        return None if row is None or row.finished_at is None else _finished(row)
+
     # -- the tables ------------------------------------------------------------------------------------------
     def create_table(self, row: dict) -> None:
         """A new open table: ``row`` has the columns of ``schema.tables`` but status, moves and times."""

@@ -1,0 +1,139 @@
+"""The AI measured against people in the browser: the pages ``/stats`` and ``/replay`` and their JSON,
+``GET /v1/stats`` (the table of ``cavallo people``; with ``player_id``, that player's own games too) and
+``GET /v1/stats/games/{table_id}`` (a finished game's record and its positions with every hand, for the replay;
+never a game still being played).  The figures are ``cavallo_env.people``'s; docs/people.md."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import weakref
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse
+
+from ... import games, people
+from ...errors import RecordError
+from ...tables import check_player
+from ..service import Svc
+from ..settings import API_VERSION, WEB
+
+router = APIRouter()
+#: the most recent finished games the table of /v1/stats counts
+MAX_GAMES = 5000
+#: a player's most recent games listed in their history
+HISTORY = 100
+#: seconds an answer of /v1/stats is kept: reading thousands of records on every request would be slow
+ANSWER_TTL = 15.0
+#: what a table id looks like (``secrets.token_urlsafe``); anything else is no table
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class _Results:
+    """Per database: each finished game's ``people.Result`` (a finished game never changes), and the
+    table of ``/v1/stats`` for ``ANSWER_TTL`` seconds."""
+
+    MAX_RESULTS = 4 * MAX_GAMES
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._of_db: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # db -> {"results", "table"}
+
+    def _entry(self, db) -> dict:
+        return self._of_db.setdefault(db, {"results": {}, "table": None})
+
+    def of(self, db, finished: list) -> tuple[list, list]:
+        """``people.results_of(finished)``, replaying only the games not seen before."""
+        with self._lock:
+            known = self._entry(db)["results"]
+            todo = [fg for fg in finished if fg.table_id not in known]
+        new, skipped = people.results_of(todo)
+        with self._lock:
+            if len(known) + len(new) > self.MAX_RESULTS:
+                known.clear()
+            known.update((r.table_id, r) for r in new)
+            results = [known[fg.table_id] for fg in finished if fg.table_id in known]
+        return results, skipped
+
+    def table(self, db, make) -> dict:
+        """``make()``, or its answer of less than ``ANSWER_TTL`` seconds ago."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entry(db)["table"]
+        if hit is not None and now - hit[0] < ANSWER_TTL:
+            return hit[1]
+        value = make()
+        with self._lock:
+            self._entry(db)["table"] = (now, value)
+        return value
+
+
+_CACHE = _Results()
+
+
+def _page(name: str) -> FileResponse:
+    return FileResponse(str(WEB / name), media_type="text/html; charset=utf-8")
+
+
+@router.get("/stats", include_in_schema=False)
+async def stats_page():
+    return _page("stats.html")
+
+
+@router.get("/replay", include_in_schema=False)
+async def replay_page():
+    return _page("replay.html")
+
+
+def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[dict, list]:
+    """The figures of the ``limit`` most recent finished games (of ``player_id``), and their results."""
+    finished = list(db.finished_games(player_id=player_id, limit=limit))
+    results, skipped = _CACHE.of(db, finished)
+    return {"games": len(results), "lines": [x.to_dict() for x in people.summarize(results)],
+            "skipped": len(skipped), "limit": limit, "complete": len(finished) < limit}, results
+
+
+def _player(db, player_id: str) -> dict:
+    out, results = _table(db, player_id)
+    out["history"] = [r.for_person() for r in results[:HISTORY]]
+    return out
+
+
+@router.get(f"/{API_VERSION}/stats", summary="The AI against people: W/D/L, score with its 95% Wilson interval, "
+                                             "points per game, per game, deck and AI")
+def stats(svc: Svc, player_id: str | None = None):
+    """The finished games at the table (the most recent `MAX_GAMES`), per game, deck and AI, from the AI's side;
+    with `player_id` (the page's anonymous id) also that player's own figures and most recent games."""
+    check_player(player_id, None)
+    db = svc.store.db
+    out = dict(_CACHE.table(db, lambda: _table(db)[0]))
+    if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
+        out["player"] = _player(db, player_id)
+    return out
+
+
+def _no_game(table_id: str) -> HTTPException:
+    return HTTPException(404, f"no finished game at table {table_id[:64]!r}: only a finished game can be replayed")
+
+
+@router.get(f"/{API_VERSION}/stats/games/{{table_id}}", summary="A finished game, to replay with every hand shown")
+def finished_game(table_id: str, svc: Svc):
+    """The record of a finished game and every position of it, move by move, with every hand;
+    404 for a game that is not finished (its hidden cards stay hidden) or not there."""
+    if not TABLE_ID.fullmatch(table_id):
+        raise _no_game(table_id)
+    fg = svc.store.db.finished_game(table_id)
+    if fg is None:
+        raise _no_game(table_id)
+    try:
+        result = people.result_of(fg)
+        frames = people.frames(fg.record)
+    except RecordError as e:
+        raise HTTPException(422, f"the record of table {table_id!r} does not replay: {e}") from None
+    game = games.get(fg.game)
+    return {"table_id": fg.table_id, "game": fg.game, "title": game.title, "deck": fg.deck,
+            "options": dict(result.options), "ai": fg.ai,
+            "seats": people.seats_of(game, fg.human_seats), "finished_at": result.finished_at,
+            "result": {"ai": result.outcome, "points": {"ai": result.ai_points, "people": result.people_points}},
+            "breakdown_keys": list(game.breakdown_keys), "record": fg.record, "frames": frames}
