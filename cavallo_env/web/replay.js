@@ -48,8 +48,8 @@ function renderMiddle(frame) {
 }
 
 function renderScore(frame) {
-  const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("score") }),
-    el("th", { scope: "col", text: t("people") }), el("th", { scope: "col", text: t("ai") })));
+  const head = el("thead", {}, el("tr", {}, el("td", {}),
+    el("th", { scope: "col", class: "num", text: t("people") }), el("th", { scope: "col", class: "num", text: t("ai") })));
   const rows = Object.entries(frame.score).map(([k, pair]) => {
     const [p, a] = sides(pair);
     return el("tr", {}, el("th", { scope: "row", text: scoreName(k) }), el("td", { class: "num", text: String(p) }),

@@ -34,25 +34,26 @@ function svg(tag, attrs, text) {
   return e;
 }
 
-// one row per line: the AI's score as a dot, its 95% interval as a bar, 50% (even) dashed
+// one row per line: the AI's score as a dot, its 95% interval as a bar, 50% (even) dashed;
+// each row is labelled with its game (deck, match) and, below it, its AI
 function chart(box, lines) {
   box.replaceChildren();
   if (!lines.length) return;
-  const W = 640, left = 260, right = 20, row = 30, top = 24, H = top + row * lines.length + 8;
+  const W = 720, left = 300, right = 24, row = 38, top = 26, H = top + row * lines.length + 6;
   const x = (p) => left + p * (W - left - right);
   const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": t("chart_label"), class: "score-chart" });
   s.append(svg("title", {}, t("chart_label")));
   for (const p of [0, 0.25, 0.5, 0.75, 1]) {
-    s.append(svg("line", { x1: x(p), x2: x(p), y1: top - 6, y2: H - 8, class: p === 0.5 ? "even" : "grid" }));
+    s.append(svg("line", { x1: x(p), x2: x(p), y1: top - 6, y2: H - 4, class: p === 0.5 ? "even" : "grid" }));
     s.append(svg("text", { x: x(p), y: top - 10, class: "tick", "text-anchor": "middle" }, `${100 * p}%`));
   }
   lines.forEach((line, i) => {
     const y = top + row * i + row / 2;
-    const label = `${gameLabel(line)} · ${aiName(line.ai)}`;
     const g = svg("g", { class: "line" });
-    g.append(svg("title", {}, `${label}: ${pct(line.score)} (${pct(line.score_ci[0])} – ${pct(line.score_ci[1])}), ` +
-      `${line.games} ${t("col_games").toLowerCase()}`));
-    g.append(svg("text", { x: left - 8, y: y + 4, "text-anchor": "end", class: "label" }, label));
+    g.append(svg("title", {}, `${gameLabel(line)} · ${aiName(line.ai)}: ${pct(line.score)} ` +
+      `(${pct(line.score_ci[0])} – ${pct(line.score_ci[1])}), ${t("col_games")}: ${line.games}`));
+    g.append(svg("text", { x: left - 10, y: y - 2, "text-anchor": "end", class: "label" }, gameLabel(line)));
+    g.append(svg("text", { x: left - 10, y: y + 12, "text-anchor": "end", class: "ai" }, aiName(line.ai)));
     g.append(svg("line", { x1: x(line.score_ci[0]), x2: x(line.score_ci[1]), y1: y, y2: y, class: "interval" }));
     g.append(svg("circle", { cx: x(line.score), cy: y, r: 5, class: "score" }));
     s.append(g);
