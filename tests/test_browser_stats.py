@@ -108,7 +108,7 @@ def _open(browser, url, path, lang="en", player=PLAYER):
     ctx = browser.new_context()
     script = f"localStorage.setItem('cavallo.lang', '{lang}');"
     if player:
-        script += f"localStorage.setItem('cavallo.player_id', '{player}');"
+        script += f"localStorage.setItem('cavallo.player', '{player}');"
     ctx.add_init_script(script)
     page = ctx.new_page()
     errors = []
@@ -167,6 +167,9 @@ def test_a_finished_game_replays_move_by_move_with_every_hand(server, browser, s
         expect(shown).to_have_count(len(hand))
         assert [shown.nth(i).get_attribute("data-card") for i in range(len(hand))] == hand
     expect(page.locator("#middle .card")).to_have_count(len(first["public"]["table"]))
+    # the table page's SVG faces where it has them (web/cards.js), else text cards
+    drawn = "svg" if (WEB / "cards.js").exists() else "text"
+    assert drawn in page.locator(".seat .card").first.get_attribute("class").split()
     page.click("#next")
     mv = game["frames"][1]["move"]
     expect(page.locator(f".seat:nth-child({mv['seat'] + 1})")).to_have_class("seat who-" + game["seats"][mv["seat"]]["who"]

@@ -1,10 +1,13 @@
 // /replay?table=ID: a finished game, move by move, with every hand shown (GET /v1/stats/games/ID).
-// Cards are text cards (rank and suit sign, stats-common.js); only a finished game is ever sent.
+// Cards are the table page's SVG faces (cards.js), else text cards (stats-common.js); only a finished
+// game is ever sent.
 import { $, app, aiName, cardEl, cardName, el, gameLabel, getJSON, scoreName, setupLanguage, t } from "/static/stats-common.js";
 
 let game = null;
 let at = 0;
 let timer = null;
+
+const card = (name) => cardEl(name, game.deck);
 
 function seatName(seat) {
   const s = game.seats[seat];
@@ -32,7 +35,7 @@ function renderSeats(frame) {
     { class: `seat who-${game.seats[seat].who}` + (frame.move && frame.move.seat === seat ? " moved" : "") },
     el("h3", { text: seatName(seat) }),
     el("div", { class: "cards", role: "group", "aria-label": seatName(seat) },
-      ...(hand.length ? hand.map(cardEl) : [el("span", { class: "empty", text: t("empty") })])))));
+      ...(hand.length ? hand.map(card) : [el("span", { class: "empty", text: t("empty") })])))));
 }
 
 function renderMiddle(frame) {
@@ -40,9 +43,9 @@ function renderMiddle(frame) {
   const trick = "trick" in pub;
   $("middle-title").textContent = t(trick ? "trick" : "table");
   const cards = (trick ? pub.trick : pub.table) || [];
-  $("middle").replaceChildren(...(cards.length ? cards.map(cardEl) : [el("span", { class: "empty", text: t("empty") })]));
+  $("middle").replaceChildren(...(cards.length ? cards.map(card) : [el("span", { class: "empty", text: t("empty") })]));
   const extras = [];
-  if (pub.trump) extras.push(el("div", { class: "trump" }, el("span", { text: `${t("trump")}: ` }), cardEl(pub.trump)));
+  if (pub.trump) extras.push(el("div", { class: "trump" }, el("span", { text: `${t("trump")}: ` }), card(pub.trump)));
   if (pub.stock_size !== undefined) extras.push(el("p", { text: t("stock", { n: pub.stock_size }) }));
   $("extras").replaceChildren(...extras);
 }

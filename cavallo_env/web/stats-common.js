@@ -1,5 +1,6 @@
 // What /stats and /replay share: the language (as the table page picks it), the words, DOM helpers,
-// and cards drawn as text (rank and suit sign, named in the page's language).
+// and the cards: the table page's SVG faces (cards.js) where the page loads them, else text cards
+// (rank and suit sign); either named in the page's language for screen readers.
 // The words are web/i18n/stats-<lang>.json; card, suit and score names are read from the table's
 // web/i18n/<lang>.json (read only: one place for them).
 
@@ -70,12 +71,22 @@ export function cardName(name) {
   const rank = tableWord(`rank.${c.rank}`, c.rank), suit = tableWord(`suit.${c.suit}`, c.suit);
   return tableWord("card", "{rank} of {suit}").split("{rank}").join(rank).split("{suit}").join(suit);
 }
-export function cardEl(name) {
+// the table page's SVG card faces (cards.js, a classic script defining CARD_ART) when the page loaded it,
+// else a text card: the rank and the suit's sign
+const ART = typeof CARD_ART !== "undefined" ? CARD_ART : null;  // eslint-disable-line no-undef
+let sprite = false;
+export function cardEl(name, deck) {
   const c = parseCard(name);
-  return el("span", { class: `card suit-${c.suit}`, role: "img", "aria-label": cardName(name), title: cardName(name),
-    "data-card": name },
-  el("span", { class: "rank", "aria-hidden": "true", text: c.rank }),
-  el("span", { class: "pip", "aria-hidden": "true", text: PIPS[c.suit] || "?" }));
+  const attrs = { role: "img", "aria-label": cardName(name), title: cardName(name), "data-card": name };
+  if (ART && deck) {
+    if (!sprite) { document.body.prepend(ART.sprite()); sprite = true; }
+    const e = el("span", { class: `card svg suit-${c.suit}`, ...attrs });
+    e.innerHTML = ART.face(name, deck);
+    return e;
+  }
+  return el("span", { class: `card text suit-${c.suit}`, ...attrs },
+    el("span", { class: "rank", "aria-hidden": "true", text: c.rank }),
+    el("span", { class: "pip", "aria-hidden": "true", text: PIPS[c.suit] || "?" }));
 }
 
 async function loadLanguage(lang) {

@@ -2,14 +2,14 @@
 // and this browser's player's own games with a link to replay each (GET /v1/stats; docs/people.md).
 import { $, app, aiName, el, gameLabel, getJSON, pct, setupLanguage, t } from "/static/stats-common.js";
 
-// the browser's anonymous player id: ?player=, else the one the table page keeps
-const PLAYER_KEYS = ["cavallo.player_id", "cavallo.player"];
+// the browser's anonymous player id: ?player=, else the one the table page keeps (table.js, KEYS.player)
+const PLAYER_KEY = "cavallo.player";
 const SVG = "http://www.w3.org/2000/svg";
 let data = null;
 
 function playerId() {
   const asked = new URLSearchParams(location.search).get("player");
-  return asked || PLAYER_KEYS.map((k) => localStorage.getItem(k)).find(Boolean) || null;
+  return asked || localStorage.getItem(PLAYER_KEY) || null;
 }
 
 function figuresTable(table, lines) {
