@@ -251,17 +251,21 @@ def _frame(game, state, n: int, deal: int, move: dict | None, ended: dict | None
     return frame
 
 
+def _deals(game, record: dict):
+    """``(k, the state deal k starts in, deal k's moves)`` for each deal of a finished game's record."""
+    if not replay(record).done:
+        raise RecordError("only a finished game can be replayed with every hand shown")
+    for k, (prefix, moves) in enumerate(_deal_starts(record), start=1):
+        yield k, replay(prefix), moves
+
+
 def frames(record: dict) -> list[dict]:
     """Every position of a finished game's record, move by move, with every hand shown (the replay page).
 
     Only for a finished game (``RecordError`` otherwise): its hands are no secret any more."""
     game = games.of_record(record)
-    if not replay(record).done:
-        raise RecordError("only a finished game can be replayed with every hand shown")
     out: list[dict] = []
-    starts = _deal_starts(record)
-    for k, (prefix, moves) in enumerate(starts, start=1):
-        state = replay(prefix)
+    for k, state, moves in _deals(game, record):
         deck = game.deck_of(state)
         out.append(_frame(game, state, out[-1]["n"] if out else 0, k, None, None))
         for mv in moves:
@@ -272,4 +276,20 @@ def frames(record: dict) -> list[dict]:
             results = game.deal_results(state)
             ended = results[-1] if len(results) > before else None
             out.append(_frame(game, state, out[-1]["n"] + 1, k, dict(mv), ended))
+    return out
+
+
+def decisions(record: dict, seats) -> list[dict]:
+    """``{"view", "move"}`` for each move of ``seats`` in a finished game's record: the view (docs/contract.md)
+    the seat had, and the move it made -- a person's moves as examples to learn from (docs/people.md)."""
+    game = games.of_record(record)
+    out = []
+    for _, state, moves in _deals(game, record):
+        deck = game.deck_of(state)
+        for mv in moves:
+            if mv["seat"] in seats:
+                view = game.make_view(state, mv["seat"])
+                view.pop("legal_moves", None)
+                out.append({"view": view, "move": dict(mv)})
+            game.play(state, game.move_from_dict(mv, deck))
     return out

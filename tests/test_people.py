@@ -187,3 +187,22 @@ def test_random_games_agree_with_the_records_own_result():
         r = people.result_of(finished_game(game_name, deck, 0, record=record))
         stated = record["result"]["winner"]
         assert r.outcome == {None: "draw", 1: "win", 0: "loss"}[stated]
+
+
+@pytest.mark.parametrize("game_name,deck", [("cavalloicera", "bresciane"), ("briscola", "milanesi"),
+                                            ("scopa", "milanesi")])
+def test_a_persons_decisions_are_the_views_before_their_moves(game_name, deck):
+    from cavallo_env.games import checked_view
+
+    record = finished_game(game_name, deck, 9).record
+    game = games.get(game_name)
+    mine = people.decisions(record, [0])
+    deals = record.get("deals", [record])
+    assert [d["move"] for d in mine] == [mv for d in deals for mv in d["moves"] if mv["seat"] == 0]
+    for d in mine:
+        view = d["view"]
+        assert view["seat"] == 0 and d["move"]["play"] in view["hand"]
+        _, _, legal, _ = checked_view(view)  # a whole, consistent view, as /v1/move takes
+        assert game.move_from_dict(d["move"], deck) in legal
+    every = people.decisions(record, range(game.num_seats))
+    assert len(every) == sum(len(d["moves"]) for d in deals)

@@ -161,3 +161,34 @@ def test_every_language_has_every_word_of_the_pages():
     src = "".join((WEB / f).read_text("utf-8") for f in ("stats.js", "replay.js", "stats.html", "replay.html"))
     used = set(re.findall(r'\bt\("([a-z_.]+)"\s*[,)]', src)) | set(re.findall(r'data-i18n="([a-z_.]+)"', src))
     assert used and used <= set(en), used - set(en)
+
+
+@pytest.mark.parametrize("bulk", [0, 50])
+def test_each_finished_game_is_read_and_replayed_once(client, monkeypatch, bulk):
+    monkeypatch.setattr(stats_router._Results, "BULK", bulk)  # 0: new games read in one query; 50: one by one
+    seen = []
+    real = people.results_of
+
+    def counting(finished):
+        finished = list(finished)
+        seen.append(sorted(fg.table_id for fg in finished))
+        return real(finished)
+
+    monkeypatch.setattr(stats_router.people, "results_of", counting)
+    first = played_games(1)
+    store_with(client.store.url, first)
+    assert client.get("/v1/stats").json()["games"] == len(first)
+    late = finished_game("briscola", "milanesi", 21)
+    store_with(client.store.url, [late])
+    assert client.get("/v1/stats").json()["games"] == len(first) + 1
+    assert client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()["player"]["games"] == len(first) + 1
+    assert seen == [sorted(fg.table_id for fg in first), [late.table_id]]
+
+
+def test_the_stores_finished_ids_are_those_of_its_finished_games(client):
+    db = client.store
+    store_with(db.url, played_games(1) + [finished_game("scopa", "milanesi", 5, player_id="player-0002")])
+    for kw in ({}, {"game": "scopa"}, {"player_id": "player-0002"}, {"limit": 2}, {"player_id": "nobody-here"}):
+        assert db.finished_ids(**kw) == [fg.table_id for fg in db.finished_games(**kw)], kw
+    assert db.finished_game("scopa-milanesi-5").record["format"] == "scopa-record/1"
+    assert db.finished_game("not-there") is None

@@ -31,10 +31,13 @@ TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class _Results:
-    """Per database: each finished game's ``people.Result`` (a finished game never changes), and the
-    table of ``/v1/stats`` for ``ANSWER_TTL`` seconds."""
+    """Per database: each finished game's ``people.Result``, or why it is skipped (a finished game never
+    changes, so its record is read and replayed once), and the table of ``/v1/stats`` for ``ANSWER_TTL``
+    seconds.  One thread at a time reads new games: a second request waits for the first one's work."""
 
     MAX_RESULTS = 4 * MAX_GAMES
+    #: more new games than this are read in one query of the most recent games, fewer one by one
+    BULK = 50
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -43,18 +46,29 @@ class _Results:
     def _entry(self, db) -> dict:
         return self._of_db.setdefault(db, {"results": {}, "table": None})
 
-    def of(self, db, finished: list) -> tuple[list, list]:
-        """``people.results_of(finished)``, replaying only the games not seen before."""
+    def of(self, db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[list, int]:
+        """``(results, skipped)`` of the ``limit`` most recent finished games (of ``player_id``), newest first."""
+        ids = db.finished_ids(player_id=player_id, limit=limit)
         with self._lock:
             known = self._entry(db)["results"]
-            todo = [fg for fg in finished if fg.table_id not in known]
-        new, skipped = people.results_of(todo)
-        with self._lock:
-            if len(known) + len(new) > self.MAX_RESULTS:
-                known.clear()
-            known.update((r.table_id, r) for r in new)
-            results = [known[fg.table_id] for fg in finished if fg.table_id in known]
-        return results, skipped
+            todo = [i for i in ids if i not in known]
+            if todo:
+                if len(known) + len(todo) > self.MAX_RESULTS:
+                    known.clear()
+                    todo = ids
+                self._read(db, todo, player_id, limit, known)
+            results = [known[i] for i in ids if isinstance(known.get(i), people.Result)]
+        return results, sum(1 for i in ids if isinstance(known.get(i), str))
+
+    def _read(self, db, todo: list, player_id, limit: int, known: dict) -> None:
+        if len(todo) > self.BULK:
+            wanted = set(todo)
+            finished = [fg for fg in db.finished_games(player_id=player_id, limit=limit) if fg.table_id in wanted]
+        else:
+            finished = [fg for fg in map(db.finished_game, todo) if fg is not None]
+        results, skipped = people.results_of(finished)
+        known.update((r.table_id, r) for r in results)
+        known.update((s["table_id"], s["reason"]) for s in skipped)
 
     def table(self, db, make) -> dict:
         """``make()``, or its answer of less than ``ANSWER_TTL`` seconds ago."""
@@ -88,10 +102,10 @@ async def replay_page():
 
 def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[dict, list]:
     """The figures of the ``limit`` most recent finished games (of ``player_id``), and their results."""
-    finished = list(db.finished_games(player_id=player_id, limit=limit))
-    results, skipped = _CACHE.of(db, finished)
+    results, skipped = _CACHE.of(db, player_id, limit)
+    n = len(results) + skipped
     return {"games": len(results), "lines": [x.to_dict() for x in people.summarize(results)],
-            "skipped": len(skipped), "limit": limit, "complete": len(finished) < limit}, results
+            "skipped": skipped, "limit": limit, "complete": n < limit}, results
 
 
 def _player(db, player_id: str) -> dict:
