@@ -60,7 +60,7 @@ class Result:
         """The game as its player's history shows it: the person's result and points first."""
         mine = {WIN: LOSS, LOSS: WIN, DRAW: DRAW}[self.outcome]
         return {"table_id": self.table_id, "game": self.game, "title": games.get(self.game).title,
-                "deck": self.deck, "ai": self.ai, "result": mine,
+                "deck": self.deck, "options": dict(self.options), "ai": self.ai, "result": mine,
                 "points": [self.people_points, self.ai_points], "finished_at": self.finished_at}
 
 

@@ -5,49 +5,26 @@ their table and chart in each language and the player's own games with a link to
 steps through a game move by move with every hand shown, and refuses a game still played.  Screenshots
 go to the test's folder, and to ``$CAVALLO_SCREENSHOTS`` when set.
 
-Like tests/test_browser.py, these tests skip, saying so, without Playwright or Chromium, unless
-``CAVALLO_REQUIRE_BROWSER=1`` makes that a failure.
+They use tests/test_browser.py's browser: like those, they skip, saying so, without Playwright or
+Chromium, unless ``CAVALLO_REQUIRE_BROWSER=1`` makes that a failure.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
 
-CHROMIUM = os.environ.get("CAVALLO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+pytest.importorskip("sqlalchemy", reason="the table's database needs the runtime extra (sqlalchemy)")
 
-
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-        import sqlalchemy  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed (pip install -e '.[dev,runtime]')"
-    if not os.path.exists(CHROMIUM):
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CAVALLO_CHROMIUM)"
-    return None
-
-
-if _missing():
-    if os.environ.get("CAVALLO_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"browser tests required but {_missing()}")
-    pytest.skip(_missing(), allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+# tests/test_browser.py's Chromium (its skip, or failure under CAVALLO_REQUIRE_BROWSER=1) and fixtures
+from test_browser import browser, shots  # noqa: E402,F401  (fixtures)
+from playwright.sync_api import expect  # noqa: E402
 
 from cavallo_env.serve.settings import LANGUAGES, WEB  # noqa: E402
 from people_fixtures import finished_game, played_games, store_with  # noqa: E402
+from test_serve import start, stop  # noqa: E402
 
 PLAYER = "p-anon-1"  # the player of people_fixtures' games
 
@@ -61,47 +38,9 @@ def finished():
 def server(tmp_path_factory, finished):
     url_db = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tables.sqlite3'}"
     store_with(url_db, finished).close()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--port", str(port), "--bot", "greedy",
-                             "--db", url_db], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                pytest.fail(f"cavallo serve did not start: {proc.stdout.read()}")
-            time.sleep(0.1)
+    proc, url = start("greedy", 1, "--db", url_db)
     yield url
-    proc.terminate()
-    proc.wait(10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    dirs = [tmp_path_factory.mktemp("screenshots")]
-    if os.environ.get("CAVALLO_SCREENSHOTS"):
-        dirs.append(Path(os.environ["CAVALLO_SCREENSHOTS"]))
-        dirs[-1].mkdir(parents=True, exist_ok=True)
-
-    def save(page, name):
-        for d in dirs:
-            page.screenshot(path=str(d / f"{name}.png"), full_page=True)
-        assert (dirs[0] / f"{name}.png").stat().st_size > 5000
-    return save
+    stop(proc)
 
 
 def _open(browser, url, path, lang="en", player=PLAYER):

@@ -127,7 +127,7 @@ function wire() {
 }
 
 async function start() {
-  await setupLanguage(render);
+  await setupLanguage([["/stats", "to_stats"], ["/", "to_table"]], render);
   const id = new URLSearchParams(location.search).get("table");
   $("status").textContent = t("loading");
   try {

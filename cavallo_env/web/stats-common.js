@@ -38,20 +38,23 @@ function tableWord(key, fallback) {
   return typeof v === "string" ? v : fallback;
 }
 
-export function el(tag, attrs, ...children) {
+// an element: attrs "text", "class", "on<event>" (a listener), or attributes (true: present; null/false: absent)
+export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
+  for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
-    if (k === "text") e.textContent = v;
-    else if (k === "class") e.className = v;
+    if (k === "text" || k === "class") e[k === "text" ? "textContent" : "className"] = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  e.append(...children.filter((c) => c !== null && c !== undefined));
   return e;
 }
 
-export const pct = (x) => `${(100 * x).toFixed(1)}%`;
+// numbers as the page's language writes them: 62.5% / 62,5 %, 1.50 / 1,50
+export const pct = (x) => new Intl.NumberFormat(app.lang, { style: "percent", minimumFractionDigits: 1,
+  maximumFractionDigits: 1 }).format(x);
+export const num = (x) => new Intl.NumberFormat(app.lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x);
 export const aiName = (spec) => tableWord(`ai_names.${spec}`, spec);
 export const scoreName = (key) => tableWord(`bonus.${key}`, key);
 
@@ -98,9 +101,18 @@ async function loadLanguage(lang) {
   localStorage.setItem("cavallo.lang", lang);
 }
 
+// the header's links (`links`: [href, word key]) and its language menu, after the page's title
+function navigation(links) {
+  const nav = el("nav", { class: "bar-tools" },
+    ...links.map(([href, key]) => el("a", { href, "data-i18n": key, text: key })),
+    el("label", {}, el("span", { "data-i18n": "language", text: "Language" }), " ", el("select", { id: "lang" })));
+  document.querySelector("header.bar").append(nav);
+}
+
 // the page's language: ?lang=, else the one chosen at the table (localStorage), else the browser's, else English;
-// the #lang menu switches it and calls `onChange`
-export async function setupLanguage(onChange) {
+// the header's menu (made here, beside `links`) switches it and calls `onChange`
+export async function setupLanguage(links, onChange) {
+  navigation(links);
   try { app.languages = (await getJSON("/v1/games")).languages || ["en"]; } catch (e) { app.languages = ["en"]; }
   const asked = new URLSearchParams(location.search).get("lang");
   const pref = [asked, localStorage.getItem("cavallo.lang"), (navigator.language || "en").slice(0, 2)]

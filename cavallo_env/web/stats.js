@@ -1,6 +1,6 @@
 // /stats: the AI against people -- the table of every finished game per game, deck and AI, its chart,
 // and this browser's player's own games with a link to replay each (GET /v1/stats; docs/people.md).
-import { $, app, aiName, el, gameLabel, getJSON, pct, setupLanguage, t } from "/static/stats-common.js";
+import { $, app, aiName, el, gameLabel, getJSON, num, pct, setupLanguage, t } from "/static/stats-common.js";
 
 // the browser's anonymous player id: ?player=, else the one the table page keeps (table.js, KEYS.player)
 const PLAYER_KEY = "cavallo.player";
@@ -22,8 +22,8 @@ function figuresTable(table, lines) {
     el("td", { class: "num", text: `${x.wins} / ${x.draws} / ${x.losses}` }),
     el("td", { class: "num", text: pct(x.score) }),
     el("td", { class: "num", text: `${pct(x.score_ci[0])} – ${pct(x.score_ci[1])}` }),
-    el("td", { class: "num", text: x.ai_points.toFixed(2) }),
-    el("td", { class: "num", text: x.people_points.toFixed(2) })));
+    el("td", { class: "num", text: num(x.ai_points) }),
+    el("td", { class: "num", text: num(x.people_points) })));
   table.replaceChildren(head, el("tbody", {}, ...rows));
 }
 
@@ -45,7 +45,8 @@ function chart(box, lines) {
   s.append(svg("title", {}, t("chart_label")));
   for (const p of [0, 0.25, 0.5, 0.75, 1]) {
     s.append(svg("line", { x1: x(p), x2: x(p), y1: top - 6, y2: H - 4, class: p === 0.5 ? "even" : "grid" }));
-    s.append(svg("text", { x: x(p), y: top - 10, class: "tick", "text-anchor": "middle" }, `${100 * p}%`));
+    s.append(svg("text", { x: x(p), y: top - 10, class: "tick", "text-anchor": "middle" },
+      new Intl.NumberFormat(app.lang, { style: "percent" }).format(p)));
   }
   lines.forEach((line, i) => {
     const y = top + row * i + row / 2;
@@ -94,7 +95,7 @@ function render() {
 }
 
 async function start() {
-  await setupLanguage(render);
+  await setupLanguage([["/", "to_table"]], render);
   $("status").textContent = t("loading");
   const pid = playerId();
   try {
