@@ -107,6 +107,9 @@ def result_of(finished) -> Result:
     state = replay(record)
     if not state.done:
         raise RecordError("the record is not of a finished game")
+    if game.deck_of(state) != finished.deck:
+        raise RecordError(f"the record is dealt from the {game.deck_of(state)} deck, but the game is stored as "
+                          f"played with {finished.deck!r}")
     team = ai_team(game, finished.human_seats)
     out = game.outcome(state)
     winner = out["winner"]

@@ -24,11 +24,12 @@ def played_record(game_name: str, deck: str, seed: int) -> dict:
 
 
 def finished_game(game_name: str, deck: str, seed: int, *, game: str | None = None, record: dict | None = None,
+                  deck_stored: str | None = None,
                   player_id: str | None = "p-anon-1", player_name: str | None = None, ai: str = "heuristic",
                   finished_at=None) -> FinishedGame:
-    """A ``FinishedGame`` of ``game_name`` (stored as ``game`` when given: a mislabelled one)."""
+    """A ``FinishedGame`` of ``game_name`` from ``deck`` (stored as ``game``, ``deck_stored`` when given: mislabelled)."""
     return FinishedGame(
-        table_id=f"{game_name}-{deck}-{seed}", game=game or game_name, deck=deck, ai=ai, human_seats=(0,),
+        table_id=f"{game_name}-{deck}-{seed}", game=game or game_name, deck=deck_stored or deck, ai=ai, human_seats=(0,),
         player_id=player_id, player_name=player_name,
         finished_at=finished_at or dt.datetime(2026, 1, 2, 3, 4, seed % 60, tzinfo=dt.timezone.utc),
         record=record if record is not None else played_record(game_name, deck, seed))

@@ -96,17 +96,19 @@ def test_records_that_do_not_replay_are_skipped_saying_why():
     del unfinished.record["result"]
     unfinished.record["moves"] = unfinished.record["moves"][:5]
     mislabelled = finished_game("briscola", "milanesi", 4, game="scopa")
-    results, skipped = people.results_of([good, wrong, unfinished, mislabelled])
+    other_deck = finished_game("briscola", "milanesi", 5, deck_stored="bresciane")
+    results, skipped = people.results_of([good, wrong, unfinished, mislabelled, other_deck])
     assert [r.table_id for r in results] == [good.table_id]
     reasons = {s["table_id"]: s["reason"] for s in skipped}
     assert "wrong result" in reasons[wrong.table_id]
     assert "not of a finished game" in reasons[unfinished.table_id]
     assert "stored as 'scopa'" in reasons[mislabelled.table_id]
+    assert "dealt from the milanesi deck, but the game is stored as played with 'bresciane'" in reasons[other_deck.table_id]
     rep = people.report(results, skipped)
-    assert rep["games"] == 1 and len(rep["lines"]) == 1 and len(rep["skipped"]) == 3
+    assert rep["games"] == 1 and len(rep["lines"]) == 1 and len(rep["skipped"]) == 4
     json.dumps(rep)  # JSON as it is
     text = people.format_report(people.summarize(results), skipped, "test")
-    assert "skipped 3 game(s)" in text and "Briscola (milanesi)" in text
+    assert "skipped 4 game(s)" in text and "Briscola (milanesi)" in text
 
 
 def test_the_text_table_names_each_line():
@@ -206,3 +208,14 @@ def test_a_persons_decisions_are_the_views_before_their_moves(game_name, deck):
         assert game.move_from_dict(d["move"], deck) in legal
     every = people.decisions(record, range(game.num_seats))
     assert len(every) == sum(len(d["moves"]) for d in deals)
+
+
+def test_cavallo_people_without_the_database_extra_says_what_to_install(monkeypatch, capsys, tmp_path):
+    import sys
+
+    from cavallo_env.cli import main
+
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)  # as if not installed
+    assert main(["people", "--db", str(tmp_path / "x.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert "cavallo people: error: the database needs the runtime extra" in err and "sqlalchemy" in err
