@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean browser
+.PHONY: demo test install bench clean browser postgres
 
 # Debian's Chromium for the browser tests (Playwright's own download is not used);
 # installed with apt-get when missing and run as root, as on CI
@@ -27,8 +27,17 @@ browser:
 		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium) >/dev/null
 	@test -x $(CHROMIUM) || { echo "no Chromium at $(CHROMIUM): run 'sudo apt-get install chromium' (the browser tests need it)"; exit 1; }
 
-test: $(STAMP) browser
-	CAVALLO_CHROMIUM=$(CHROMIUM) CAVALLO_REQUIRE_BROWSER=1 CAVALLO_REQUIRE_CORE=1 $(BIN)/python -m pytest -n 2 tests
+# Debian's PostgreSQL server for the table database's tests (tests/store_fixtures.py starts a throwaway cluster);
+# installed with apt-get when missing and run as root, as on CI
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql) >/dev/null
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+		{ echo "no PostgreSQL server: run 'sudo apt-get install postgresql' (the table database's tests need it)"; exit 1; }
+
+test: $(STAMP) browser postgres
+	CAVALLO_CHROMIUM=$(CHROMIUM) CAVALLO_REQUIRE_BROWSER=1 CAVALLO_REQUIRE_CORE=1 CAVALLO_REQUIRE_POSTGRES=1 \
+		$(BIN)/python -m pytest -n 2 tests
 
 demo: $(STAMP)
 	$(BIN)/python -m cavallo_env.cli demo

@@ -124,7 +124,7 @@ class TableSession:
             move_no, seat, by, move = row
             if move_no != self.moves + 1 or self.state.done or seat != self.state.current:
                 raise TableError(f"table {self.id}: the database's move {move_no} (seat {seat}) does not follow "
-                                 f"move {self.moves}", 500, "corrupt")
+                                 f"move {self.moves}", 500, "refused")
             self._apply(seat, self.game.move_from_dict(json.loads(move), self.options["deck"]), by, save=False)
 
     # -- what the page sees ----------------------------------------------------
@@ -259,8 +259,10 @@ class TableSession:
             return None
         return move if self.game.check_move(self.state, move) is None else None
 
-    def play_ai(self, move, by: str) -> None:
-        """Play a move ``ai_move`` accepted."""
+    def play_ai(self, move, by: str, moves: int | None = None) -> None:
+        """Play a move ``ai_move`` accepted (at move ``moves``: ``TableError`` 409 if the table has moved since)."""
+        if moves is not None and moves != self.moves:
+            raise TableError("the table moved on while the AI was thinking", 409, "stale")
         self._apply(self.state.current, move, by)
 
     @contextmanager
@@ -285,7 +287,7 @@ class TableSession:
         return self.game.to_record(self.state)
 
 
-#: a player id (the browser's anonymous one) and the longest display name
+#: a player id (the browser's anonymous one) and the longest display name; a table's id is of the same letters
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 PLAYER_NAME_MAX = 40
 #: seconds between two writes of a table's last use when it is only read
@@ -485,7 +487,7 @@ class TableStore:
     def get(self, table_id, token) -> TableSession:
         """The table ``table_id`` if ``token`` is its token (touched: it stays alive), brought up to date with the
         database; ``TableError`` 404 if unknown, ended, expired or not the token's."""
-        if not isinstance(table_id, str) or len(table_id) > 64:
+        if not isinstance(table_id, str) or not PLAYER_ID.fullmatch(table_id):  # not an id: not asked of the database
             raise _missing()
         head = self.db.head(table_id)
         if head is None or not hmac.compare_digest(token_hash(token), head.token_hash) or head.status != "open":

@@ -8,13 +8,15 @@ import random
 
 import pytest
 
-from cavallo_env import games, people
-from cavallo_env.bots import make
-from cavallo_env.errors import RecordError
-from cavallo_env.evaluation import play_game, wilson_interval
-from cavallo_env.records import replay
-from cavallo_env.tables import TableSession
-from people_fixtures import finished_game, played_games
+pytest.importorskip("sqlalchemy", reason="the store's FinishedGame needs the runtime extra (sqlalchemy)")
+
+from cavallo_env import games, people  # noqa: E402
+from cavallo_env.bots import make  # noqa: E402
+from cavallo_env.errors import RecordError  # noqa: E402
+from cavallo_env.evaluation import play_game, wilson_interval  # noqa: E402
+from cavallo_env.records import replay  # noqa: E402
+from cavallo_env.tables import TableSession  # noqa: E402
+from people_fixtures import finished_game, played_games  # noqa: E402
 
 
 def _result(outcome, ai_points, people_points, game="briscola", deck="milanesi", ai="heuristic", options=None):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,8 +27,11 @@ def free_port() -> int:
 
 
 def start(bot: str, workers: int = 1, *extra: str, preexec_fn=None):
-    """``cavallo serve --bot BOT`` (more flags in ``extra``) on a free port; ``(proc, url)`` once it answers."""
+    """``cavallo serve --bot BOT`` (more flags in ``extra``) on a free port; ``(proc, url)`` once it answers.
+    Its tables are kept in a new SQLite file in a temporary directory unless ``extra`` gives ``--db``."""
     port = free_port()
+    if "--db" not in extra:
+        extra = (*extra, "--db", os.path.join(tempfile.mkdtemp(prefix="cavallo-serve-"), "tables.sqlite3"))
     proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", bot, "--port", str(port),
                              "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             preexec_fn=preexec_fn)
@@ -92,10 +97,10 @@ def test_health_of_a_bot_of_every_game():
 
     from cavallo_env.serve import create_app
 
-    h = TestClient(create_app("heuristic", tables=False)).get("/v1/health").json()
+    h = TestClient(create_app("heuristic", db="sqlite://")).get("/v1/health").json()
     assert h["obs_version"] == OBS_VERSION and set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
     assert h["games"]["scopa"] == {"obs_version": "scopa-obs/1", "action_version": "scopa-actions/1"}
-    h = TestClient(create_app("ismcts:10,c=0.5", tables=False)).get("/v1/health").json()
+    h = TestClient(create_app("ismcts:10,c=0.5", db="sqlite://")).get("/v1/health").json()
     assert set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
 
 

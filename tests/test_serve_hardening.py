@@ -11,13 +11,13 @@ import math
 from urllib.parse import quote
 
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cavallo_env import games
 from cavallo_env.serve import Clients, create_app
 from cavallo_env.tables import TableError, TableStore
+from store_fixtures import memory_db, token_client  # noqa: F401  (memory_db: every app here on an in-memory database)
 
 # ---------------------------------------------------------------------------- never a 500
 
@@ -55,7 +55,7 @@ def hostile():
     """A server with cheap bots that takes seeds (the seed path is checked too), and one client."""
     app = create_app("greedy", table_ais=["greedy", "random"], table_seeds=True, max_tables=30,
                      tables_per_client=30, move_timeout=5)
-    with TestClient(app) as c:
+    with token_client(app) as c:
         yield c
 
 
@@ -115,12 +115,13 @@ def test_no_request_gets_a_500(hostile, req):
     nesting, bytes that are not UTF-8), any content type, odd path parameters: a 2xx or a 4xx with a reason."""
     method, path, body, ctype, (name, deck) = req
     store = hostile.app.state.tables
-    table = store.create(name, deck, seed=3)
+    table, token = store.create(name, deck, seed=3)
     try:
         legal = table.snapshot()["legal"]
         if body is not None and legal:  # a template move names a card seat 0 may play
             body = body.replace(b'"TABLE_CARD"', json.dumps(legal[0]["play"]).encode())
-        headers = {} if ctype is None else {"content-type": ctype}
+        headers = {"authorization": f"Bearer {token}"} if ctype is None else \
+            {"content-type": ctype, "authorization": f"Bearer {token}"}
         r = hostile.request(method, path.replace("{id}", table.id), content=body, headers=headers)
         _check(r)
     finally:
@@ -142,7 +143,7 @@ def test_no_field_value_gets_a_500(hostile, path, seed, data):
     """A good body of each POST endpoint with one field, or one item of a list field, made hostile:
     the checks past the parser see every kind of value, and what they echo is sent escaped."""
     store = hostile.app.state.tables
-    table = store.create("scopa", "milanesi", seed=seed)
+    table, token = store.create("scopa", "milanesi", seed=seed)
     try:
         template = TEMPLATES[path]
         if template is None:
@@ -156,7 +157,7 @@ def test_no_field_value_gets_a_500(hostile, path, seed, data):
         else:
             template[key] = value
         r = hostile.post(path.replace("{id}", table.id), content=json.dumps(template),
-                         headers={"content-type": "application/json"})
+                         headers={"content-type": "application/json", "authorization": f"Bearer {token}"})
         _check(r)
     finally:
         store._tables.pop(table.id, None)
@@ -205,7 +206,8 @@ def _app(**options):
 def test_one_client_cannot_fill_the_store():
     """The issue's 200 POSTs from one client: past its quota they get 429, and every other client still plays."""
     app = _app(max_tables=200, tables_per_client=8)
-    with TestClient(app, client=("203.0.113.5", 4000)) as hog, TestClient(app, client=("198.51.100.7", 4000)) as other:
+    with token_client(app, client=("203.0.113.5", 4000)) as hog, \
+            token_client(app, client=("198.51.100.7", 4000)) as other:
         statuses = [hog.post("/v1/tables", json={"game": "briscola"}).status_code for _ in range(200)]
         assert statuses == [201] * 8 + [429] * 192
         r = hog.post("/v1/tables", json={"game": "briscola"})
@@ -220,31 +222,31 @@ def test_one_client_cannot_fill_the_store():
 
 def test_a_client_at_its_quota_gives_up_its_own_idle_table():
     store = TableStore(["greedy"], max_tables=10, per_client=2)
-    a = store.create("briscola", client="a")
-    b = store.create("briscola", client="a")
+    a, _ = store.create("briscola", client="a")
+    b, _ = store.create("briscola", client="a")
     with pytest.raises(TableError) as e:
         store.create("briscola", client="a")
     assert e.value.status == 429
     a.touched -= TableStore.GRACE + 1
     b.touched -= TableStore.GRACE + 5  # idle longer, but a is finished: a goes first
     a.state.done = True
-    c = store.create("scopa", client="a")
+    c, _ = store.create("scopa", client="a")
     assert {t.id for t in store._tables.values()} == {b.id, c.id}
     assert store.open_tables("a") == 2 and store.open_tables("b") == 0
-    d = store.create("scopa", client="b")  # another client is not touched by a's quota
+    d, _ = store.create("scopa", client="b")  # another client is not touched by a's quota
     assert store.open_tables("b") == 1 and d.client == "b"
 
 
 def test_a_full_store_drops_the_longest_idle_unfinished_table():
     store = TableStore(["greedy"], max_tables=3, per_client=3)
-    old, older, fresh = (store.create("briscola", client=k) for k in ("x", "y", "z"))
+    old, older, fresh = (store.create("briscola", client=k)[0] for k in ("x", "y", "z"))
     with pytest.raises(TableError) as e:
         store.create("briscola", client="w")
     assert e.value.status == 503  # nothing idle past the grace: a player thinking is not dropped
     old.touched -= TableStore.GRACE + 1
     older.touched -= TableStore.GRACE + 30
     older.thinking = True  # its AI is thinking: never dropped
-    new = store.create("scopa", client="w")
+    new, _ = store.create("scopa", client="w")
     assert set(store._tables) == {older.id, fresh.id, new.id}
     older.thinking = False
     done = store.create  # the finished table goes before an unfinished one idle longer
@@ -280,7 +282,7 @@ def test_the_quota_reads_the_proxys_header_only_when_told():
     """Behind a trusted proxy each forwarded client has its own quota; untrusted, the header changes nothing."""
     for trust, expected in (("127.0.0.1", [201, 201, 201, 201]), ("", [201, 201, 429, 429])):
         app = _app(tables_per_client=2, trust_proxy=trust)
-        with TestClient(app, client=("127.0.0.1", 5000)) as c:
+        with token_client(app, client=("127.0.0.1", 5000)) as c:
             got = [c.post("/v1/tables", json={"game": "briscola"},
                           headers={"x-forwarded-for": f"198.51.100.{i % 2}"}).status_code for i in range(4)]
         assert got == expected, trust
@@ -291,7 +293,7 @@ def test_the_quota_reads_the_proxys_header_only_when_told():
 
 def test_other_sites_pages_cannot_drive_a_table():
     app = _app()
-    with TestClient(app) as c:  # it is at http://testserver
+    with token_client(app) as c:  # it is at http://testserver
         for origin in ("http://evil.example", "null", "https://testserver", "http://testserver:8080",
                        "http://testserver.evil.example", b"http://testserver\xed\xa0\x80", b"\xff"):
             r = c.post("/v1/tables", json={"game": "briscola"}, headers={"origin": origin})
@@ -308,7 +310,7 @@ def test_other_sites_pages_cannot_drive_a_table():
         assert c.get("/v1/health", headers=evil).status_code == 200
         assert c.delete(f"/v1/tables/{tid}", headers={"origin": "http://testserver"}).status_code == 204
     app = _app(trust_proxy="*")  # TLS ends at the proxy: its X-Forwarded-Proto says the page's scheme
-    with TestClient(app) as c:
+    with token_client(app) as c:
         r = c.post("/v1/tables", json={"game": "briscola"},
                    headers={"origin": "https://testserver", "x-forwarded-proto": "https"})
         assert r.status_code == 201, r.text
@@ -317,7 +319,7 @@ def test_other_sites_pages_cannot_drive_a_table():
 def test_only_json_bodies_are_read():
     """A text/plain or form POST (what a page may send to any site unasked) gets 415 and creates nothing."""
     app = _app()
-    with TestClient(app) as c:
+    with token_client(app) as c:
         body = json.dumps({"game": "briscola"})
         for ctype in ("text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
                       "multipart/form-data; boundary=b"):

@@ -12,11 +12,10 @@ import time
 
 import httpx
 import pytest
-from fastapi.testclient import TestClient
-
 from cavallo_env import games
 from cavallo_env.serve import create_app
 from cavallo_env.tables import CATALOG, TableError, TableStore
+from store_fixtures import memory_db, token_client  # noqa: F401  (memory_db: every app here on an in-memory database)
 from test_serve import free_port
 
 GAMES = [(g, e["deck"]) for e in CATALOG for g in e["games"]]
@@ -27,7 +26,7 @@ def client():
     # one test client stands for the many players of these tests: it may hold every table
     app = create_app("greedy", table_ais=["greedy", "heuristic", "random"], max_tables=40, table_seeds=True,
                      tables_per_client=40)
-    with TestClient(app) as c:
+    with token_client(app) as c:
         yield c
 
 
@@ -69,7 +68,7 @@ def play_out(client, game, deck, seed, store=None, pick=None):
     r = client.post("/v1/tables", json={"game": game, "deck": deck, "seed": seed})
     assert r.status_code == 201, r.text
     snap = r.json()
-    table = client.app.state.tables.get(snap["id"])
+    table = client.app.state.tables.get(snap["id"], snap["token"])
     seen = 0
     while not snap["done"]:
         assert "seed" not in snap  # it deals every card
@@ -126,7 +125,7 @@ def test_moves_are_checked_by_the_engine(client):
     tid = snap["id"]
     while not snap["your_turn"]:
         snap = client.post(f"/v1/tables/{tid}/ai").json()
-    other = hidden_cards(client.app.state.tables.get(tid))
+    other = hidden_cards(client.app.state.tables.get(tid, client.tokens[tid]))
     bad = [
         ({"play": sorted(other)[0]}, 422, "illegal move"),
         ({"play": "11-hearts"}, 422, "invalid move"),
@@ -186,22 +185,38 @@ def test_random_bodies_never_500(client):
         assert r.status_code < 500, (body, r.status_code, r.text)
 
 
+def age(store, table, seconds: float) -> None:
+    """Make ``table`` look idle for ``seconds`` more, in this process and in the database."""
+    table.touched -= seconds
+    store.db.touch(table.id, table.touched)
+
+
 def test_store_bounds_and_expiry():
     store = TableStore(["greedy"], max_tables=2, ttl=60)
-    a = store.create("briscola", "milanesi")
+    a, token = store.create("briscola", "milanesi")
     store.create("scopa", "milanesi")
     with pytest.raises(TableError) as e:
         store.create("briscola", "bresciane")
     assert e.value.status == 503 and "2 tables" in str(e.value)
-    a.touched -= 61
+    age(store, a, 61)
     with pytest.raises(TableError) as e:
-        store.get(a.id)
+        store.get(a.id, token)
     assert e.value.status == 404
-    assert store.expire() == 1 and len(store) == 1
+    assert store.db.table(a.id).status == "expired"  # ended, its moves kept
+    assert store.expire() == 0 and len(store) == 1
     store.create("cavalloicera", "bresciane")  # room again
     for bad in (dict(ai_specs=[]), dict(ai_specs=["greedy"], max_tables=0), dict(ai_specs=["greedy"], ttl=0)):
         with pytest.raises(ValueError):
             TableStore(**bad)
+
+
+def test_expire_ends_idle_tables_in_the_database_and_memory():
+    store = TableStore(["greedy"], max_tables=5, ttl=60)
+    a, _ = store.create("briscola", "milanesi")
+    b, _ = store.create("scopa", "milanesi")
+    age(store, a, 61)
+    assert store.expire() == 1 and len(store) == 1
+    assert store.db.table(a.id).status == "expired" and store.db.table(b.id).status == "open"
 
 
 def test_body_limit(client):
@@ -219,7 +234,7 @@ def test_health_tells_no_paths_or_pid(client):
     h = client.get("/v1/health").json()
     assert "pid" not in h and "tables" in h
     app = create_app("policy:default", table_ais=["policy:default"], table_seeds=True)
-    with TestClient(app) as c:
+    with token_client(app) as c:
         snap = c.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 1}).json()
         while not snap["your_turn"]:
             snap = c.post(f"/v1/tables/{snap['id']}/ai").json()
@@ -231,7 +246,7 @@ def test_health_tells_no_paths_or_pid(client):
 
 def test_a_slow_bot_is_cut_off_and_the_table_goes_on():
     app = create_app("ismcts:200000", table_ais=["ismcts:200000"], move_timeout=0.3, table_seeds=True)
-    with TestClient(app) as c:
+    with token_client(app) as c:
         snap = c.post("/v1/tables", json={"game": "scopa", "deck": "milanesi", "seed": 2}).json()
         while snap["your_turn"]:
             m = snap["legal"][0]
@@ -334,19 +349,12 @@ def test_every_language_has_every_word_and_rule():
     from cavallo_env import serve, tables
     src = "".join(p.read_text("utf-8") for p in [Path(tables.__file__), *Path(serve.__file__).parent.rglob("*.py")])
     codes = set(re.findall(r'TableError\([^()]*(?:\([^()]*\)[^()]*)*, \d{3}, "(\w+)"\)', src)) | set(re.findall(r'code="(\w+)"', src))
-    assert {"expired", "full", "ai_failed", "illegal_move", "single_process"} <= codes
+    assert {"expired", "full", "ai_failed", "illegal_move", "stale"} <= codes
     assert codes <= {k.split(".", 1)[1] for k in en if k.startswith("errors.")}, codes
     # every key the page uses is in the strings
     js = (WEB / "table.js").read_text("utf-8") + (WEB / "index.html").read_text("utf-8")
     used = set(re.findall(r'\bt\("([a-z_.]+)"\s*[,)]', js)) | set(re.findall(r'data-i18n="([a-z_]+)"', js))
     assert used <= set(en), used - set(en)
-
-
-def test_several_workers_refuse_tables_saying_why():
-    app = create_app("greedy", tables=False)
-    with TestClient(app) as c:
-        r = c.post("/v1/tables", json={"game": "briscola"})
-    assert r.status_code == 503 and "--workers 1" in r.json()["detail"]
 
 
 def test_cavallo_table_serves_the_page_and_prints_its_address():
@@ -371,7 +379,7 @@ def test_refused_moves_tell_nothing_hidden(client, game, deck):
     tid = snap["id"]
     while not snap["your_turn"]:
         snap = client.post(f"/v1/tables/{tid}/ai").json()
-    table = client.app.state.tables.get(tid)
+    table = client.app.state.tables.get(tid, client.tokens[tid])
     hidden = hidden_cards(table)
     assert hidden
     for card in sorted(hidden):
@@ -385,12 +393,12 @@ def test_refused_moves_tell_nothing_hidden(client, game, deck):
 
 def test_seeds_only_when_the_server_takes_them():
     app = create_app("greedy", table_ais=["greedy"])
-    with TestClient(app) as c:
+    with token_client(app) as c:
         r = c.post("/v1/tables", json={"game": "briscola", "seed": 3})
         assert r.status_code == 422 and "seed" in r.json()["detail"]
         snap = c.post("/v1/tables", json={"game": "briscola"}).json()
         assert "seed" not in snap
-        assert c.app.state.tables.get(snap["id"]).seed >= 0  # 128 random bits
+        assert c.app.state.tables.get(snap["id"], snap["token"]).seed >= 0  # 128 random bits
 
 
 def test_move_fields_are_checked(client):
@@ -422,7 +430,7 @@ def test_a_failing_or_cheating_ai_is_replaced_by_the_heuristic():
 
     register("broken", lambda arg, seed: _Broken(arg or "raise"))
     app = create_app("greedy", table_ais=["broken:raise", "broken:illegal"], table_seeds=True)
-    with TestClient(app) as c:
+    with token_client(app) as c:
         for ai, why in (("broken:raise", "failed (RuntimeError)"), ("broken:illegal", "answered an illegal move")):
             snap = c.post("/v1/tables", json={"game": "scopa", "deck": "milanesi", "ai": ai, "seed": 1}).json()
             while snap["your_turn"]:
@@ -437,7 +445,7 @@ def test_policy_paths_are_not_shown():
 
     path = shipped_model("briscola")
     app = create_app(f"policy:{path}", table_ais=[f"policy:{path}"])
-    with TestClient(app) as c:
+    with token_client(app) as c:
         shown = json.dumps([c.get("/v1/health").json(), c.get("/v1/games").json(), c.get("/openapi.json").json()])
         assert str(path.parent) not in shown and f"policy:{path.name}" in shown
         snap = c.post("/v1/tables", json={"game": "briscola", "ai": f"policy:{path.name}"}).json()
@@ -446,9 +454,11 @@ def test_policy_paths_are_not_shown():
 
 def test_a_full_store_makes_room_from_finished_tables():
     store = TableStore(["greedy"], max_tables=1, ttl=600)
-    t = store.create("briscola", "milanesi")
+    t, token = store.create("briscola", "milanesi")
     t.state.done = True  # finished, and idle past the grace
-    t.touched -= TableStore.GRACE + 1
+    age(store, t, TableStore.GRACE + 1)
     store.create("scopa", "milanesi")
-    with pytest.raises(TableError):
-        store.get(t.id)
+    assert store.db.table(t.id).status == "dropped"
+    with pytest.raises(TableError) as e:
+        store.get(t.id, token)
+    assert e.value.status == 404

@@ -7,7 +7,9 @@
 - ``GET /v1/health``: status, the bot, the model's versions and provenance.
 - ``/``: the table, a web page where a person plays every game against the AI;
   its JSON API is ``/v1/games`` and ``/v1/tables/...`` (``cavallo_env.tables``
-  holds the games; docs/table.md).
+  holds the games; docs/table.md).  Every table and move is written to a
+  database (``cavallo_env.store``; docs/database.md), which several workers
+  share; a table answers only the token it was created with.
 - ``/docs`` (Swagger UI), ``/redoc`` and ``/openapi.json``.
 
 Every view is checked before the bot sees it: JSON that does not parse, a

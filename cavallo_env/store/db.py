@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterator
 
+from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
 from . import migrate
+from .schema import STATUSES, moves, tables
 from .urls import StoreError, is_memory, resolve, shown
+
+_t, _m = tables.c, moves.c
+# the statements of every request, built once (building one costs more than running it on SQLite)
+_HEAD = select(_t.status, _t.moves, _t.touched_at, _t.token_hash).where(_t.id == bindparam("tid"))
+_MOVES = (select(_m.move_no, _m.seat, _m.by, _m.move)
+          .where(_m.table_id == bindparam("tid"), _m.move_no > bindparam("after")).order_by(_m.move_no))
+_INSERT_MOVE = insert(moves)
+_MOVED = update(tables).where(_t.id == bindparam("tid"), _t.moves == bindparam("prev"), _t.status == "open")
+_NEXT = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"))
+_LAST = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"), finished_at=bindparam("now"),
+                      record=bindparam("rec"))
+# PostgreSQL: the move and the table's count in one statement, one round trip (autocommit: no BEGIN, no COMMIT)
+_PG_MOVE = """WITH moved AS (UPDATE tables SET moves = :n, touched_at = :now{last}
+    WHERE id = :tid AND moves = :prev AND status = 'open' RETURNING id)
+INSERT INTO moves (table_id, move_no, seat, "by", move, at) SELECT id, :n, :seat, :by, :move, :now FROM moved"""
+_PG_NEXT = text(_PG_MOVE.format(last=""))
+_PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"))
+_TOUCH = update(tables).where(_t.id == bindparam("tid")).values(touched_at=bindparam("now"))
 
 
 @dataclass(frozen=True)
@@ -38,7 +62,7 @@ class Head:
 
 
 def _engine(url: str):
-    from sqlalchemy import create_engine, event  # lazy: the runtime extra
+    from sqlalchemy import create_engine, event
     from sqlalchemy.pool import StaticPool
 
     if url.startswith("sqlite"):
@@ -58,14 +82,18 @@ def _engine(url: str):
             cur.close()
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return _server_engine(url)
+
+
+def _server_engine(url, **options):
+    from sqlalchemy import create_engine
+
+    return create_engine(url, pool_size=10, max_overflow=20, pool_recycle=3600, **options)
 
 
 def open_store(url: str | None = None) -> "Store":
     """The store at ``url`` (``None``: ``$CAVALLO_DB``, else ``tables.sqlite3`` in the user's data directory),
     migrated to the newest schema; ``StoreError`` if it cannot be reached or its schema is newer than this code's."""
-    from sqlalchemy.exc import SQLAlchemyError  # lazy: the runtime extra
-
     full = resolve(url)
     try:
         engine = _engine(full)
@@ -80,18 +108,14 @@ def open_store(url: str | None = None) -> "Store":
 
 def _finished_query(columns, game, player_id, limit):
     """``columns`` of the finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
-    from sqlalchemy import select  # lazy: the runtime extra
-
-    from .schema import tables
-
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be an int >= 0 or None, got {limit!r}")
-    q = select(*columns).where(tables.c.finished_at.is_not(None))
+    q = select(*columns).where(_t.finished_at.is_not(None))
     if game is not None:
-        q = q.where(tables.c.game == game)
+        q = q.where(_t.game == game)
     if player_id is not None:
-        q = q.where(tables.c.player_id == player_id)
-    q = q.order_by(tables.c.finished_at.desc(), tables.c.id)
+        q = q.where(_t.player_id == player_id)
+    q = q.order_by(_t.finished_at.desc(), _t.id)
     return q if limit is None else q.limit(limit)
 
 
@@ -111,6 +135,18 @@ class Store:
         self.engine = engine
         self.url = url
         self.revision = revision
+        #: a server's connections in autocommit, for one-statement transactions: no BEGIN or COMMIT sent (a round
+        #: trip each); a pool of their own (switching a pooled connection to autocommit and back costs round trips)
+        self.auto = engine if engine.dialect.name == "sqlite" else \
+            _server_engine(engine.url, isolation_level="AUTOCOMMIT")
+        # an in-memory database is one connection that every thread shares: one transaction at a time on it
+        self._serial = threading.Lock() if is_memory(url) else contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def _conn(self, engine, begin: bool = False):
+        """A connection of ``engine``, in a transaction committed at the end when ``begin``."""
+        with self._serial, (engine.begin() if begin else engine.connect()) as conn:
+            yield conn
 
     def __repr__(self) -> str:
         return f"Store({shown(self.url)!r}, revision={self.revision!r})"
@@ -123,9 +159,7 @@ class Store:
     def finished_games(self, game: str | None = None, player_id: str | None = None,
                        limit: int | None = None) -> Iterator[FinishedGame]:
         """The finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
-        from .schema import tables
-
-        with self.engine.connect() as conn:
+        with self._conn(self.engine) as conn:
             rows = conn.execute(_finished_query([tables], game, player_id, limit)).fetchall()
         for row in rows:
             yield _finished(row)
@@ -133,10 +167,8 @@ class Store:
     def finished_ids(self, game: str | None = None, player_id: str | None = None,
                      limit: int | None = None) -> list[str]:
         """The table ids of ``finished_games(game, player_id, limit)``, in its order, without reading a record."""
-        from .schema import tables
-
-        with self.engine.connect() as conn:
-            return list(conn.execute(_finished_query([tables.c.id], game, player_id, limit)).scalars())
+        with self._conn(self.engine) as conn:
+            return list(conn.execute(_finished_query([_t.id], game, player_id, limit)).scalars())
 
     def finished_game(self, table_id: str) -> FinishedGame | None:
         """The finished game of ``table_id``; None if there is none, or it is not finished (its cards are secret)."""
@@ -146,64 +178,41 @@ class Store:
     # -- the tables ------------------------------------------------------------------------------------------
     def create_table(self, row: dict) -> None:
         """A new open table: ``row`` has the columns of ``schema.tables`` but status, moves and times."""
-        from sqlalchemy import insert
-
-        from .schema import tables
-
         now = time.time()
-        with self.engine.begin() as conn:
+        with self._conn(self.engine, True) as conn:
             conn.execute(insert(tables).values(**row, status="open", moves=0, created_at=now, touched_at=now))
 
     def table(self, table_id: str):
         """The row of ``table_id`` (None if there is none)."""
-        from sqlalchemy import select
-
-        from .schema import tables
-
-        with self.engine.connect() as conn:
-            return conn.execute(select(tables).where(tables.c.id == table_id)).first()
+        with self._conn(self.engine) as conn:
+            return conn.execute(select(tables).where(_t.id == table_id)).first()
 
     def head(self, table_id: str) -> Head | None:
-        from sqlalchemy import select
-
-        from .schema import tables
-
-        t = tables.c
-        with self.engine.connect() as conn:
-            row = conn.execute(select(t.status, t.moves, t.touched_at, t.token_hash).where(t.id == table_id)).first()
+        with self._conn(self.auto) as conn:
+            row = conn.execute(_HEAD, {"tid": table_id}).first()
         return None if row is None else Head(*row)
 
     def moves(self, table_id: str, after: int = 0) -> list:
         """The moves of ``table_id`` after move ``after``, in order: rows (move_no, seat, by, move)."""
-        from sqlalchemy import select
-
-        from .schema import moves
-
-        m = moves.c
-        with self.engine.connect() as conn:
-            return conn.execute(select(m.move_no, m.seat, m.by, m.move)
-                                .where(m.table_id == table_id, m.move_no > after).order_by(m.move_no)).fetchall()
+        with self._conn(self.engine) as conn:
+            return conn.execute(_MOVES, {"tid": table_id, "after": after}).fetchall()
 
     def add_move(self, table_id: str, move_no: int, seat: int, by: str, move: dict, record: dict | None) -> bool:
         """Move ``move_no`` of ``table_id`` (``record``: the game is over with it); False, and nothing written,
         if the table is not open at move ``move_no - 1`` any more (another server played it first)."""
-        from sqlalchemy import insert, update
-        from sqlalchemy.exc import IntegrityError
-
-        from .schema import moves, tables
-
         now = time.time()
-        values = {"moves": move_no, "touched_at": now}
+        values = {"tid": table_id, "prev": move_no - 1, "n": move_no, "now": now}
         if record is not None:
-            values.update(finished_at=now, record=json.dumps(record, separators=(",", ":")))
-        t = tables.c
+            values["rec"] = json.dumps(record, separators=(",", ":"))
+        row = {"table_id": table_id, "move_no": move_no, "seat": seat, "by": by,
+               "move": json.dumps(move, separators=(",", ":")), "at": now}
         try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(moves).values(table_id=table_id, move_no=move_no, seat=seat, by=by,
-                                                  move=json.dumps(move, separators=(",", ":")), at=now))
-                done = conn.execute(update(tables).where(t.id == table_id, t.moves == move_no - 1,
-                                                         t.status == "open").values(**values))
-                if done.rowcount != 1:
+            if self.dialect == "postgresql":  # the count checked and moved, the move inserted: one statement
+                with self._conn(self.auto) as conn:
+                    return conn.execute(_PG_NEXT if record is None else _PG_LAST, {**values, **row}).rowcount == 1
+            with self._conn(self.engine, True) as conn:
+                conn.execute(_INSERT_MOVE, row)
+                if conn.execute(_NEXT if record is None else _LAST, values).rowcount != 1:
                     conn.rollback()
                     return False
         except IntegrityError:  # (table_id, move_no) is there already: the lost race
@@ -212,46 +221,29 @@ class Store:
 
     def touch(self, table_id: str, when: float | None = None) -> None:
         """Mark ``table_id`` used at ``when`` (now)."""
-        from sqlalchemy import update
-
-        from .schema import tables
-
-        with self.engine.begin() as conn:
-            conn.execute(update(tables).where(tables.c.id == table_id)
-                         .values(touched_at=time.time() if when is None else when))
+        with self._conn(self.engine, True) as conn:
+            conn.execute(_TOUCH, {"tid": table_id, "now": time.time() if when is None else when})
 
     def end(self, table_id: str, status: str, idle_before: float | None = None) -> bool:
         """End the open table ``table_id`` as ``status`` (closed, expired, dropped); only if it was last used
         before ``idle_before`` when given. Whether it was ended now."""
-        from sqlalchemy import update
-
-        from .schema import STATUSES, tables
-
         if status not in STATUSES[1:]:
             raise ValueError(f"a table ends as one of {STATUSES[1:]}, not {status!r}")
-        t = tables.c
-        q = update(tables).where(t.id == table_id, t.status == "open")
+        q = update(tables).where(_t.id == table_id, _t.status == "open")
         if idle_before is not None:
-            q = q.where(t.touched_at < idle_before)
-        with self.engine.begin() as conn:
+            q = q.where(_t.touched_at < idle_before)
+        with self._conn(self.engine, True) as conn:
             return conn.execute(q.values(status=status, ended_at=time.time())).rowcount == 1
 
     def expire(self, idle_before: float) -> int:
         """End as ``expired`` every open table last used before ``idle_before``; how many."""
-        from sqlalchemy import update
-
-        from .schema import tables
-
-        t = tables.c
-        with self.engine.begin() as conn:
-            return conn.execute(update(tables).where(t.status == "open", t.touched_at < idle_before)
+        with self._conn(self.engine, True) as conn:
+            return conn.execute(update(tables).where(_t.status == "open", _t.touched_at < idle_before)
                                 .values(status="expired", ended_at=time.time())).rowcount
 
     def size_bytes(self) -> int:
         """The database's size on disk: the SQLite file and its log, or PostgreSQL's two tables with indexes."""
-        from sqlalchemy import text
-
-        with self.engine.connect() as conn:
+        with self._conn(self.engine) as conn:
             if self.dialect == "postgresql":
                 return int(conn.execute(text("SELECT pg_total_relation_size('tables') + "
                                              "pg_total_relation_size('moves')")).scalar())
@@ -260,6 +252,7 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+        self.auto.dispose()
 
 
 __all__ = ["FinishedGame", "Head", "Store", "StoreError", "open_store"]

@@ -10,6 +10,7 @@ import json
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from ...tables import TableError, TableSession, shown
 from ..runner import BotTimeout
@@ -28,8 +29,18 @@ def _token(request: Request) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
-def _table(svc: Service, table_id: str, request: Request) -> TableSession:
-    return svc.store.get(table_id, _token(request))
+async def _table(svc: Service, table_id: str, request: Request) -> TableSession:
+    """The table (its token checked, brought up to date with the database) read on a worker thread: the event
+    loop serves other requests while the database answers."""
+    return await run_in_threadpool(svc.store.get, table_id, _token(request))
+
+
+def _locked(table: TableSession, action=None):
+    """``action()`` (if any) and then the table's snapshot, under its lock (on a worker thread)."""
+    with table.lock:
+        if action is not None:
+            action()
+        return table.snapshot()
 
 
 async def _json_object(request: Request, what: str) -> dict:
@@ -54,38 +65,34 @@ async def new_table(request: Request, svc: Svc):
     if unknown:
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                          f"known: {', '.join(NEW_FIELDS)}")
-    table, token = svc.store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
-                                    client=svc.clients.key(request.scope), player_id=data.get("player_id"),
-                                    player_name=data.get("player_name"))
-    with table.lock:
-        return {**table.snapshot(), "token": token}
+    table, token = await run_in_threadpool(
+        svc.store.create, data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+        client=svc.clients.key(request.scope), player_id=data.get("player_id"), player_name=data.get("player_name"))
+    return {**await run_in_threadpool(_locked, table), "token": token}
 
 
 @router.get(TABLE, summary="The table as seat 0 sees it")
 async def get_table(table_id: str, request: Request, svc: Svc):
-    table = _table(svc, table_id, request)
-    with table.lock:
-        return table.snapshot()
+    table = await _table(svc, table_id, request)
+    return await run_in_threadpool(_locked, table)
 
 
 @router.delete(TABLE, status_code=204, summary="Leave the table")
 async def close_table(table_id: str, request: Request, svc: Svc):
-    svc.store.close(table_id, _token(request))
+    await run_in_threadpool(svc.store.close, table_id, _token(request))
     return Response(status_code=204)
 
 
 @router.post(f"{TABLE}/move", summary="Your move: {play, capture?, expect?}")
 async def table_move(table_id: str, request: Request, svc: Svc):
-    table = _table(svc, table_id, request)
+    table = await _table(svc, table_id, request)
     data = await _json_object(request, "a move")
     expect = data.pop("expect", None)
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
         raise TableError(f"'expect' must be the move count the page saw (an int), got {shown(expect)}")
     if "capture" not in data:
         data["capture"] = []
-    with table.lock:
-        table.play_human(data, expect)
-        return table.snapshot()
+    return await run_in_threadpool(_locked, table, lambda: table.play_human(data, expect))
 
 
 async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
@@ -113,17 +120,16 @@ async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
 
 @router.post(f"{TABLE}/ai", summary="The AI plays one move")
 async def table_ai(table_id: str, request: Request, svc: Svc):
-    table = _table(svc, table_id, request)
+    table = await _table(svc, table_id, request)
     with table.asking(table.ai_view) as (moves, view):
         move, by = await _ai_answer(svc, table, moves, view)
-        with table.lock:  # the position is still the one the move was checked in: only the AI moves now
-            table.play_ai(move, by)
-            return table.snapshot()
+        # the position is still the one the move was checked in, or play_ai says so (409)
+        return await run_in_threadpool(_locked, table, lambda: table.play_ai(move, by, moves))
 
 
 @router.get(f"{TABLE}/hint", summary="What the table's AI would play in your place")
 async def table_hint(table_id: str, request: Request, svc: Svc):
-    table = _table(svc, table_id, request)
+    table = await _table(svc, table_id, request)
     with table.asking(lambda: (table.moves, table.hint_view())) as (moves, view):
         try:
             answer = await svc.table_bots[table.ai].choose(view)
@@ -134,6 +140,6 @@ async def table_hint(table_id: str, request: Request, svc: Svc):
 
 @router.get(f"{TABLE}/record", summary="The game record, once the game is over")
 async def table_record(table_id: str, request: Request, svc: Svc):
-    table = _table(svc, table_id, request)
+    table = await _table(svc, table_id, request)
     with table.lock:
         return table.record()
