@@ -192,3 +192,16 @@ def test_the_stores_finished_ids_are_those_of_its_finished_games(client):
         assert db.finished_ids(**kw) == [fg.table_id for fg in db.finished_games(**kw)], kw
     assert db.finished_game("scopa-milanesi-5").record["format"] == "scopa-record/1"
     assert db.finished_game("not-there") is None
+
+
+def test_a_database_that_cannot_be_read_is_503(client, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    def away(*args, **kwargs):
+        raise OperationalError("SELECT", {}, Exception("connection refused"))
+
+    monkeypatch.setattr(client.store, "finished_ids", away)
+    monkeypatch.setattr(client.store, "finished_game", away)
+    r = client.get("/v1/stats")
+    assert r.status_code == 503 and "the database cannot be read now (OperationalError)" in r.json()["detail"]
+    assert client.get("/v1/stats/games/some-table-id").status_code == 503

@@ -9,13 +9,14 @@ import re
 import threading
 import time
 import weakref
+from contextlib import contextmanager
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse
 
 from ... import games, people
 from ...errors import RecordError
-from ...tables import check_player
+from ...tables import check_player, shown
 from ..service import Svc
 from ..settings import API_VERSION, WEB
 
@@ -100,6 +101,17 @@ async def replay_page():
     return _page("replay.html")
 
 
+@contextmanager
+def _reading():
+    """A database that cannot be read now (a PostgreSQL server away) is 503, saying so, not a 500."""
+    from sqlalchemy.exc import SQLAlchemyError  # lazy: the runtime extra
+
+    try:
+        yield
+    except SQLAlchemyError as e:
+        raise HTTPException(503, f"the database cannot be read now ({type(e).__name__}): try again") from None
+
+
 def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[dict, list]:
     """The figures of the ``limit`` most recent finished games (of ``player_id``), and their results."""
     results, skipped = _CACHE.of(db, player_id, limit)
@@ -121,14 +133,15 @@ def stats(svc: Svc, player_id: str | None = None):
     with `player_id` (the page's anonymous id) also that player's own figures and most recent games."""
     check_player(player_id, None)
     db = svc.store.db
-    out = dict(_CACHE.table(db, lambda: _table(db)[0]))
-    if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
-        out["player"] = _player(db, player_id)
+    with _reading():
+        out = dict(_CACHE.table(db, lambda: _table(db)[0]))
+        if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
+            out["player"] = _player(db, player_id)
     return out
 
 
 def _no_game(table_id: str) -> HTTPException:
-    return HTTPException(404, f"no finished game at table {table_id[:64]!r}: only a finished game can be replayed")
+    return HTTPException(404, f"no finished game at table {shown(table_id)!r}: only a finished game can be replayed")
 
 
 @router.get(f"/{API_VERSION}/stats/games/{{table_id}}", summary="A finished game, to replay with every hand shown")
@@ -137,14 +150,15 @@ def finished_game(table_id: str, svc: Svc):
     404 for a game that is not finished (its hidden cards stay hidden) or not there."""
     if not TABLE_ID.fullmatch(table_id):
         raise _no_game(table_id)
-    fg = svc.store.db.finished_game(table_id)
+    with _reading():
+        fg = svc.store.db.finished_game(table_id)
     if fg is None:
         raise _no_game(table_id)
     try:
         result = people.result_of(fg)
         frames = people.frames(fg.record)
-    except RecordError as e:
-        raise HTTPException(422, f"the record of table {table_id!r} does not replay: {e}") from None
+    except (RecordError, ValueError, KeyError) as e:
+        raise HTTPException(422, f"the record of table {table_id!r} does not replay: {shown(str(e), 300)}") from None
     game = games.get(fg.game)
     return {"table_id": fg.table_id, "game": fg.game, "title": game.title, "deck": fg.deck,
             "options": dict(result.options), "ai": fg.ai,
