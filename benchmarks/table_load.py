@@ -8,7 +8,8 @@ deck/game pairs of the page in turn), plays a random legal move of seat 0
 when it is its turn and asks ``POST /v1/tables/{id}/ai`` for every AI move,
 exactly as the page does (without its pauses).  Every answer other than 2xx
 is an error.  Reports moves/s over the whole process (yours and the AI's),
-AI moves/s, request latency (median, p99), games finished and errors.
+AI moves/s, request latency (median, p99), games finished, errors, and the
+server's CPU time per move (what a move costs on a busy machine too).
 
 Every table and move is written to the server's database (docs/database.md):
 the run is made once per ``--db``: ``sqlite`` (a new SQLite file, the
@@ -142,6 +143,17 @@ def _size(url: str) -> tuple[int, int]:
         store.close()
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system) the process ``pid`` has used so far; None where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    import os
+
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(args, spec: str) -> dict:
     """One load run on the database ``spec``: the results, with its growth in bytes per move."""
     with database(spec) as url:
@@ -151,13 +163,19 @@ def run(args, spec: str) -> dict:
                                                      "--tables-per-client", str(args.tables), "--db", url))
         try:
             size0, _ = _size(url)
+            cpu0 = cpu_seconds(proc.pid)
             res = asyncio.run(load(port, args.tables, args.seconds, args.seed))
+            cpu1 = cpu_seconds(proc.pid)
         finally:
             proc.terminate()
             proc.wait(10)
         size1, stored = _size(url)
     kind = "postgresql" if spec == "postgres" or spec.startswith("postgres") else "sqlite"
-    return dict(res, db=kind, moves_stored=stored, db_bytes=size1, db_bytes_per_move=round((size1 - size0) / max(stored, 1), 1))
+    # the server's own CPU time per move: what a move costs whatever else runs on the machine (a database
+    # server's processes not included)
+    cpu = None if cpu0 is None or cpu1 is None else round(1000 * (cpu1 - cpu0) / max(res["moves"], 1), 3)
+    return dict(res, db=kind, moves_stored=stored, db_bytes=size1, server_cpu_ms_per_move=cpu,
+                db_bytes_per_move=round((size1 - size0) / max(stored, 1), 1))
 
 
 def main(argv=None) -> int:
@@ -180,7 +198,8 @@ def main(argv=None) -> int:
         met = res["errors"] == 0 and res["moves_per_s"] >= 200
         ok &= met
         print(f"{res['db']}: {res['tables']} tables, {res['moves_per_s']} moves/s ({res['ai_moves_per_s']} by the AI), "
-              f"{res['errors']} errors, {res['db_bytes_per_move']} database bytes per move: "
+              f"{res['errors']} errors, {res['server_cpu_ms_per_move']} ms of server CPU and "
+              f"{res['db_bytes_per_move']} database bytes per move: "
               f"target (>= 200 moves/s, no error) {'met' if met else 'MISSED'}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -193,7 +193,12 @@ class TableSession:
         """Write the move just played (and the record, if it ended the game); ``TableError`` 409 if another
         server wrote this move first (this process's state is then stale, and read again on the next request)."""
         record = self.game.to_record(self.state) if self.state.done else None
-        if not self.db.add_move(self.id, self.moves, seat, by, move, record):
+        try:
+            saved = self.db.add_move(self.id, self.moves, seat, by, move, record)
+        except BaseException:  # the database failed (its error is answered 503): this state is not the database's
+            self.stale = True
+            raise
+        if not saved:
             self.stale = True
             raise TableError("the table has moved on (another move was played first): reload it", 409, "stale")
 

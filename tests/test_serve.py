@@ -97,10 +97,10 @@ def test_health_of_a_bot_of_every_game():
 
     from cavallo_env.serve import create_app
 
-    h = TestClient(create_app("heuristic", db="sqlite://")).get("/v1/health").json()
+    h = TestClient(create_app("heuristic", tables=False)).get("/v1/health").json()
     assert h["obs_version"] == OBS_VERSION and set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
     assert h["games"]["scopa"] == {"obs_version": "scopa-obs/1", "action_version": "scopa-actions/1"}
-    h = TestClient(create_app("ismcts:10,c=0.5", db="sqlite://")).get("/v1/health").json()
+    h = TestClient(create_app("ismcts:10,c=0.5", tables=False)).get("/v1/health").json()
     assert set(h["games"]) == {"cavalloicera", "briscola", "scopa"}
 
 

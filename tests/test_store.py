@@ -138,11 +138,18 @@ def test_tables_end_and_expire_keeping_their_moves(url):
     assert store.head("a").status == "expired" and store.head("b").status == "open"
     assert len(store.moves("a")) == 1  # an unfinished game's moves stay
     assert not store.add_move("a", 2, 1, "ai", {"play": "y"}, None)  # an ended table takes no move
+    assert store.add_move("b", 1, 0, "you", {"play": "x"}, None)
     assert not store.end("b", "dropped", idle_before=0.0)  # used lately: not dropped
     assert store.end("b", "closed") and store.head("b").status == "closed"
     with pytest.raises(ValueError):
         store.end("b", "open")
     assert store.size_bytes() > 0
+    # a table where nothing was played holds no game: it is deleted, whether it is left or expires
+    store.create_table(_row("empty1"))
+    store.create_table(_row("empty2"))
+    assert store.end("empty1", "closed") and store.head("empty1") is None
+    store.touch("empty2", 100.0)
+    assert store.expire(idle_before=1000.0) == 1 and store.head("empty2") is None
 
 
 def test_cavallo_serve_refuses_a_newer_schema_before_serving(tmp_path):

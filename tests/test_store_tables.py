@@ -62,6 +62,7 @@ def test_a_table_answers_only_its_token(url):
     with TestClient(app) as c:
         snap = c.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 5}).json()
         tid, token = snap["id"], snap["token"]
+        _step(c, snap, random.Random(0), {"authorization": f"Bearer {token}"})  # a table with a game to keep
         assert len(token) >= 32 and token not in json.dumps(c.get("/v1/health").json())
         missing = c.get("/v1/tables/no-such-table", headers={"authorization": f"Bearer {token}"})
         assert missing.status_code == 404
@@ -247,3 +248,28 @@ def test_odd_table_ids_are_404_on_every_database(url):
         for tid in ("%00", "a%00b", "%ED%A0%80", "x" * 65, "..", "a b", "ünïcode"):
             r = c.get(f"/v1/tables/{tid}", headers={"authorization": "Bearer \x00"})
             assert r.status_code in (404, 405), (tid, r.status_code, r.text)
+
+
+def test_a_database_failure_is_a_503_and_the_table_goes_on(tmp_path):
+    from sqlalchemy.exc import OperationalError
+
+    app = _app(str(tmp_path / "tables.sqlite3"))
+    store = app.state.tables.db
+    with token_client(app) as c:
+        snap = c.post("/v1/tables", json={"game": "briscola", "deck": "milanesi", "seed": 8}).json()
+        real = store.add_move
+
+        def down(*args):
+            raise OperationalError("INSERT", {}, Exception("the database went away"))
+
+        store.add_move = down
+        r = c.post(f"/v1/tables/{snap['id']}/ai" if not snap["your_turn"] else f"/v1/tables/{snap['id']}/move",
+                   json={"play": snap["legal"][0]["play"], "expect": 0} if snap["your_turn"] else None)
+        assert r.status_code == 503 and "database did not answer" in r.json()["detail"], r.text
+        store.add_move = real
+        again = c.get(f"/v1/tables/{snap['id']}").json()
+        assert again["moves"] == 0  # the move that was not written was not played
+        rng = random.Random(1)
+        while not again["done"]:
+            again = _step(c, again, rng)
+        assert again["moves"] == 40

@@ -202,7 +202,7 @@ def test_store_bounds_and_expiry():
     with pytest.raises(TableError) as e:
         store.get(a.id, token)
     assert e.value.status == 404
-    assert store.db.table(a.id).status == "expired"  # ended, its moves kept
+    assert store.db.table(a.id) is None  # no move was played there: nothing to keep
     assert store.expire() == 0 and len(store) == 1
     store.create("cavalloicera", "bresciane")  # room again
     for bad in (dict(ai_specs=[]), dict(ai_specs=["greedy"], max_tables=0), dict(ai_specs=["greedy"], ttl=0)):
@@ -214,9 +214,14 @@ def test_expire_ends_idle_tables_in_the_database_and_memory():
     store = TableStore(["greedy"], max_tables=5, ttl=60)
     a, _ = store.create("briscola", "milanesi")
     b, _ = store.create("scopa", "milanesi")
+    empty, _ = store.create("scopa", "milanesi")
+    a.play_ai(a.state.legal_moves()[0], "greedy")
     age(store, a, 61)
-    assert store.expire() == 1 and len(store) == 1
-    assert store.db.table(a.id).status == "expired" and store.db.table(b.id).status == "open"
+    age(store, empty, 61)
+    assert store.expire() == 2 and len(store) == 1
+    assert store.db.table(a.id).status == "expired" and len(store.db.moves(a.id)) == 1  # its moves kept
+    assert store.db.table(b.id).status == "open"
+    assert store.db.table(empty.id) is None  # no move was played there: nothing to keep
 
 
 def test_body_limit(client):
@@ -455,6 +460,7 @@ def test_policy_paths_are_not_shown():
 def test_a_full_store_makes_room_from_finished_tables():
     store = TableStore(["greedy"], max_tables=1, ttl=600)
     t, token = store.create("briscola", "milanesi")
+    t.play_ai(t.state.legal_moves()[0], "greedy")
     t.state.done = True  # finished, and idle past the grace
     age(store, t, TableStore.GRACE + 1)
     store.create("scopa", "milanesi")
@@ -462,3 +468,14 @@ def test_a_full_store_makes_room_from_finished_tables():
     with pytest.raises(TableError) as e:
         store.get(t.id, token)
     assert e.value.status == 404
+
+
+def test_a_server_without_tables_opens_no_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAVALLO_DB", str(tmp_path / "never.sqlite3"))
+    app = create_app("greedy", tables=False)
+    with token_client(app) as c:
+        r = c.post("/v1/tables", json={"game": "briscola"})
+        assert r.status_code == 503 and "serves no tables" in r.json()["detail"]
+        assert c.get("/v1/tables/abcdefgh12345678").status_code == 503
+        assert c.get("/v1/health").json()["tables"] == 0
+    assert not (tmp_path / "never.sqlite3").exists()

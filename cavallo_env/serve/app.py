@@ -21,7 +21,7 @@ from .settings import ENV_BOT, ENV_OPTIONS, ENV_SEED, READ_TIMEOUT, WEB
 def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, max_tables: int = 200,
                table_ttl: float = 1800.0, move_timeout: float = 10.0, max_body: int = 1_000_000,
                table_seeds: bool = False, tables_per_client: int = 8, read_timeout: float = READ_TIMEOUT,
-               trust_proxy=(), db=None) -> FastAPI:
+               trust_proxy=(), db=None, tables: bool = True) -> FastAPI:
     """The app with its bots built now (a bad spec or model fails here, not on a request).
 
     ``bot_spec`` answers ``/v1/move``; ``table_ais`` (default ``TABLE_AIS``,
@@ -36,7 +36,8 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     (``sqlite:///<file>``, ``postgresql://...``), a ``cavallo_env.store.Store``,
     or None for ``$CAVALLO_DB``, else ``tables.sqlite3`` in the user's data
     directory (docs/database.md).  Several processes on one database serve
-    every table.
+    every table.  ``tables=False`` serves no tables (503) and opens no database:
+    a server of ``/v1/move`` only.
 
     One client (``Clients.key``: its address) holds at most
     ``tables_per_client`` tables; ``trust_proxy`` names the reverse proxies
@@ -45,7 +46,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     (``RequestGuard``; the headers' deadline is ``NoDelayHTTPProtocol``'s).
     """
     check_limits(move_timeout, max_body, read_timeout)
-    service = build_service(bot_spec, seed, table_ais, move_timeout, Clients(trust_proxy), db,
+    service = build_service(bot_spec, seed, table_ais, move_timeout, Clients(trust_proxy), db, tables,
                             max_tables=max_tables, ttl=table_ttl, seeds=table_seeds, per_client=tables_per_client)
     app = FastAPI(title=f"{_game_titles()} in-game AI", version=__version__, description=_description(service),
                   exception_handlers=HANDLERS)

@@ -1,11 +1,15 @@
 """The app's errors as JSON answers: a malformed view (422 with the field-by-field ``errors``), an
-inconsistent one (422), a table's refusal (its status and ``code``), a bot past its time limit (503)."""
+inconsistent one (422), a table's refusal (its status and ``code``), a bot past its time limit (503), the table
+database failing (503)."""
 
 from __future__ import annotations
+
+import logging
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 
 from ..errors import ViewError
 from ..tables import TableError, shown
@@ -55,5 +59,12 @@ async def _slow(request: Request, exc: BotTimeout):
                         status_code=503)
 
 
+async def _database(request: Request, exc: DBAPIError):
+    logging.getLogger("uvicorn.error").error("the table database failed: %s", str(exc).splitlines()[0][:300])
+    return JSONResponse({"detail": "the table's database did not answer: try again", "code": "refused"},
+                        status_code=503)
+
+
 #: the app's exception handlers (``FastAPI(exception_handlers=HANDLERS)``)
-HANDLERS = {RequestValidationError: _invalid, ViewError: _inconsistent, TableError: _refused, BotTimeout: _slow}
+HANDLERS = {RequestValidationError: _invalid, ViewError: _inconsistent, TableError: _refused, BotTimeout: _slow,
+            DBAPIError: _database}

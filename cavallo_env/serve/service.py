@@ -55,7 +55,7 @@ class Service:
     runner: BotRunner  # the bot of /v1/move
     table_bots: dict  # the table's AIs by their public names (no file paths), the page's default first
     fallback: BotRunner  # a table's AI past the time limit (or failing) plays this heuristic instead
-    store: TableStore
+    store: TableStore | None  # None: no tables (create_app(tables=False)), no database
     clients: Clients
     move_timeout: float
     versions: dict = field(default_factory=dict)  # each game the bot plays: its obs and action versions
@@ -102,9 +102,10 @@ def _db(db):
 
 
 def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: Clients, db=None,
-                  **store_options) -> Service:
+                  tables: bool = True, **store_options) -> Service:
     """The bots of ``bot_spec`` and ``table_ais`` (default ``TABLE_AIS``, ``bot_spec`` first when it is not
-    among them), each on its own runner, and a ``TableStore`` of ``store_options`` on the database ``db``."""
+    among them), each on its own runner, and a ``TableStore`` of ``store_options`` on the database ``db``
+    (none without ``tables``)."""
     bot = _bot(bot_spec, seed)
     runner = BotRunner(bot, move_timeout)
     if table_ais is None:
@@ -115,7 +116,7 @@ def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: 
     if len(table_bots) != len(table_ais):
         raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
-    store = TableStore(list(table_bots), db=_db(db), **store_options)
+    store = TableStore(list(table_bots), db=_db(db), **store_options) if tables else None
     return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, _versions(bot))
 
 

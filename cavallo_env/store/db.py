@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterator
 
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from . import migrate
@@ -226,20 +226,26 @@ class Store:
 
     def end(self, table_id: str, status: str, idle_before: float | None = None) -> bool:
         """End the open table ``table_id`` as ``status`` (closed, expired, dropped); only if it was last used
-        before ``idle_before`` when given. Whether it was ended now."""
+        before ``idle_before`` when given. Whether it was ended now. A table where no move was played is deleted:
+        it holds no game, and opening and leaving tables must not fill the disk."""
         if status not in STATUSES[1:]:
             raise ValueError(f"a table ends as one of {STATUSES[1:]}, not {status!r}")
-        q = update(tables).where(_t.id == table_id, _t.status == "open")
+        where = [_t.id == table_id, _t.status == "open"]
         if idle_before is not None:
-            q = q.where(_t.touched_at < idle_before)
+            where.append(_t.touched_at < idle_before)
         with self._conn(self.engine, True) as conn:
-            return conn.execute(q.values(status=status, ended_at=time.time())).rowcount == 1
+            if conn.execute(delete(tables).where(*where, _t.moves == 0)).rowcount == 1:
+                return True
+            return conn.execute(update(tables).where(*where).values(status=status, ended_at=time.time())).rowcount == 1
 
     def expire(self, idle_before: float) -> int:
-        """End as ``expired`` every open table last used before ``idle_before``; how many."""
+        """End as ``expired`` every open table last used before ``idle_before`` (deleting those without a move);
+        how many."""
+        where = [_t.status == "open", _t.touched_at < idle_before]
         with self._conn(self.engine, True) as conn:
-            return conn.execute(update(tables).where(_t.status == "open", _t.touched_at < idle_before)
-                                .values(status="expired", ended_at=time.time())).rowcount
+            empty = conn.execute(delete(tables).where(*where, _t.moves == 0)).rowcount
+            return empty + conn.execute(update(tables).where(*where)
+                                        .values(status="expired", ended_at=time.time())).rowcount
 
     def size_bytes(self) -> int:
         """The database's size on disk: the SQLite file and its log, or PostgreSQL's two tables with indexes."""

@@ -54,7 +54,7 @@ def _file_lock(engine):
         import fcntl
     except ImportError:  # not POSIX: no lock (one process migrates at a time there)
         fcntl = None
-    if fcntl is None or not path or is_memory(str(engine.url)):
+    if fcntl is None or engine.dialect.name != "sqlite" or not path or is_memory(str(engine.url)):
         yield
         return
     with open(f"{path}.lock", "a") as f:

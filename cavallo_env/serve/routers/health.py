@@ -28,5 +28,5 @@ async def health(svc: Svc):
         "status": "ok", "bot": public_spec(getattr(bot, "name", svc.bot_spec)), **svc.top, "games": svc.versions,
         "cavallo_env": __version__,
         "model": public_info(info),
-        "uptime_s": round(time.time() - svc.started, 3), "tables": len(svc.store),
+        "uptime_s": round(time.time() - svc.started, 3), "tables": len(svc.store or ()),
     }

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...tables import TableError, TableSession, shown
+from ...tables import TableError, TableSession, TableStore, shown
 from ..runner import BotTimeout
 from ..service import Service, Svc
 from ..settings import API_VERSION
@@ -29,10 +29,18 @@ def _token(request: Request) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
+def _store(svc: Service) -> TableStore:
+    """The app's tables; ``TableError`` 503 on a server started without them (``create_app(tables=False)``)."""
+    if svc.store is None:
+        raise TableError("this server serves no tables (only POST /v1/move): start cavallo serve for the table",
+                         503, "refused")
+    return svc.store
+
+
 async def _table(svc: Service, table_id: str, request: Request) -> TableSession:
     """The table (its token checked, brought up to date with the database) read on a worker thread: the event
     loop serves other requests while the database answers."""
-    return await run_in_threadpool(svc.store.get, table_id, _token(request))
+    return await run_in_threadpool(_store(svc).get, table_id, _token(request))
 
 
 def _locked(table: TableSession, action=None):
@@ -41,6 +49,17 @@ def _locked(table: TableSession, action=None):
         if action is not None:
             action()
         return table.snapshot()
+
+
+async def _snapshot(svc: Service, table_id: str, request: Request, action=None) -> dict:
+    """The table read (as ``_table``), ``action(table)`` (if any) and its snapshot: one trip to a worker thread."""
+    store, token = _store(svc), _token(request)
+
+    def work():
+        table = store.get(table_id, token)
+        return _locked(table, None if action is None else lambda: action(table))
+
+    return await run_in_threadpool(work)
 
 
 async def _json_object(request: Request, what: str) -> dict:
@@ -65,34 +84,36 @@ async def new_table(request: Request, svc: Svc):
     if unknown:
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                          f"known: {', '.join(NEW_FIELDS)}")
-    table, token = await run_in_threadpool(
-        svc.store.create, data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
-        client=svc.clients.key(request.scope), player_id=data.get("player_id"), player_name=data.get("player_name"))
-    return {**await run_in_threadpool(_locked, table), "token": token}
+    store, client = _store(svc), svc.clients.key(request.scope)
+
+    def work():
+        table, token = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+                                    client=client, player_id=data.get("player_id"), player_name=data.get("player_name"))
+        return {**_locked(table), "token": token}
+
+    return await run_in_threadpool(work)
 
 
 @router.get(TABLE, summary="The table as seat 0 sees it")
 async def get_table(table_id: str, request: Request, svc: Svc):
-    table = await _table(svc, table_id, request)
-    return await run_in_threadpool(_locked, table)
+    return await _snapshot(svc, table_id, request)
 
 
 @router.delete(TABLE, status_code=204, summary="Leave the table")
 async def close_table(table_id: str, request: Request, svc: Svc):
-    await run_in_threadpool(svc.store.close, table_id, _token(request))
+    await run_in_threadpool(_store(svc).close, table_id, _token(request))
     return Response(status_code=204)
 
 
 @router.post(f"{TABLE}/move", summary="Your move: {play, capture?, expect?}")
 async def table_move(table_id: str, request: Request, svc: Svc):
-    table = await _table(svc, table_id, request)
     data = await _json_object(request, "a move")
     expect = data.pop("expect", None)
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
         raise TableError(f"'expect' must be the move count the page saw (an int), got {shown(expect)}")
     if "capture" not in data:
         data["capture"] = []
-    return await run_in_threadpool(_locked, table, lambda: table.play_human(data, expect))
+    return await _snapshot(svc, table_id, request, lambda table: table.play_human(data, expect))
 
 
 async def _ai_answer(svc: Service, table: TableSession, moves: int, view: dict):
