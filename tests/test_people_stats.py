@@ -203,5 +203,12 @@ def test_a_database_that_cannot_be_read_is_503(client, monkeypatch):
     monkeypatch.setattr(client.store, "finished_ids", away)
     monkeypatch.setattr(client.store, "finished_game", away)
     r = client.get("/v1/stats")
-    assert r.status_code == 503 and "the database cannot be read now (OperationalError)" in r.json()["detail"]
+    assert r.status_code == 503 and "database did not answer" in r.json()["detail"]
     assert client.get("/v1/stats/games/some-table-id").status_code == 503
+
+
+def test_a_server_without_tables_says_it_keeps_no_games():
+    with TestClient(create_app("greedy", tables=False)) as c:
+        for path in ("/v1/stats", "/v1/stats/games/some-table-id"):
+            r = c.get(path)
+            assert r.status_code == 503 and "this server keeps no games" in r.json()["detail"], path

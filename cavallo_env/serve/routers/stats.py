@@ -9,14 +9,13 @@ import re
 import threading
 import time
 import weakref
-from contextlib import contextmanager
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse
 
 from ... import games, people
 from ...errors import RecordError
-from ...tables import check_player, shown
+from ...tables import TableError, check_player, shown
 from ..service import Svc
 from ..settings import API_VERSION, WEB
 
@@ -101,15 +100,13 @@ async def replay_page():
     return _page("replay.html")
 
 
-@contextmanager
-def _reading():
-    """A database that cannot be read now (a PostgreSQL server away) is 503, saying so, not a 500."""
-    from sqlalchemy.exc import SQLAlchemyError  # lazy: the runtime extra
-
-    try:
-        yield
-    except SQLAlchemyError as e:
-        raise HTTPException(503, f"the database cannot be read now ({type(e).__name__}): try again") from None
+def _db(svc):
+    """The app's database; ``TableError`` 503 on a server started without tables (``create_app(tables=False)``).
+    A database that does not answer is the app's 503 (``serve/errors.py``)."""
+    if svc.store is None:
+        raise TableError("this server keeps no games (only POST /v1/move): start cavallo serve for the table "
+                         "and its stats", 503, "refused")
+    return svc.store.db
 
 
 def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[dict, list]:
@@ -132,11 +129,10 @@ def stats(svc: Svc, player_id: str | None = None):
     """The finished games at the table (the most recent `MAX_GAMES`), per game, deck and AI, from the AI's side;
     with `player_id` (the page's anonymous id) also that player's own figures and most recent games."""
     check_player(player_id, None)
-    db = svc.store.db
-    with _reading():
-        out = dict(_CACHE.table(db, lambda: _table(db)[0]))
-        if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
-            out["player"] = _player(db, player_id)
+    db = _db(svc)
+    out = dict(_CACHE.table(db, lambda: _table(db)[0]))
+    if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
+        out["player"] = _player(db, player_id)
     return out
 
 
@@ -150,8 +146,7 @@ def finished_game(table_id: str, svc: Svc):
     404 for a game that is not finished (its hidden cards stay hidden) or not there."""
     if not TABLE_ID.fullmatch(table_id):
         raise _no_game(table_id)
-    with _reading():
-        fg = svc.store.db.finished_game(table_id)
+    fg = _db(svc).finished_game(table_id)
     if fg is None:
         raise _no_game(table_id)
     try:
