@@ -133,3 +133,22 @@ def test_a_game_still_played_is_not_replayed(server, browser):
     assert page.locator(".card").count() == 0
     ctx.close()
     assert not errors, errors
+
+
+def test_a_briscola_replay_shows_the_trick_just_taken(server, browser, finished):
+    fg = next(f for f in finished if f.game == "briscola" and f.player_id == PLAYER)
+    ctx, page, errors = _open(browser, server, f"/replay?table={fg.table_id}", "en")
+    words = _words("en")
+    expect(page.locator("#middle-title")).to_have_text(words["trick"])
+    expect(page.locator(".trump .card")).to_have_count(1)
+    page.click("#next")
+    page.click("#next")  # the second card of the first trick: the trick is taken
+    first, second = fg.record["moves"][:2]
+    expect(page.locator("#middle-title")).to_have_text(words["trick_done"])
+    expect(page.locator("#middle .card")).to_have_count(2)
+    assert [page.locator("#middle .card").nth(i).get_attribute("data-card") for i in (0, 1)] == \
+        [first["play"], second["play"]]
+    page.click("#next")
+    expect(page.locator("#middle-title")).to_have_text(words["trick"])
+    ctx.close()
+    assert not errors, errors

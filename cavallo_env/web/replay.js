@@ -38,11 +38,18 @@ function renderSeats(frame) {
       ...(hand.length ? hand.map(card) : [el("span", { class: "empty", text: t("empty") })])))));
 }
 
+// the cards of a trick this move completed: the trick before it and the card played (it is empty now)
+function completedTrick(frame) {
+  const before = at > 0 ? game.frames[at - 1].public.trick : null;
+  return frame.move && before && before.length && !frame.public.trick.length ? [...before, frame.move.play] : null;
+}
+
 function renderMiddle(frame) {
   const pub = frame.public;
   const trick = "trick" in pub;
-  $("middle-title").textContent = t(trick ? "trick" : "table");
-  const cards = (trick ? pub.trick : pub.table) || [];
+  const done = trick ? completedTrick(frame) : null;
+  $("middle-title").textContent = t(done ? "trick_done" : trick ? "trick" : "table");
+  const cards = done || (trick ? pub.trick : pub.table) || [];
   $("middle").replaceChildren(...(cards.length ? cards.map(card) : [el("span", { class: "empty", text: t("empty") })]));
   const extras = [];
   if (pub.trump) extras.push(el("div", { class: "trump" }, el("span", { text: `${t("trump")}: ` }), card(pub.trump)));
