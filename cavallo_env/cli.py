@@ -23,6 +23,7 @@ COMMANDS = {
     "play": "play in the terminal: Cavalloìcera with an AI partner against two AIs, Briscola or Scopa against one",
     "serve": "serve an AI policy over HTTP for a game to call, and the table in the browser",
     "table": "play in the browser: serve the table and open it in the default browser",
+    "people": "the AI against people: the games finished at the table, per game, deck and AI",
     "demo": "the main job: quick training, evaluation, export and one AI deal of each game",
 }
 

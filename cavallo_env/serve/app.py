@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from .. import __version__, games
 from .errors import HANDLERS
 from .guard import Clients, RequestGuard
-from .routers import ROUTERS
+from .routers import ROUTERS, stats
 from .schemas import VIEW_MODELS
 from .service import Service, build_service, check_limits, public_spec
 from .settings import ENV_BOT, ENV_OPTIONS, ENV_SEED, READ_TIMEOUT, WEB
@@ -56,6 +56,7 @@ def create_app(bot_spec: str = "policy:default", seed=None, *, table_ais=None, m
     app.mount("/static", StaticFiles(directory=str(WEB)), name="static")
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(stats.router)  # the AI against people: /stats, /replay, /v1/stats (cavallo_env/people.py)
     app.openapi = lambda: _openapi(app)
     return app
 

@@ -106,6 +106,19 @@ def open_store(url: str | None = None) -> "Store":
     return Store(engine, full, revision)
 
 
+def _finished_query(columns, game, player_id, limit):
+    """``columns`` of the finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit must be an int >= 0 or None, got {limit!r}")
+    q = select(*columns).where(_t.finished_at.is_not(None))
+    if game is not None:
+        q = q.where(_t.game == game)
+    if player_id is not None:
+        q = q.where(_t.player_id == player_id)
+    q = q.order_by(_t.finished_at.desc(), _t.id)
+    return q if limit is None else q.limit(limit)
+
+
 def _finished(row) -> FinishedGame:
     return FinishedGame(row.id, row.game, row.deck, row.ai, tuple(json.loads(row.human_seats)), row.player_id,
                         row.player_name, datetime.fromtimestamp(row.finished_at, timezone.utc), json.loads(row.record))
@@ -146,20 +159,21 @@ class Store:
     def finished_games(self, game: str | None = None, player_id: str | None = None,
                        limit: int | None = None) -> Iterator[FinishedGame]:
         """The finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit must be an int >= 0 or None, got {limit!r}")
-        q = select(tables).where(_t.finished_at.is_not(None))
-        if game is not None:
-            q = q.where(_t.game == game)
-        if player_id is not None:
-            q = q.where(_t.player_id == player_id)
-        q = q.order_by(_t.finished_at.desc(), _t.id)
-        if limit is not None:
-            q = q.limit(limit)
         with self._conn(self.engine) as conn:
-            rows = conn.execute(q).fetchall()
+            rows = conn.execute(_finished_query([tables], game, player_id, limit)).fetchall()
         for row in rows:
             yield _finished(row)
+
+    def finished_ids(self, game: str | None = None, player_id: str | None = None,
+                     limit: int | None = None) -> list[str]:
+        """The table ids of ``finished_games(game, player_id, limit)``, in its order, without reading a record."""
+        with self._conn(self.engine) as conn:
+            return list(conn.execute(_finished_query([_t.id], game, player_id, limit)).scalars())
+
+    def finished_game(self, table_id: str) -> FinishedGame | None:
+        """The finished game of ``table_id``; None if there is none, or it is not finished (its cards are secret)."""
+        row = self.table(table_id)
+        return None if row is None or row.finished_at is None else _finished(row)
 
     # -- the tables ------------------------------------------------------------------------------------------
     def create_table(self, row: dict) -> None:
