@@ -37,6 +37,7 @@ import numpy as np
 from ..briscola.cards import DECKS, NAMES, NUM_CARDS
 from ..briscola.engine import BriscolaState, random_deal
 from . import BUILD_HINT
+from .bots import BotTables
 from .tables import REWARDS, RNGS, CoreTables, seed_array, where_array  # noqa: F401  (REWARDS, RNGS: public here too)
 
 try:
@@ -55,11 +56,12 @@ def _extension():
     return _briscola
 
 
-class BriscolaTables(CoreTables):
+class BriscolaTables(BotTables, CoreTables):
     """n Briscola tables on the compiled core (see the module doc)."""
 
     NUM_ACTIONS = NUM_CARDS
     ACTION_WORDS = "card ids"
+    PRIOR_SIZE = 2 * NUM_CARDS  # briscola-prior/1 (cavallo_env.briscola.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, _extension())
