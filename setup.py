@@ -16,7 +16,7 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 CORE = "cavallo_env/core"
 
 
-BOTS = ("briscola",)  # the games whose fixed bots and prior are in the core too (<game>_bots.c)
+BOTS = ("briscola", "scopa")  # the games whose fixed bots and prior are in the core too (<game>_bots.c)
 
 
 def bots(game: str, ext: str) -> list:
@@ -29,7 +29,7 @@ def core_extension(game: str) -> Extension:
     return Extension(
         f"cavallo_env.core._{game}",
         sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c", *bots(game, "c")],
-        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h", *bots(game, "h")],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h", f"{CORE}/pysum.h", *bots(game, "h")],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )

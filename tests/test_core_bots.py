@@ -33,10 +33,17 @@ from cavallo_env.core.bots import BOTS  # noqa: E402
 POSITIONS = int(os.environ.get("CAVALLO_CORE_POSITIONS", "2000"))  # at least, per game and policy mix
 
 
+def _random_actions(tables, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action at every table (-1 where over), drawn by numpy from the mask (the
+    tables' own generators stay untouched, so later deals of a match are the engine's)."""
+    scores = rng.random(tables.mask.shape) * tables.mask
+    return np.where(tables.done, -1, scores.argmax(axis=1)).astype(np.int32)
+
+
 def _policy_actions(tables, rng: np.random.Generator, mix: tuple) -> np.ndarray:
     """Each table's next action from random play, the greedy bot or the heuristic bot, drawn per table
     with the probabilities ``mix``; the core's own picks (checked against Python before)."""
-    picks = [tables.random_actions().copy(), tables.bot_actions("greedy").copy(),
+    picks = [_random_actions(tables, rng), tables.bot_actions("greedy").copy(),
              tables.bot_actions("heuristic").copy()]
     who = rng.choice(3, size=tables.n, p=mix)
     return np.choose(who, picks).astype(np.int32)
@@ -101,3 +108,61 @@ def test_bad_bot_names_are_refused():
         tables.bot_actions("random")
     with pytest.raises(ValueError, match="where must be 2 booleans"):
         tables.prior(where=[True])
+
+
+# ---------------------------------------------------------------- Scopa
+
+
+def _scopa_check(game, bots, acts, i: int, got: dict) -> None:
+    """Table i against the Python bots at ``acts`` (a ``ScopaActions``); while a capture is built, the
+    bots' best move among the sets still consistent with the cards taken, spelled by its next take."""
+    from cavallo_env.scopa.actions import TAKE, move_to_actions
+    from cavallo_env.scopa.bots import Info, greedy_move, heuristic_move
+    from cavallo_env.scopa.prior import action_prior
+
+    state = acts.state
+    if acts.done:
+        assert [got[b][i] for b in BOTS] == [-1] * len(BOTS)
+        assert not got["prior"][i].any()
+        return
+    view = game.make_view(state, state.current)
+    if acts.building is None:
+        want = {b: move_to_actions(state, game.move_from_dict(bots[b].choose(view), view["deck"]))[0]
+                for b in BOTS}
+    else:
+        card, taken, sets = acts.building
+        reachable = [(card, s) for s in sets]
+        play = {"greedy": greedy_move, "heuristic": heuristic_move}
+        want = {b: TAKE + play[b](Info(view), reachable)[1][len(taken)] for b in BOTS}
+    assert {b: int(got[b][i]) for b in BOTS} == want, (i, acts.building, view)
+    np.testing.assert_array_equal(got["prior"][i], action_prior(acts), err_msg=f"table {i}: {view}")
+
+
+@pytest.mark.parametrize("deck, match, mix", [("milanesi", False, (0.4, 0.3, 0.3)),
+                                              ("bresciane", True, (0.2, 0.4, 0.4))])
+def test_scopa_bots_and_prior(deck, match, mix):
+    from cavallo_env.core.scopa import ScopaTables
+    from cavallo_env.scopa.actions import ScopaActions
+    from cavallo_env.scopa.engine import random_state
+
+    game = games.get("scopa")
+    bots = {b: make(b, game="scopa") for b in BOTS}
+    n = POSITIONS // 36 + 1  # 36 moves a deal, a few more actions (captures with a choice)
+    seeds = [1000 * match + i for i in range(n)]
+    tables = ScopaTables(n, match=match, rng="python")
+    tables.reset(seeds, deck)
+    games_ = [ScopaActions(random_state(s, deck, match)) for s in seeds]
+    rng = np.random.default_rng(3 + match)
+    positions = 0
+    while not tables.done.all() and positions < 3 * POSITIONS:  # matches: into their later deals
+        got = {b: tables.bot_actions(b).copy() for b in BOTS}
+        got["prior"] = tables.prior().copy()
+        for i, acts in enumerate(games_):
+            _scopa_check(game, bots, acts, i, got)
+            positions += not acts.done
+        actions = _policy_actions(tables, rng, mix)
+        tables.step(actions)
+        for acts, a in zip(games_, actions.tolist()):
+            if a >= 0:
+                acts.step(a)
+    assert positions >= POSITIONS

@@ -44,6 +44,7 @@ import numpy as np
 from ..scopa.cards import DECKS, NAMES, NUM_CARDS
 from ..scopa.engine import ScopaState, random_state
 from . import BUILD_HINT
+from .bots import BotTables
 
 try:
     from . import _scopa
@@ -65,8 +66,10 @@ def _extension():
     return _scopa
 
 
-class ScopaTables:
+class ScopaTables(BotTables):
     """n Scopa tables on the compiled core (see the module doc)."""
+
+    PRIOR_SIZE = 2 * NUM_ACTIONS  # scopa-prior/1 (cavallo_env.scopa.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, match: bool = True, reward: str = "win", rng: str = "python"):
         if reward not in REWARDS:
