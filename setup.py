@@ -16,7 +16,7 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 CORE = "cavallo_env/core"
 
 
-BOTS = ("briscola", "scopa")  # the games whose fixed bots and prior are in the core too (<game>_bots.c)
+BOTS = ("briscola", "cavalloicera", "scopa")  # the games whose fixed bots and prior are in the core too (<game>_bots.c)
 
 
 def bots(game: str, ext: str) -> list:

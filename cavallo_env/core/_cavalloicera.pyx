@@ -56,6 +56,14 @@ cdef extern from "cavalloicera.h":
     void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) nogil
 
 
+cdef extern from "cavalloicera_bots.h":
+    int cv_cavalloicera_pysum_compensated
+    void cv_cavalloicera_bot_actions(const cv_cavalloicera *t, int64_t n, int kind, const uint8_t *where,
+                                     int32_t *actions) nogil
+
+import sys
+cv_cavalloicera_pysum_compensated = sys.version_info >= (3, 12)  # how this Python's sum() adds floats (pysum.h)
+
 NUM_ACTIONS = CV_CV_ACTIONS
 OBS_SIZE = CV_CV_OBS_SIZE
 BREAKDOWN_SIZE = CV_CV_KEYS
@@ -196,3 +204,12 @@ cdef class Tables:
             "scored": None if not t.completed or t.scored[0] < 0 else [t.scored[k] for k in range(4)],
             "completed": bool(t.completed),
         }
+
+    def bot_actions(self, int kind, const uint8_t[::1] where=None):
+        """Write the next action of the greedy bot's move (kind 0: the only bot in the core so far) at
+        every table into ``actions`` (-1 where over or where ``where`` is false)."""
+        if kind != 0:
+            raise ValueError(f"kind {kind}: only the greedy bot (0) of Cavalloìcera is in the core")
+        cdef const uint8_t *w = _where(where, self.n)
+        with nogil:
+            cv_cavalloicera_bot_actions(self.t, self.n, kind, w, self.p_actions)

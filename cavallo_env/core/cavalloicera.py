@@ -34,6 +34,7 @@ from ..cavalloicera.actions import NUM_ACTIONS, action_name
 from ..cavalloicera.cards import NUM_CARDS
 from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, random_deal
 from . import BUILD_HINT
+from .bots import BotTables
 from .tables import CoreTables, seed_array, where_array
 
 try:
@@ -49,7 +50,7 @@ def _extension():
     return _cavalloicera
 
 
-class CavalloiceraTables(CoreTables):
+class CavalloiceraTables(BotTables, CoreTables):
     """n Cavalloìcera tables on the compiled core (see the module doc).
 
     ``snapshot(i)`` names table i's state like ``CavalloiceraState``'s attributes, plus ``building``
@@ -58,6 +59,10 @@ class CavalloiceraTables(CoreTables):
     """
 
     NUM_ACTIONS = NUM_ACTIONS
+    GAME = "cavalloicera"
+    PRIOR_SIZE = 2 * NUM_ACTIONS  # heuristic-prior/1 (cavallo_env.cavalloicera.prior.PRIOR_SIZE)
+    CORE_BOTS = ("greedy",)  # the heuristic bot and the prior are not in the core yet (docs/core.md)
+    CORE_PRIOR = False
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, _extension())
