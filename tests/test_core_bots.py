@@ -168,45 +168,56 @@ def test_scopa_bots_and_prior(deck, match, mix):
     assert positions >= POSITIONS
 
 
-# ---------------------------------------------------------------- Cavalloìcera (greedy only, so far)
+# ---------------------------------------------------------------- Cavalloìcera
 
 
-def _cavalloicera_greedy(game, greedy, acts) -> int:
-    """The action of the Python greedy bot's move at ``acts`` (a ``CavalloiceraActions``); while a capture
-    is built, its best move among the sets still consistent with the cards taken, spelled by its next take."""
+def _cavalloicera_want(game, bots, acts) -> dict:
+    """The actions of the Python bots' moves at ``acts`` (a ``CavalloiceraActions``); while a capture is
+    built, each bot's best move among the sets still consistent with the cards taken, by its next take."""
     from cavallo_env.cavalloicera.actions import TAKE, move_to_actions
+    from cavallo_env.cavalloicera.bots import HeuristicBot
+    from cavallo_env.cavalloicera.prior import move_scores
 
     state = acts.state
     view = game.make_view(state, state.current)
     if acts.building is None:
-        card, capture = game.move_from_dict(greedy.choose(view))
-        return move_to_actions(state, card, capture)[0]
+        return {b: move_to_actions(state, *game.move_from_dict(bots[b].choose(view)))[0] for b in BOTS}
     card, taken, sets = acts.building
-    return TAKE + greedy.choose_move(view, [(card, s) for s in sets])[1][len(taken)]
+    reachable = [(card, s) for s in sets]
+    scores = move_scores(acts)[0]
+    heuristic = reachable[HeuristicBot.best_index([scores[m] for m in reachable], reachable)]
+    return {"greedy": TAKE + bots["greedy"].choose_move(view, reachable)[1][len(taken)],
+            "heuristic": TAKE + heuristic[1][len(taken)]}
 
 
-def test_cavalloicera_greedy():
+@pytest.mark.parametrize("mix", [(0.4, 0.3, 0.3), (0.1, 0.45, 0.45)])
+def test_cavalloicera_bots_and_prior(mix):
     from cavallo_env.cavalloicera.actions import CavalloiceraActions
     from cavallo_env.cavalloicera.engine import CavalloiceraState, random_deal
+    from cavallo_env.cavalloicera.prior import action_prior
     from cavallo_env.core.cavalloicera import CavalloiceraTables
 
     game = games.get("cavalloicera")
-    greedy = make("greedy", game="cavalloicera")
+    bots = {b: make(b, game="cavalloicera") for b in BOTS}
     n = POSITIONS // 48 + 1  # 48 moves a deal, more actions
-    seeds = [500 + i for i in range(n)]
+    seeds = [500 + int(10 * mix[0]) * 1000 + i for i in range(n)]
     tables = CavalloiceraTables(n, rng="python")
     tables.reset(seeds)
     games_ = [CavalloiceraActions(CavalloiceraState(*random_deal(s))) for s in seeds]
     rng = np.random.default_rng(11)
     positions = 0
     while not tables.done.all():
-        got = tables.bot_actions("greedy").copy()
+        got = {b: tables.bot_actions(b).copy() for b in BOTS}
+        got["prior"] = tables.prior().copy()
         for i, acts in enumerate(games_):
-            want = -1 if acts.done else _cavalloicera_greedy(game, greedy, acts)
-            assert got[i] == want, (i, acts.building, game.make_view(acts.state, acts.state.current))
-            positions += not acts.done
-        who = rng.random(n) < 0.5  # half the moves random, half greedy
-        actions = np.where(who, _random_actions(tables, rng), got).astype(np.int32)
+            if acts.done:
+                assert [got[b][i] for b in BOTS] == [-1] * len(BOTS) and not got["prior"][i].any()
+                continue
+            positions += 1
+            want = _cavalloicera_want(game, bots, acts)
+            assert {b: int(got[b][i]) for b in BOTS} == want, (i, acts.building, acts.state.turn)
+            np.testing.assert_array_equal(got["prior"][i], action_prior(acts), err_msg=f"table {i}")
+        actions = _policy_actions(tables, rng, mix)
         tables.step(actions)
         for acts, a in zip(games_, actions.tolist()):
             if a >= 0:
@@ -214,11 +225,15 @@ def test_cavalloicera_greedy():
     assert positions >= POSITIONS
 
 
-def test_what_is_not_in_the_core_says_so():
-    from cavallo_env.core.cavalloicera import CavalloiceraTables
+def test_bots_speed_benchmark_runs(capsys):
+    import importlib.util
+    import pathlib
 
-    tables = CavalloiceraTables(2)
-    with pytest.raises(NotImplementedError, match="heuristic bot of cavalloicera is not in the compiled core"):
-        tables.bot_actions("heuristic")
-    with pytest.raises(NotImplementedError, match="heuristic prior of cavalloicera is not in the compiled core"):
-        tables.prior()
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "bots_speed.py"
+    spec = importlib.util.spec_from_file_location("bots_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--game", "briscola", "--seconds", "0.01", "--rounds", "1", "--tables", "8"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [r[:2] for r in rows] == [["briscola", "greedy"], ["briscola", "heuristic"], ["briscola", "prior"]]
+    assert all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows)

@@ -18,13 +18,9 @@ BOTS = ("greedy", "heuristic")  # the fixed bots in the core, by their bots.make
 
 
 class BotTables:
-    """The bots and the prior of a game's core tables (a mixin of ``CoreTables``; the game sets ``GAME`` and
-    ``PRIOR_SIZE``, and ``CORE_BOTS`` / ``CORE_PRIOR`` where not all of them are in the core)."""
+    """The bots and the prior of a game's core tables (a mixin of ``CoreTables``; the game sets ``PRIOR_SIZE``)."""
 
-    GAME = ""  # the game's name (cavallo_env.games)
     PRIOR_SIZE = 0  # floats of the game's prior: score and choice blocks, NUM_ACTIONS each
-    CORE_BOTS = BOTS  # the bots this game has in the core
-    CORE_PRIOR = True  # whether this game's prior is in the core
 
     def bot_actions(self, bot: str, where=None) -> np.ndarray:
         """int32 (n,): the next action of ``bot``'s move (``"greedy"`` or ``"heuristic"``) for each table's
@@ -36,9 +32,6 @@ class BotTables:
         """
         if bot not in BOTS:
             raise ValueError(f"bot must be one of {', '.join(map(repr, BOTS))}, got {bot!r:.40}")
-        if bot not in self.CORE_BOTS:
-            raise NotImplementedError(f"the {bot} bot of {self.GAME} is not in the compiled core yet: play it "
-                                      f"through the Python bot (cavallo_env.bots.make({bot!r}, game={self.GAME!r}))")
         self._tables.bot_actions(BOTS.index(bot), where_array(where, self.n))
         return self._actions
 
@@ -48,9 +41,6 @@ class BotTables:
 
         The tables' own buffer, overwritten by the next call: copy what you keep.
         """
-        if not self.CORE_PRIOR:
-            raise NotImplementedError(f"the heuristic prior of {self.GAME} is not in the compiled core yet: "
-                                      f"compute it with cavallo_env.{self.GAME}.prior.action_prior")
         out = getattr(self, "_prior_out", None)
         if out is None:
             out = self._prior_out = np.zeros((self.n, self.PRIOR_SIZE), np.float32)

@@ -61,7 +61,6 @@ class BriscolaTables(BotTables, CoreTables):
 
     NUM_ACTIONS = NUM_CARDS
     ACTION_WORDS = "card ids"
-    GAME = "briscola"
     PRIOR_SIZE = 2 * NUM_CARDS  # briscola-prior/1 (cavallo_env.briscola.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):

@@ -59,10 +59,7 @@ class CavalloiceraTables(BotTables, CoreTables):
     """
 
     NUM_ACTIONS = NUM_ACTIONS
-    GAME = "cavalloicera"
     PRIOR_SIZE = 2 * NUM_ACTIONS  # heuristic-prior/1 (cavallo_env.cavalloicera.prior.PRIOR_SIZE)
-    CORE_BOTS = ("greedy",)  # the heuristic bot and the prior are not in the core yet (docs/core.md)
-    CORE_PRIOR = False
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, _extension())

@@ -69,7 +69,6 @@ def _extension():
 class ScopaTables(BotTables):
     """n Scopa tables on the compiled core (see the module doc)."""
 
-    GAME = "scopa"
     PRIOR_SIZE = 2 * NUM_ACTIONS  # scopa-prior/1 (cavallo_env.scopa.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, match: bool = True, reward: str = "win", rng: str = "python"):
