@@ -16,20 +16,13 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 CORE = "cavallo_env/core"
 
 
-BOTS = ("briscola", "cavalloicera", "scopa")  # the games whose fixed bots and prior are in the core too (<game>_bots.c)
-
-
-def bots(game: str, ext: str) -> list:
-    """The game's bots file with extension ``ext`` ("c" or "h"), if its bots are in the core."""
-    return [f"{CORE}/{game}_bots.{ext}"] if game in BOTS else []
-
-
 def core_extension(game: str) -> Extension:
-    """The extension of one game: its Cython binding, its C rules and Python's random in C."""
+    """The extension of one game: its Cython binding, its C rules and bots, and Python's random in C."""
     return Extension(
         f"cavallo_env.core._{game}",
-        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c", *bots(game, "c")],
-        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h", f"{CORE}/pysum.h", *bots(game, "h")],
+        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/{game}_bots.c", f"{CORE}/pyrandom.c"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/{game}_bots.h", f"{CORE}/pyrandom.h", f"{CORE}/pysum.h",
+                 f"{CORE}/_tables.pxi"],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )

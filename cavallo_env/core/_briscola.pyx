@@ -16,9 +16,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 
-cdef extern from "pyrandom.h":
-    ctypedef struct cv_pyrandom:
-        pass
+include "_tables.pxi"
 
 
 cdef extern from "briscola.h":
@@ -74,19 +72,6 @@ PRIOR_SIZE = CV_BR_PRIOR_SIZE
 def trick_winner(int lead, int card, int trump_suit, int leader):
     """engine.trick_winner, computed by the core."""
     return cv_briscola_trick_winner(lead, card, trump_suit, leader)
-
-
-cdef void _rows(Py_ssize_t got, Py_ssize_t n, str what) except *:
-    if got != n:
-        raise ValueError(f"{what} has {got} rows for {n} tables")
-
-
-cdef const uint8_t *_where(const uint8_t[::1] where, Py_ssize_t n) except? NULL:
-    cdef const uint8_t *w = NULL
-    if where is not None:
-        _rows(where.shape[0], n, "where")
-        w = &where[0]
-    return w
 
 
 cdef class Tables:

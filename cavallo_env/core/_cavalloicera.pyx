@@ -14,9 +14,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 
-cdef extern from "pyrandom.h":
-    ctypedef struct cv_pyrandom:
-        pass
+include "_tables.pxi"
 
 
 cdef extern from "cavalloicera.h":
@@ -74,19 +72,6 @@ BREAKDOWN_SIZE = CV_CV_KEYS
 
 cdef list _cards(uint64_t bits):
     return [c for c in range(52) if bits >> c & 1]
-
-
-cdef void _rows(Py_ssize_t got, Py_ssize_t n, str what) except *:
-    if got != n:
-        raise ValueError(f"{what} has {got} rows for {n} tables")
-
-
-cdef const uint8_t *_where(const uint8_t[::1] where, Py_ssize_t n) except? NULL:
-    cdef const uint8_t *w = NULL
-    if where is not None:
-        _rows(where.shape[0], n, "where")
-        w = &where[0]
-    return w
 
 
 cdef class Tables:
