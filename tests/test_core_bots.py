@@ -49,55 +49,58 @@ def _policy_actions(tables, rng: np.random.Generator, mix: tuple) -> np.ndarray:
     return np.choose(who, picks).astype(np.int32)
 
 
-def _check_position(game, bots, state, i: int, got: dict, prior_of, action_of) -> None:
-    """Table i's core bot actions and prior against the Python bots' and prior at ``state``."""
-    if state.done:
-        assert [got[b][i] for b in BOTS] == [-1] * len(BOTS)
-        assert not got["prior"][i].any()
-        return
-    view = game.make_view(state, state.current)
-    for b in BOTS:
-        move = game.move_from_dict(bots[b].choose(view), view.get("deck"))
-        assert got[b][i] == action_of(state, move), (b, i, view)
-    want = prior_of(state)
-    np.testing.assert_array_equal(got["prior"][i], want, err_msg=f"table {i}: {view}")
+def _walk(tables, drivers: list, step, check, mix: tuple, seed: int, limit: int | None = None) -> int:
+    """Step ``tables`` and the Python ``drivers`` (one per table, with ``.done``; ``step(driver, action)``)
+    side by side, each table's actions drawn from ``mix``, until every table is done (or ``limit``
+    positions were checked); at every position ``check(driver, i, got)`` compares the Python side with
+    the core's bot actions and prior.  Returns the positions checked."""
+    rng = np.random.default_rng(seed)
+    positions = 0
+    while not tables.done.all() and (limit is None or positions < limit):
+        got = {b: tables.bot_actions(b).copy() for b in BOTS}
+        got["prior"] = tables.prior().copy()
+        for i, driver in enumerate(drivers):
+            if driver.done:
+                assert [got[b][i] for b in BOTS] == [-1] * len(BOTS) and not got["prior"][i].any()
+                continue
+            check(driver, i, got)
+            positions += 1
+        actions = _policy_actions(tables, rng, mix)
+        tables.step(actions)
+        for driver, a in zip(drivers, actions.tolist()):
+            if a >= 0:
+                step(driver, a)
+    return positions
+
+
+def _same(i: int, got: dict, want: dict, prior, where) -> None:
+    assert {b: int(got[b][i]) for b in BOTS} == want, (i, where)
+    np.testing.assert_array_equal(got["prior"][i], prior, err_msg=f"table {i}: {where}")
 
 
 # ---------------------------------------------------------------- Briscola
 
 
-def _briscola_deals(n: int, seed: int, deck: str):
-    from cavallo_env.briscola.engine import random_deal
-    from cavallo_env.core.briscola import BriscolaTables
-
-    seeds = [seed * 100_003 + i for i in range(n)]
-    tables = BriscolaTables(n, rng="python")
-    tables.reset(seeds, deck)
-    return [random_deal(s, deck) for s in seeds], tables
-
-
 @pytest.mark.parametrize("deck, mix", [("milanesi", (0.4, 0.3, 0.3)), ("bresciane", (0.1, 0.45, 0.45))])
 def test_briscola_bots_and_prior(deck, mix):
+    from cavallo_env.briscola.engine import random_deal
     from cavallo_env.briscola.prior import action_prior
+    from cavallo_env.core.briscola import BriscolaTables
 
     game = games.get("briscola")
     bots = {b: make(b, game="briscola") for b in BOTS}
-    n = max(1, POSITIONS // 40 + 1)  # 40 positions a deal
-    states, tables = _briscola_deals(n, 7 if deck == "milanesi" else 8, deck)
-    rng = np.random.default_rng(len(deck))
-    positions = 0
-    while not tables.done.all():
-        got = {b: tables.bot_actions(b).copy() for b in BOTS}
-        got["prior"] = tables.prior().copy()
-        for i, state in enumerate(states):
-            _check_position(game, bots, state, i, got, action_prior, lambda s, m: m)
-            positions += not state.done
-        actions = _policy_actions(tables, rng, mix)
-        tables.step(actions)
-        for state, a in zip(states, actions.tolist()):
-            if a >= 0:
-                state.play(a)
-    assert positions >= POSITIONS
+
+    def check(state, i, got):  # a Briscola action is the card played
+        view = game.make_view(state, state.current)
+        want = {b: game.move_from_dict(bots[b].choose(view), deck) for b in BOTS}
+        _same(i, got, want, action_prior(state), view)
+
+    n = POSITIONS // 40 + 1  # 40 positions a deal
+    seeds = [len(deck) * 100_003 + i for i in range(n)]
+    tables = BriscolaTables(n, rng="python")
+    tables.reset(seeds, deck)
+    states = [random_deal(s, deck) for s in seeds]
+    assert _walk(tables, states, lambda st, a: st.play(a), check, mix, len(deck)) >= POSITIONS
 
 
 def test_bad_bot_names_are_refused():
@@ -110,32 +113,35 @@ def test_bad_bot_names_are_refused():
         tables.prior(where=[True])
 
 
+def test_where_leaves_the_other_tables_alone():
+    from cavallo_env.core.scopa import ScopaTables
+
+    tables = ScopaTables(3, match=False)
+    tables.reset([1, 2, 3])
+    every = tables.bot_actions("heuristic").copy()
+    prior = tables.prior().copy()
+    where = [True, False, True]
+    assert tables.bot_actions("heuristic", where=where).tolist() == [every[0], -1, every[2]]
+    got = tables.prior(where=where)
+    np.testing.assert_array_equal(got[[0, 2]], prior[[0, 2]])
+    assert not got[1].any() and prior[1].any()
+
+
 # ---------------------------------------------------------------- Scopa
 
 
-def _scopa_check(game, bots, acts, i: int, got: dict) -> None:
-    """Table i against the Python bots at ``acts`` (a ``ScopaActions``); while a capture is built, the
-    bots' best move among the sets still consistent with the cards taken, spelled by its next take."""
+def _scopa_want(game, bots, acts, view) -> dict:
+    """The actions of the Python bots' moves at ``acts`` (a ``ScopaActions``); while a capture is built,
+    each bot's best move among the sets still consistent with the cards taken, by its next take."""
     from cavallo_env.scopa.actions import TAKE, move_to_actions
     from cavallo_env.scopa.bots import Info, greedy_move, heuristic_move
-    from cavallo_env.scopa.prior import action_prior
 
-    state = acts.state
-    if acts.done:
-        assert [got[b][i] for b in BOTS] == [-1] * len(BOTS)
-        assert not got["prior"][i].any()
-        return
-    view = game.make_view(state, state.current)
     if acts.building is None:
-        want = {b: move_to_actions(state, game.move_from_dict(bots[b].choose(view), view["deck"]))[0]
+        return {b: move_to_actions(acts.state, game.move_from_dict(bots[b].choose(view), view["deck"]))[0]
                 for b in BOTS}
-    else:
-        card, taken, sets = acts.building
-        reachable = [(card, s) for s in sets]
-        play = {"greedy": greedy_move, "heuristic": heuristic_move}
-        want = {b: TAKE + play[b](Info(view), reachable)[1][len(taken)] for b in BOTS}
-    assert {b: int(got[b][i]) for b in BOTS} == want, (i, acts.building, view)
-    np.testing.assert_array_equal(got["prior"][i], action_prior(acts), err_msg=f"table {i}: {view}")
+    card, taken, sets = acts.building
+    play = {"greedy": greedy_move, "heuristic": heuristic_move}
+    return {b: TAKE + play[b](Info(view), [(card, s) for s in sets])[1][len(taken)] for b in BOTS}
 
 
 @pytest.mark.parametrize("deck, match, mix", [("milanesi", False, (0.4, 0.3, 0.3)),
@@ -144,44 +150,36 @@ def test_scopa_bots_and_prior(deck, match, mix):
     from cavallo_env.core.scopa import ScopaTables
     from cavallo_env.scopa.actions import ScopaActions
     from cavallo_env.scopa.engine import random_state
+    from cavallo_env.scopa.prior import action_prior
 
     game = games.get("scopa")
     bots = {b: make(b, game="scopa") for b in BOTS}
+
+    def check(acts, i, got):
+        view = game.make_view(acts.state, acts.state.current)
+        _same(i, got, _scopa_want(game, bots, acts, view), action_prior(acts), (acts.building, view))
+
     n = POSITIONS // 36 + 1  # 36 moves a deal, a few more actions (captures with a choice)
     seeds = [1000 * match + i for i in range(n)]
     tables = ScopaTables(n, match=match, rng="python")
     tables.reset(seeds, deck)
-    games_ = [ScopaActions(random_state(s, deck, match)) for s in seeds]
-    rng = np.random.default_rng(3 + match)
-    positions = 0
-    while not tables.done.all() and positions < 3 * POSITIONS:  # matches: into their later deals
-        got = {b: tables.bot_actions(b).copy() for b in BOTS}
-        got["prior"] = tables.prior().copy()
-        for i, acts in enumerate(games_):
-            _scopa_check(game, bots, acts, i, got)
-            positions += not acts.done
-        actions = _policy_actions(tables, rng, mix)
-        tables.step(actions)
-        for acts, a in zip(games_, actions.tolist()):
-            if a >= 0:
-                acts.step(a)
-    assert positions >= POSITIONS
+    drivers = [ScopaActions(random_state(s, deck, match)) for s in seeds]
+    # matches go on into their later deals (dealt by each state's generator, as the core's)
+    assert _walk(tables, drivers, ScopaActions.step, check, mix, 3 + match, limit=3 * POSITIONS) >= POSITIONS
 
 
 # ---------------------------------------------------------------- Cavalloìcera
 
 
-def _cavalloicera_want(game, bots, acts) -> dict:
+def _cavalloicera_want(game, bots, acts, view) -> dict:
     """The actions of the Python bots' moves at ``acts`` (a ``CavalloiceraActions``); while a capture is
     built, each bot's best move among the sets still consistent with the cards taken, by its next take."""
     from cavallo_env.cavalloicera.actions import TAKE, move_to_actions
     from cavallo_env.cavalloicera.bots import HeuristicBot
     from cavallo_env.cavalloicera.prior import move_scores
 
-    state = acts.state
-    view = game.make_view(state, state.current)
     if acts.building is None:
-        return {b: move_to_actions(state, *game.move_from_dict(bots[b].choose(view)))[0] for b in BOTS}
+        return {b: move_to_actions(acts.state, *game.move_from_dict(bots[b].choose(view)))[0] for b in BOTS}
     card, taken, sets = acts.building
     reachable = [(card, s) for s in sets]
     scores = move_scores(acts)[0]
@@ -199,30 +197,17 @@ def test_cavalloicera_bots_and_prior(mix):
 
     game = games.get("cavalloicera")
     bots = {b: make(b, game="cavalloicera") for b in BOTS}
+
+    def check(acts, i, got):
+        view = game.make_view(acts.state, acts.state.current)
+        _same(i, got, _cavalloicera_want(game, bots, acts, view), action_prior(acts), (acts.building, view))
+
     n = POSITIONS // 48 + 1  # 48 moves a deal, more actions
     seeds = [500 + int(10 * mix[0]) * 1000 + i for i in range(n)]
     tables = CavalloiceraTables(n, rng="python")
     tables.reset(seeds)
-    games_ = [CavalloiceraActions(CavalloiceraState(*random_deal(s))) for s in seeds]
-    rng = np.random.default_rng(11)
-    positions = 0
-    while not tables.done.all():
-        got = {b: tables.bot_actions(b).copy() for b in BOTS}
-        got["prior"] = tables.prior().copy()
-        for i, acts in enumerate(games_):
-            if acts.done:
-                assert [got[b][i] for b in BOTS] == [-1] * len(BOTS) and not got["prior"][i].any()
-                continue
-            positions += 1
-            want = _cavalloicera_want(game, bots, acts)
-            assert {b: int(got[b][i]) for b in BOTS} == want, (i, acts.building, acts.state.turn)
-            np.testing.assert_array_equal(got["prior"][i], action_prior(acts), err_msg=f"table {i}")
-        actions = _policy_actions(tables, rng, mix)
-        tables.step(actions)
-        for acts, a in zip(games_, actions.tolist()):
-            if a >= 0:
-                acts.step(a)
-    assert positions >= POSITIONS
+    drivers = [CavalloiceraActions(CavalloiceraState(*random_deal(s))) for s in seeds]
+    assert _walk(tables, drivers, CavalloiceraActions.step, check, mix, 11) >= POSITIONS
 
 
 def test_bots_speed_benchmark_runs(capsys):
