@@ -1,6 +1,7 @@
-/* Cavalloìcera's greedy bot in C11: see cavalloicera_bots.h.  Each function
- * names the bots.py code it mirrors; the points are computed in double with
- * the Python expression's order of operations, so they are the same numbers
+/* Cavalloìcera's bots and prior in C11: see cavalloicera_bots.h.  Each
+ * function names the bots.py / endgame.py / prior.py code it mirrors; the
+ * scores are computed in double with the Python expressions' order of
+ * operations (libm's erf is Python's math.erf), so they are the same numbers
  * and the same ties. */
 #include "cavalloicera_bots.h"
 
@@ -13,6 +14,10 @@
 #define SUIT(c) ((c) / 13)
 #define BIT(c) (1ULL << (c))
 #define CTZ(b) __builtin_ctzll(b)
+#define RANK(c) ((c) % 13)
+#define VALUE(c) ((RANK(c) < 10) ? RANK(c) + 1 : 0) /* cards.VALUE: A..10 -> 1..10, courts 0 */
+#define NUMERALS 0x1ff8ffc7fe3ffULL                /* every card of value > 0 */
+#define RANK_MASK(r) ((1ULL << (r)) | (1ULL << ((r) + 13)) | (1ULL << ((r) + 26)) | (1ULL << ((r) + 39)))
 #define SWORDS 2
 #define SWORDS_ACE 26
 #define LA_MATA 27
@@ -101,12 +106,7 @@ int cv_cavalloicera_greedy_action(const cv_cavalloicera *t) {
 }
 
 
-/* ================================================================ the heuristic (bots.HeuristicBot) */
-
-#define RANK(c) ((c) % 13)
-#define VALUE(c) ((RANK(c) < 10) ? RANK(c) + 1 : 0)
-#define NUMERALS 0x1ff8ffc7fe3ffULL
-#define RANK_MASK(r) ((1ULL << (r)) | (1ULL << ((r) + 13)) | (1ULL << ((r) + 26)) | (1ULL << ((r) + 39)))
+/* -- the heuristic (bots.HeuristicBot) ------------------------------------------------------ */
 
 /* HeuristicBot's default parameters */
 static const double THREAT_WEIGHT = 1.3, FORCE_BONUS = 0.3, SPREAD = 1.5, HAND_BIAS = 0.6;
