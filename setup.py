@@ -20,8 +20,9 @@ def core_extension(game: str) -> Extension:
     """The extension of one game: its Cython binding, its C rules and Python's random in C."""
     return Extension(
         f"cavallo_env.core._{game}",
-        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c"],
-        depends=[f"{CORE}/{game}.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"],
+        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/{game}_bots.c", f"{CORE}/pyrandom.c"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/{game}_bots.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h",
+                 f"{CORE}/pysum.h", f"{CORE}/_tables.pxi"],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )

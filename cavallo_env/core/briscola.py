@@ -37,6 +37,7 @@ import numpy as np
 from ..briscola.cards import DECKS, NAMES, NUM_CARDS
 from ..briscola.engine import BriscolaState, random_deal
 from . import extension
+from .bots import BotTables
 from .tables import REWARDS, RNGS, CoreTables, deck_array, where_array  # noqa: F401  (REWARDS, RNGS: public here too)
 
 
@@ -44,7 +45,7 @@ OBS_SIZE = 376  # briscola-obs/1 (cavallo_env.briscola.encoding.OBS_SIZE)
 STATE_SIZE = 578  # briscola-state/1 (cavallo_env.briscola.encoding.STATE_SIZE)
 
 
-class BriscolaTables(CoreTables):
+class BriscolaTables(BotTables, CoreTables):
     """n Briscola tables on the compiled core (see the module doc)."""
 
     NUM_ACTIONS = NUM_CARDS
@@ -52,6 +53,7 @@ class BriscolaTables(CoreTables):
     HAS_DECKS = True
     OBS_SIZE = OBS_SIZE
     STATE_SIZE = STATE_SIZE
+    PRIOR_SIZE = 2 * NUM_CARDS  # briscola-prior/1 (cavallo_env.briscola.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, extension("briscola"))

@@ -34,6 +34,7 @@ from ..cavalloicera.actions import NUM_ACTIONS, action_name
 from ..cavalloicera.cards import NUM_CARDS
 from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, random_deal
 from . import extension
+from .bots import BotTables
 from .tables import CoreTables, where_array
 
 
@@ -41,7 +42,7 @@ OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE
 STATE_SIZE = 1018  # cavalloicera-state/1 (cavallo_env.cavalloicera.encoding.STATE_SIZE)
 
 
-class CavalloiceraTables(CoreTables):
+class CavalloiceraTables(BotTables, CoreTables):
     """n Cavalloìcera tables on the compiled core (see the module doc).
 
     ``observe(seats)`` writes ``cavalloicera-obs/1`` as ``encode_observation(state, seat, building)``: the
@@ -57,6 +58,7 @@ class CavalloiceraTables(CoreTables):
     DEAL_SEAT = "dealer"
     OBS_SIZE = OBS_SIZE
     STATE_SIZE = STATE_SIZE
+    PRIOR_SIZE = 2 * NUM_ACTIONS  # heuristic-prior/1 (cavallo_env.cavalloicera.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
         super().__init__(n, reward, rng, extension("cavalloicera"))

@@ -43,6 +43,7 @@ from ..scopa.actions import action_name
 from ..scopa.cards import DECKS
 from ..scopa.engine import random_state
 from . import extension
+from .bots import BotTables
 from .tables import RNGS, CoreTables, deck_array, seed_array, where_array  # noqa: F401  (RNGS: public here too)
 
 
@@ -52,7 +53,7 @@ STATE_SIZE = 420  # scopa-state/1 (cavallo_env.scopa.encoding.STATE_SIZE)
 REWARDS = ("win", "points")  # the env's, in the order of the C enum
 
 
-class ScopaTables(CoreTables):
+class ScopaTables(BotTables, CoreTables):
     """n Scopa tables on the compiled core (see the module doc)."""
 
     NUM_ACTIONS = NUM_ACTIONS
@@ -62,6 +63,7 @@ class ScopaTables(CoreTables):
     OVER = "match"
     OBS_SIZE = OBS_SIZE
     STATE_SIZE = STATE_SIZE
+    PRIOR_SIZE = 2 * NUM_ACTIONS  # scopa-prior/1 (cavallo_env.scopa.prior.PRIOR_SIZE)
 
     def __init__(self, n: int, match: bool = True, reward: str = "win", rng: str = "python"):
         if not isinstance(match, bool):
