@@ -1,0 +1,127 @@
+"""What ``cavallo_env.vector`` knows of each game: sizes, options, and how to make and deal its tables.
+
+One ``TableSpec`` a game.  ``make(n, reward, rng, options, backend)`` gives the
+game's tables on the compiled core (``cavallo_env.core``: ``BriscolaTables``,
+``CavalloiceraTables``, ``ScopaTables``) or on the Python engines
+(``cavallo_env.vector.reference``: the same API, the AEC env's engine a table).
+``reset(tables, seeds, where)`` and ``reset_deals(tables, deals, where)``
+smooth over what differs between the games' ``reset`` signatures (a deck or
+not; Scopa's seeds for the later deals of a match).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .. import core
+
+BACKENDS = ("core", "python")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A game as the batched env sees it."""
+
+    name: str
+    num_seats: int
+    num_actions: int
+    obs_size: int
+    obs_version: str
+    rewards: tuple  # allowed reward names, the AEC env's default first
+    decks: tuple  # deck names ((): the game has one deck)
+    has_match: bool  # Scopa: a match to 11 or one deal
+    deal_keys: tuple  # the keyword names of the tables' reset_deals, in order
+
+    def check_options(self, reward, deck, match) -> tuple:
+        """``(reward, options)``: the reward (None: the AEC env's default) and the tables' keyword options,
+        or ``ValueError`` naming what is wrong."""
+        reward = self.rewards[0] if reward is None else reward
+        if reward not in self.rewards:
+            raise ValueError(f"{self.name}: reward must be one of {', '.join(map(repr, self.rewards))}, got {reward!r:.40}")
+        options = {}
+        if self.decks:
+            if not isinstance(deck, str) or deck not in self.decks:
+                raise ValueError(f"{self.name}: deck must be one of {', '.join(map(repr, self.decks))}, got {deck!r:.40}")
+            options["deck"] = deck
+        elif deck is not None:
+            raise ValueError(f"{self.name} has one deck: leave deck out, got {deck!r:.40}")
+        if self.has_match:
+            if not isinstance(match, bool):
+                raise ValueError(f"match must be True (a match to 11) or False (one deal), got {match!r:.40}")
+            options["match"] = match
+        elif match is not None:
+            raise ValueError(f"{self.name} has no matches: leave match out, got {match!r:.40}")
+        return reward, options
+
+    def make(self, n: int, reward: str, rng: str, options: dict, backend: str):
+        if backend == "python":
+            from .reference import PyTables
+
+            return PyTables(self.name, n, reward=reward, rng=rng, **options)
+        if self.name == "briscola":
+            from ..core.briscola import BriscolaTables
+
+            return BriscolaTables(n, reward=reward, rng=rng)
+        if self.name == "cavalloicera":
+            from ..core.cavalloicera import CavalloiceraTables
+
+            return CavalloiceraTables(n, reward=reward, rng=rng)
+        from ..core.scopa import ScopaTables
+
+        return ScopaTables(n, match=options["match"], reward=reward, rng=rng)
+
+    def reset(self, tables, seeds, where, options: dict):
+        if self.decks:
+            return tables.reset(seeds, options["deck"], where=where)
+        return tables.reset(seeds, where=where)
+
+    def reset_deals(self, tables, deals, where, options: dict):
+        """Start the tables from ``deals`` (a dict of the tables' ``reset_deals`` arguments)."""
+        if not hasattr(deals, "keys"):
+            raise ValueError(f"options['deals'] must be a dict with keys {', '.join(self.deal_keys)}, "
+                             f"got {type(deals).__name__}")
+        unknown = sorted(set(deals) - set(self.deal_keys))
+        missing = [k for k in self.deal_keys[:2] if k not in deals]
+        if unknown or missing:
+            raise ValueError(f"{self.name}: options['deals'] takes {', '.join(self.deal_keys)} "
+                             f"({', '.join(self.deal_keys[:2])} required); got {', '.join(map(str, deals))}")
+        kwargs = dict(deals)
+        if self.decks:
+            kwargs["decks"] = options["deck"]
+        return tables.reset_deals(**kwargs, where=where)
+
+
+SPECS = {
+    "briscola": TableSpec("briscola", 2, 40, 376, "briscola-obs/1", ("points", "win"),
+                          ("milanesi", "bresciane"), False, ("ids", "leaders")),
+    "cavalloicera": TableSpec("cavalloicera", 4, 156, 702, "cavalloicera-obs/1", ("points", "win"),
+                              (), False, ("ids", "dealers")),
+    "scopa": TableSpec("scopa", 2, 120, 388, "scopa-obs/1", ("win", "points"),
+                       ("milanesi", "bresciane"), True, ("ids", "dealers", "seeds", "bases")),
+}
+
+
+def spec(game) -> TableSpec:
+    """The ``TableSpec`` of ``game``; ``ValueError`` naming the games otherwise."""
+    s = SPECS.get(game) if isinstance(game, str) else None
+    if s is None:
+        raise ValueError(f"unknown game {game!r:.40}; the batched env plays {', '.join(SPECS)}")
+    return s
+
+
+def choose_backend(backend=None) -> str:
+    """``"core"`` or ``"python"``: ``backend`` if given; else ``CAVALLO_CORE=python`` or an unbuilt core
+    give the Python engines, anything else the compiled core."""
+    if backend is not None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or None, got {backend!r:.40}")
+        if backend == "core" and not core.available():
+            raise ImportError(core.missing_reason())
+        return backend
+    enabled = getattr(core, "enabled", None)  # cavallo_env.core.enabled(): the core built and not turned off
+    if enabled is not None:
+        return "core" if enabled() else "python"
+    if os.environ.get("CAVALLO_CORE", "").strip().lower() == "python":
+        return "python"
+    return "core" if core.available() else "python"
