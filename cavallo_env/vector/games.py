@@ -98,7 +98,7 @@ SPECS = {
     "cavalloicera": TableSpec("cavalloicera", 4, 156, 702, "cavalloicera-obs/1", ("points", "win"),
                               (), False, ("ids", "dealers")),
     "scopa": TableSpec("scopa", 2, 120, 388, "scopa-obs/1", ("win", "points"),
-                       ("milanesi", "bresciane"), True, ("ids", "dealers", "seeds", "bases")),
+                       ("milanesi", "bresciane"), True, ("ids", "dealers", "seeds")),
 }
 
 
