@@ -18,5 +18,6 @@ from __future__ import annotations
 
 from .batched import BOTS, BatchedEnv
 from .games import BACKENDS, SPECS, choose_backend
+from .gymenv import SingleAgentVectorEnv
 
-__all__ = ["BOTS", "BACKENDS", "BatchedEnv", "SPECS", "choose_backend"]
+__all__ = ["BOTS", "BACKENDS", "BatchedEnv", "SPECS", "SingleAgentVectorEnv", "choose_backend"]

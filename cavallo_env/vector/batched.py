@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.tables import RNGS
 from .games import choose_backend, spec
 
 #: bot spec -> the tables' method that writes that bot's action at every table (int32 (n,), -1 where over).
@@ -51,6 +52,8 @@ class BatchedEnv:
         if match is None and s.has_match:
             match = True
         self.reward, self._options = s.check_options(reward, deck, match)
+        if rng not in RNGS:
+            raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r:.40}")
         if not isinstance(autoreset, bool):
             raise ValueError(f"autoreset must be True or False, got {autoreset!r:.40}")
         self.game, self.num_envs, self.num_seats = s.name, int(num_envs), s.num_seats
@@ -215,7 +218,9 @@ def _actions(actions, n: int, num_actions: int, over) -> np.ndarray:
                          f"got {a.dtype} shape {a.shape}")
     if a.dtype != np.int32:
         a = np.clip(a, -1, num_actions).astype(np.int32)
-    bad = a < 0 if over is None else (a < 0) & ~over
+    bad = (a < 0) | (a >= num_actions)
+    if over is not None:
+        bad &= ~over
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"table {i}: action {int(np.asarray(actions)[i])} is not an action id 0..{num_actions - 1}")

@@ -37,8 +37,10 @@ class PyTables:
                  match: bool = True):
         if game not in _GAMES:
             raise ValueError(f"unknown game {game!r:.40}; known: {', '.join(_GAMES)}")
-        if reward not in REWARDS or rng not in RNGS:
-            raise ValueError(f"reward must be one of {REWARDS} and rng one of {RNGS}, got {reward!r:.20}, {rng!r:.20}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r:.40}")
+        if rng not in RNGS:
+            raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r:.40}")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
         self.game, self.n, self.reward, self.rng = game, int(n), reward, rng
