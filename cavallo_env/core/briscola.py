@@ -125,6 +125,8 @@ class BriscolaTables(CoreTables):
 
 
 def _deck_array(decks, n: int) -> np.ndarray:
+    if isinstance(decks, str) and decks in DECKS:  # one deck for every table: no loop over the tables
+        return np.full(n, DECKS.index(decks), np.uint8)
     names = [decks] * n if isinstance(decks, str) else list(decks)
     if len(names) != n:
         raise ValueError(f"decks must be one deck name or {n} of them, got {len(names)}")
