@@ -150,3 +150,19 @@ def test_core_and_python_paths_give_the_same_arrays(game, bots):
         actions = (rng.random(outs[0][1].shape) * outs[0][1]).argmax(axis=1)
         outs = [tuple(x.copy() for x in e.step(actions)) for e in envs]
     assert np.array_equal(envs[0].deal_seeds, envs[1].deal_seeds)
+
+
+def test_vector_speed_benchmark_runs(capsys):
+    _backend("core")
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "vector_speed.py"
+    spec = importlib.util.spec_from_file_location("vector_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--game", "all", "--seconds", "0.02", "--rounds", "1", "--tables", "16", "--py-tables", "2"]) == 0
+    out = capsys.readouterr().out
+    for game in ("briscola", "cavalloicera", "scopa"):
+        assert f"{game}: random legal play" in out
+    assert out.count("tables/python") == 3 and out.count("decisions/s with observation + mask") == 3

@@ -24,7 +24,7 @@ import random
 import numpy as np
 
 from .. import games
-from ..core.tables import REWARDS, RNGS, action_array, seed_array, where_array
+from ..core.tables import RNGS, action_array, seed_array, where_array
 from ..games.shuffle import shuffle
 
 _GAMES = ("briscola", "cavalloicera", "scopa")
@@ -35,12 +35,8 @@ class PyTables:
 
     def __init__(self, game: str, n: int, reward: str = "points", rng: str = "python", deck: str = "milanesi",
                  match: bool = True):
-        if game not in _GAMES:
-            raise ValueError(f"unknown game {game!r:.40}; known: {', '.join(_GAMES)}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r:.40}")
-        if rng not in RNGS:
-            raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r:.40}")
+        if game not in _GAMES or rng not in RNGS:  # a bad reward, deck or match: the AEC env says what is wrong
+            raise ValueError(f"game must be one of {_GAMES} and rng one of {RNGS}, got {game!r:.40}, {rng!r:.40}")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
         self.game, self.n, self.reward, self.rng = game, int(n), reward, rng
