@@ -30,10 +30,15 @@ import numpy as np
 from ..core.tables import RNGS
 from .games import choose_backend, spec
 
-#: bot spec -> the tables' method that writes that bot's action at every table (int32 (n,), -1 where over).
-#: A new bot in the core is one line here (and the same method on ``reference.PyTables`` for the Python path).
+
+def _random(tables, where):
+    return tables.random_actions()  # draws at every table (the env keeps the actions where ``where`` is true)
+
+
+#: bot spec -> ``fn(tables, where)``: that bot's next action at the tables (int32 (n,); ``where``: bool (n,), the
+#: tables where the bot is to act; the env ignores the other entries).  A new bot in the core is one line here.
 BOTS = {
-    "random": "random_actions",
+    "random": _random,
 }
 
 _SEED_HIGH = 2**63
@@ -64,8 +69,8 @@ class BatchedEnv:
         self.learner_seats = tuple(i for i, b in enumerate(self.bots) if b is None)
         self.tables = s.make(self.num_envs, self.reward, rng, self._options, self.backend)
         self.rng = rng
-        self._bot_methods = [getattr(self.tables, BOTS[b]) for b in sorted({b for b in self.bots if b})]
         kinds = sorted({b for b in self.bots if b})
+        self._bot_fns = [_bot_fn(b, self.tables, self.game) for b in kinds]
         self._bot_kind = np.array([-1 if b is None else kinds.index(b) for b in self.bots], np.int8)
         n = self.num_envs
         self.rewards = np.zeros((n, s.num_seats), np.float32)
@@ -140,21 +145,23 @@ class BatchedEnv:
 
     def _play_bots(self) -> None:
         """Step the bots' actions until a learner's seat is to act at every live table."""
-        if not self._bot_methods:
+        if not self._bot_fns:
             return
         tables = self.tables
         while True:
             kind = self._bot_kind[tables.current]
             kind[tables.done] = -1
-            if (kind < 0).all():
+            learner = kind < 0
+            if learner.all():
                 return
-            if len(self._bot_methods) == 1:
-                a = self._bot_methods[0]()
-                a[kind < 0] = -1
+            if len(self._bot_fns) == 1:
+                a = self._bot_fns[0](tables, ~learner)
+                a[learner] = -1
             else:
                 a = np.full(self.num_envs, -1, np.int32)
-                for k, method in enumerate(self._bot_methods):
-                    a = np.where(kind == k, method(), a)
+                for k, fn in enumerate(self._bot_fns):
+                    here = kind == k
+                    a = np.where(here, fn(tables, here), a)
             r, d = tables.step(a)
             self.rewards += r
             self._after_step(d)
@@ -168,6 +175,18 @@ class BatchedEnv:
             self.seat[over] = -1
             self.mask[over] = False
             self.obs[over] = 0.0
+
+
+def _bot_fn(bot: str, tables, game: str):
+    """``BOTS[bot]``, checked once on tables with no deal (where it plays nothing) so that a bot these tables
+    lack says so now."""
+    fn = BOTS[bot]
+    try:
+        fn(tables, np.zeros(tables.n, bool))
+    except (AttributeError, NotImplementedError) as e:
+        raise ValueError(f"the {bot} bot of {game} cannot play inside these tables ({type(tables).__name__}): "
+                         f"{e}; bots here: {', '.join(BOTS)}") from None
+    return fn
 
 
 def _bot_table(bots, num_seats: int) -> tuple:

@@ -112,7 +112,7 @@ class PyTables:
         """float32 (n, obs): the AEC env's observation of ``seats[i]`` (default: the seat to act)."""
         for i, env in enumerate(self.envs):
             seat = int(self.current[i]) if seats is None else int(seats[i])
-            self._obs[i] = env._observation(seat, not self.done[i] and seat == self.current[i])
+            self._obs[i] = env.observe(self._agents[seat])["observation"]
         return self._obs
 
     # -- inside --------------------------------------------------------------------
@@ -147,12 +147,13 @@ class PyTables:
 
     def _refresh(self, i: int) -> None:
         env = self.envs[i]
-        over = self.done[i] = env._over
+        agent = env.agent_selection
+        over = self.done[i] = env.terminations[agent]
         if over:
             self.mask[i] = 0
         else:
-            self.current[i] = env._seat
-            self.mask[i] = np.frombuffer(env.core.legal_mask(), np.uint8)
+            self.current[i] = self._agents.index(agent)
+            self.mask[i] = env.observe(agent)["action_mask"]
 
     def _random_state(self, rng: random.Random):
         if self.game == "briscola":
