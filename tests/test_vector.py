@@ -166,3 +166,31 @@ def test_vector_speed_benchmark_runs(capsys):
     for game in ("briscola", "cavalloicera", "scopa"):
         assert f"{game}: random legal play" in out
     assert out.count("tables/python") == 3 and out.count("decisions/s with observation + mask") == 3
+
+
+BOT_CASES = [("briscola", {1: "greedy"}), ("briscola", {0: "heuristic"}),
+             ("cavalloicera", {1: "greedy", 2: "random", 3: "greedy"}), ("scopa", {1: "greedy"}), ("scopa", {0: "heuristic"})]
+
+
+@pytest.mark.parametrize("game,bots", BOT_CASES)
+def test_core_bots_and_their_python_twins_give_the_same_arrays(game, bots):
+    """The greedy and heuristic bots inside the core tables (``bot_actions``) and on the Python path (the
+    Python bots, ``bots.make``) play the same moves: every array of every step identical.  A core built
+    without its bots refuses them when the env is made, saying so."""
+    _backend("core")
+    from cavallo_env.vector.games import spec
+
+    options = {} if game == "cavalloicera" else {"deck": "milanesi", "match": True} if game == "scopa" else {"deck": "milanesi"}
+    if not hasattr(spec(game).make(1, "win", "fast", options, "core"), "bot_actions"):
+        with pytest.raises(ValueError, match="cannot play inside these tables"):
+            BatchedEnv(game, 2, bots=bots, backend="core")
+        return
+    n = 8
+    envs = [BatchedEnv(game, n, bots=bots, rng="python", seed=13, backend=b) for b in ("core", "python")]
+    outs = [e.reset() for e in envs]
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        for x, y in zip(*outs):
+            assert x.tobytes() == y.tobytes()
+        actions = (rng.random(outs[0][1].shape) * outs[0][1]).argmax(axis=1)
+        outs = [tuple(x.copy() for x in e.step(actions)) for e in envs]

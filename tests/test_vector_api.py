@@ -211,3 +211,17 @@ def test_the_docs_examples_run():
     assert len(blocks) == 2
     for block in blocks:
         exec(compile(block.replace("range(2000)", "range(50)"), "environment.md", "exec"), {})
+
+
+def test_the_python_path_plays_the_greedy_bot():
+    """The Python path's greedy bot (the Python bot, move by move) beats a random learner in Briscola."""
+    env = BatchedEnv("briscola", 8, bots={1: "greedy"}, seed=2, backend="python")
+    obs, mask, seat = env.reset()
+    rng = np.random.default_rng(2)
+    returns = []
+    for _ in range(100):  # 20 learner decisions a deal: about 40 deals
+        obs, mask, seat, rewards, done = env.step(_random_legal(rng, mask))
+        returns += rewards[done, 0].tolist()
+    assert len(returns) >= 30 and np.mean(returns) < -10  # random vs greedy: about -41 points a deal
+    with pytest.raises(ValueError, match="bot must be one of 'greedy', 'heuristic'"):
+        env.tables.bot_actions("random")

@@ -39,6 +39,8 @@ def _random(tables, where):
 #: tables where the bot is to act; the env ignores the other entries).  A new bot in the core is one line here.
 BOTS = {
     "random": _random,
+    "greedy": lambda tables, where: tables.bot_actions("greedy", where),
+    "heuristic": lambda tables, where: tables.bot_actions("heuristic", where),
 }
 
 _SEED_HIGH = 2**63

@@ -60,6 +60,8 @@ class PyTables:
         self._rngs = [random.Random(0) for _ in range(self.n)]
         self._plan = [(-1, ())] * self.n  # the capture a random action drew: (card, set), for its takes
         self._deals = [0] * self.n  # Scopa: the deals completed, to see a new one start
+        self._bots: dict = {}  # bot name -> the Python bot (made on first use)
+        self._spelled = [[] for _ in range(self.n)]  # the rest of each table's bot move, as actions
 
     # -- deals -------------------------------------------------------------------
     def reset(self, seeds, decks=None, where=None):
@@ -108,6 +110,23 @@ class PyTables:
             self._actions[i] = -1 if self.done[i] else draw(self, i, env.core)
         return self._actions
 
+    def bot_actions(self, bot: str, where=None) -> np.ndarray:
+        """int32 (n,): the core's ``bot_actions(bot)`` on the Python bots: at each table (where ``where`` is
+        true) the next action of the move ``bots.make(bot, game=...)`` chooses from the seat's view; a capture
+        is its card, then its table cards on the next calls (only captures the bot started are continued)."""
+        if bot not in _CORE_BOTS:
+            raise ValueError(f"bot must be one of {', '.join(map(repr, _CORE_BOTS))}, got {bot!r:.40}")
+        chooser = self._bots.get(bot)
+        if chooser is None:
+            from ..bots import make  # the bots' registry: imported when a Python bot first plays
+
+            chooser = self._bots[bot] = make(bot, game=self.game)
+        where = where_array(where, self.n)
+        for i in range(self.n):
+            skip = self.done[i] or (where is not None and not where[i])
+            self._actions[i] = -1 if skip else self._bot_action(i, chooser)
+        return self._actions
+
     def observe(self, seats=None) -> np.ndarray:
         """float32 (n, obs): the AEC env's observation of ``seats[i]`` (default: the seat to act)."""
         for i, env in enumerate(self.envs):
@@ -116,6 +135,21 @@ class PyTables:
         return self._obs
 
     # -- inside --------------------------------------------------------------------
+    def _bot_action(self, i: int, chooser) -> int:
+        core = self.envs[i].core
+        if getattr(core, "building", None) is not None:  # the bot's capture, on its way: its next take
+            spelled = self._spelled[i]
+            if not spelled:
+                raise NotImplementedError(f"table {i}: the Python path's bots continue only the captures they "
+                                          f"started; this one was started by another player")
+            return spelled.pop(0)
+        state = getattr(core, "state", core)
+        view = self._g.make_view(state, state.current)
+        move = self._g.move_from_dict(chooser.choose(view), view.get("deck"))
+        actions = _move_actions(self.game, state, move)
+        self._spelled[i] = actions[1:]
+        return actions[0]
+
     def _rows(self, where):
         return range(self.n) if where is None else np.flatnonzero(where).tolist()
 
@@ -131,6 +165,7 @@ class PyTables:
         self._rngs[i] = rng
         self._deals[i] = 0
         self._plan[i] = (-1, ())
+        self._spelled[i] = []
         self._refresh(i)
 
     def _act(self, i: int, a: int) -> None:
@@ -216,6 +251,23 @@ def _check_deals(game: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None
     else:
         from ..core.scopa import _check_deals as check
     check(ids, firsts, n)
+
+
+_CORE_BOTS = ("greedy", "heuristic")  # the bots of the core's bot_actions (cavallo_env.core.bots)
+
+
+def _move_actions(game: str, state, move) -> list:
+    """The action ids that play ``move`` (``(card, capture)``; Briscola: a card) from ``state``."""
+    if game == "briscola":
+        return [move]
+    card, capture = move
+    if game == "cavalloicera":
+        from ..cavalloicera.actions import move_to_actions
+
+        return move_to_actions(state, card, capture)
+    from ..scopa.actions import move_to_actions
+
+    return move_to_actions(state, move)
 
 
 # ---------------------------------------------------------------- random actions, draw for draw as the core
