@@ -129,6 +129,8 @@ def test_an_illegal_action_names_the_table_and_the_legal_ones_and_plays_nothing(
     ({"autoreset": 1}, "autoreset must be"),
     ({"backend": "gpu"}, "backend must be"),
     ({"rng": "mt"}, "rng must be"),
+    ({"seed": -1}, "seed must be None or an int >= 0"),
+    ({"seed": "abc"}, "seed must be None or an int >= 0"),
 ])
 def test_bad_options_say_what_is_wrong(kwargs, words):
     kwargs = {"game": "briscola", "num_envs": 2, **kwargs}
@@ -146,6 +148,11 @@ def test_bad_actions_and_calls_say_what_is_wrong():
                        (np.array([0, 0, 120]), r"table 2: action 120 is not an action id 0..119")]:
         with pytest.raises(ValueError, match=words):
             env.step(bad)
+    obs, mask, seat = (x.copy() for x in env.reset(seed=4))
+    illegal = np.where(mask.argmin(axis=1) == mask.argmax(axis=1), 0, mask.argmin(axis=1))
+    with pytest.raises(ValueError, match=r"table 0: action \d+ .* is illegal"):
+        env.step(illegal)
+    assert np.array_equal(env.seat, seat) and np.array_equal(env.mask, mask) and not env.done.any()
     for options, words in [({"deal": 1}, "unknown reset option"), ({"reset_mask": [True]}, "reset_mask must be 3"),
                            ({"deals": [1]}, "must be a dict"), ({"deals": {"ids": 1}}, "required"),
                            ("x", "options must be a dict")]:

@@ -81,7 +81,7 @@ class BatchedEnv:
         self.mask = self.tables.mask.view(bool)  # the tables' own buffer, written by every step
         self.obs = np.zeros((n, s.obs_size), np.float32)  # then the tables' observe() buffer
         self.deal_seeds = np.zeros(n, np.uint64)  # the seed each table's episode was dealt from
-        self._seeder = np.random.default_rng(seed)
+        self._seeder = _seeder(seed)
         self._started = False
 
     # -- episodes ----------------------------------------------------------------
@@ -94,7 +94,7 @@ class BatchedEnv:
         """
         deals, where = _reset_options(options, self.num_envs, self.spec.deal_keys)
         if seed is not None:
-            self._seeder = np.random.default_rng(seed)
+            self._seeder = _seeder(seed)
         if where is not None and not self._started:
             raise ValueError("reset_mask needs every table dealt first: call reset() without it once")
         if deals is None:
@@ -118,11 +118,10 @@ class BatchedEnv:
             raise RuntimeError("call reset() before step()")
         over = None if self.autoreset or not self.done.any() else self.done
         a = _actions(actions, self.num_envs, self.num_actions, over)
-        self.rewards[:] = 0
+        r, d = self.tables.step(a)  # an illegal action raises here, before anything changes
+        np.copyto(self.rewards, r)
         if self.autoreset:
             self.done[:] = False
-        r, d = self.tables.step(a)
-        self.rewards += r
         self._after_step(d)
         self._play_bots()
         self._publish()
@@ -177,6 +176,13 @@ class BatchedEnv:
             self.seat[over] = -1
             self.mask[over] = False
             self.obs[over] = 0.0
+
+
+def _seeder(seed) -> np.random.Generator:
+    """The env's seed stream: ``numpy.random.default_rng(seed)`` for an int >= 0 (or None: fresh entropy)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or an int >= 0, got {seed!r:.40}")
+    return np.random.default_rng(None if seed is None else int(seed))
 
 
 def _bot_fn(bot: str, tables, game: str):
