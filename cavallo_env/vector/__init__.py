@@ -17,7 +17,7 @@ or ``backend="python"``) on the Python engines, with the same arrays.
 from __future__ import annotations
 
 from .batched import BOTS, BatchedEnv
-from .games import BACKENDS, SPECS, choose_backend
+from .games import BACKENDS, TABLES, choose_backend
 from .gymenv import SingleAgentVectorEnv
 
-__all__ = ["BOTS", "BACKENDS", "BatchedEnv", "SPECS", "SingleAgentVectorEnv", "choose_backend"]
+__all__ = ["BOTS", "BACKENDS", "BatchedEnv", "SingleAgentVectorEnv", "TABLES", "choose_backend"]

@@ -11,17 +11,19 @@ not; Scopa's seeds for the later deals of a match).
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import os
 from dataclasses import dataclass
 
-from .. import core
+from .. import core, games
 
 BACKENDS = ("core", "python")
 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A game as the batched env sees it."""
+    """A game as the batched env sees it: what its AEC env says (sizes, rewards, options) and its tables."""
 
     name: str
     num_seats: int
@@ -29,8 +31,9 @@ class TableSpec:
     obs_size: int
     obs_version: str
     rewards: tuple  # allowed reward names, the AEC env's default first
-    decks: tuple  # deck names ((): the game has one deck)
-    has_match: bool  # Scopa: a match to 11 or one deal
+    decks: tuple  # deck names, when the AEC env takes a deck ((): it does not)
+    has_match: bool  # whether the AEC env takes ``match`` (Scopa: a match to 11 or one deal)
+    tables: str  # "module:class" of the game's core tables
     deal_keys: tuple  # the keyword names of the tables' reset_deals, in order
 
     def check_options(self, reward, deck, match) -> tuple:
@@ -59,17 +62,10 @@ class TableSpec:
             from .reference import PyTables
 
             return PyTables(self.name, n, reward=reward, rng=rng, **options)
-        if self.name == "briscola":
-            from ..core.briscola import BriscolaTables
-
-            return BriscolaTables(n, reward=reward, rng=rng)
-        if self.name == "cavalloicera":
-            from ..core.cavalloicera import CavalloiceraTables
-
-            return CavalloiceraTables(n, reward=reward, rng=rng)
-        from ..core.scopa import ScopaTables
-
-        return ScopaTables(n, match=options["match"], reward=reward, rng=rng)
+        module, name = self.tables.split(":")
+        cls = getattr(importlib.import_module(module), name)
+        extra = {"match": options["match"]} if self.has_match else {}
+        return cls(n, reward=reward, rng=rng, **extra)
 
     def reset(self, tables, seeds, where, options: dict):
         if self.decks:
@@ -92,21 +88,29 @@ class TableSpec:
         return tables.reset_deals(**kwargs, where=where)
 
 
-SPECS = {
-    "briscola": TableSpec("briscola", 2, 40, 376, "briscola-obs/1", ("points", "win"),
-                          ("milanesi", "bresciane"), False, ("ids", "leaders")),
-    "cavalloicera": TableSpec("cavalloicera", 4, 156, 702, "cavalloicera-obs/1", ("points", "win"),
-                              (), False, ("ids", "dealers")),
-    "scopa": TableSpec("scopa", 2, 120, 388, "scopa-obs/1", ("win", "points"),
-                       ("milanesi", "bresciane"), True, ("ids", "dealers", "seeds")),
+#: game -> its core tables ("module:class") and their reset_deals keywords
+TABLES = {
+    "briscola": ("cavallo_env.core.briscola:BriscolaTables", ("ids", "leaders")),
+    "cavalloicera": ("cavallo_env.core.cavalloicera:CavalloiceraTables", ("ids", "dealers")),
+    "scopa": ("cavallo_env.core.scopa:ScopaTables", ("ids", "dealers", "seeds")),
 }
+_SPECS: dict = {}
 
 
 def spec(game) -> TableSpec:
-    """The ``TableSpec`` of ``game``; ``ValueError`` naming the games otherwise."""
-    s = SPECS.get(game) if isinstance(game, str) else None
+    """The ``TableSpec`` of ``game`` (read from its AEC env); ``ValueError`` naming the games otherwise."""
+    if not isinstance(game, str) or game not in TABLES:
+        raise ValueError(f"unknown game {game!r:.40}; the batched env plays {', '.join(TABLES)}")
+    s = _SPECS.get(game)
     if s is None:
-        raise ValueError(f"unknown game {game!r:.40}; the batched env plays {', '.join(SPECS)}")
+        g = games.get(game)
+        env = g.module("aec").raw_env
+        params = inspect.signature(env.__init__).parameters
+        default = params["reward"].default
+        rewards = (default, *(r for r in env.rewards_allowed if r != default))
+        s = _SPECS[game] = TableSpec(game, g.num_seats, env.num_actions, env.obs_size,
+                                     env.metadata["observation_version"], rewards,
+                                     tuple(g.decks) if "deck" in params else (), "match" in params, *TABLES[game])
     return s
 
 
