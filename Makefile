@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM ?= /usr/bin/chromium
 
 # the compiled core's sources (not the C file Cython generates from the .pyx): an edit rebuilds it
-CORE_SRC := setup.py $(wildcard cavallo_env/core/*.pyx cavallo_env/core/*.h cavallo_env/core/[!_]*.c)
+CORE_SRC := setup.py $(wildcard cavallo_env/core/*.pyx cavallo_env/core/*.pxi cavallo_env/core/*.h cavallo_env/core/[!_]*.c)
 
 $(STAMP): pyproject.toml constraints.txt $(CORE_SRC)
 	$(PY) -m venv $(VENV)

@@ -21,7 +21,7 @@ def core_extension(game: str) -> Extension:
     return Extension(
         f"cavallo_env.core._{game}",
         sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c"],
-        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )

@@ -16,40 +16,28 @@ build the core, only when the extension is not built (and fails instead with
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import random
 
 import numpy as np
 import pytest
 
-from cavallo_env import core
+from core_harness import DEALS, fast_deals, require_core, seeds as _seeds
 
-_MISSING = core.missing_reason()
-if _MISSING is not None:
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
-    pytest.skip(_MISSING, allow_module_level=True)
+require_core()
 
 from cavallo_env.core import _scopa  # noqa: E402
 from cavallo_env.core.scopa import NUM_ACTIONS, ScopaTables, deal_ids, seeded_deals_agree  # noqa: E402
 from cavallo_env.scopa.actions import ScopaActions, move_to_actions  # noqa: E402
 from cavallo_env.scopa.cards import DECKS, IDS, NUM_CARDS  # noqa: E402
-from cavallo_env.scopa.encoding import OBS_SIZE, STATE_SIZE, Features, encode_observation, state_vector  # noqa: E402
+from cavallo_env.scopa.encoding import Features, encode_observation, state_vector  # noqa: E402
 from cavallo_env.scopa.engine import (  # noqa: E402
     MONEY_SUIT, ScopaDeal, ScopaState, parse_deal, primiera_value, random_state,
 )
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-scopa").glob("*.json"))
-DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # deals per deck and option; 100000 for the big run
 CHUNK = 1000  # tables at once
 MAX_STEPS = 100000
-
-
-def _seeds(n: int, salt: int) -> list[int]:
-    """Small, negative and full 64-bit seeds."""
-    rng = random.Random(salt)
-    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
 
 
 def _python_view(acts: ScopaActions) -> dict:
@@ -301,11 +289,6 @@ def test_seeded_deals_agree_with_this_python():
             assert tables.snapshot(i) == _python_view(ScopaActions(random_state(s, "bresciane", match)))
 
 
-def test_vector_sizes():
-    assert ScopaTables(2).observe().shape == (2, OBS_SIZE) and _scopa.OBS_SIZE == OBS_SIZE
-    assert ScopaTables(2).state().shape == (2, STATE_SIZE) and _scopa.STATE_SIZE == STATE_SIZE
-
-
 def test_primiera_matches_the_engine():
     rng = random.Random(3)
     for _ in range(3000):
@@ -315,69 +298,23 @@ def test_primiera_matches_the_engine():
 
 def test_fast_rng_is_reproducible_and_uniform():
     n = 4000
-    a, b = ScopaTables(n, rng="fast"), ScopaTables(n, rng="fast")
-    a.reset(np.arange(n, dtype=np.uint64))
-    b.reset(np.arange(n, dtype=np.uint64))
-    firsts = [a.snapshot(i)["initial"] for i in range(n)]
-    assert firsts == [b.snapshot(i)["initial"] for i in range(n)]
+    deals = fast_deals(ScopaTables, n, "initial", "dealer")
+    firsts = [f for f, _ in deals]
     counts = np.bincount([f[0] for f in firsts], minlength=NUM_CARDS)  # 100 expected each
     assert counts.min() > 50 and counts.max() < 160, counts
-    dealers = sum(a.snapshot(i)["dealer"] for i in range(n))
+    dealers = sum(d for _, d in deals)
     assert 1800 < dealers < 2200
     assert all(sum(1 for c in f[6:10] if c % 10 == 9) < 3 for f in firsts)
 
 
-def test_partial_reset_and_skipped_tables():
-    tables = ScopaTables(3, match=False)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1] and tables.snapshot(0) != before[0] and tables.snapshot(2) != before[2]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert tables.snapshot(0) == _python_view(ScopaActions(random_state(50, match=False)))
-
-
-def test_illegal_actions_say_what_is_legal_and_play_nothing():
-    tables = ScopaTables(2)
-    tables.reset([1, 2])
-    ok = int(np.flatnonzero(tables.mask[0])[0])
-    bad = next(a for a in range(NUM_ACTIONS) if not tables.mask[1, a])
-    before = tables.snapshot(0)
-    with pytest.raises(ValueError, match=rf"table 1: action {bad} \(.*\) is illegal for seat \d; legal: "):
-        tables.step([ok, bad])
-    assert tables.snapshot(0) == before
-    with pytest.raises(ValueError, match="table 0: action 120 is not an action id 0..119"):
-        tables.step([120, -1])
-
-
-def test_finished_tables_must_be_skipped_or_reset():
-    tables = ScopaTables(1, match=False)
-    assert tables.done[0] and tables.random_actions()[0] == -1
-    with pytest.raises(ValueError, match="table 0: the match is over"):
-        tables.step([0])
-    tables.reset([3])
-    while not tables.done[0]:
-        tables.step(tables.random_actions())
-    tables.step([-1])
-    assert tables.rewards.tolist() == [[0.0, 0.0]]
-
-
 @pytest.mark.parametrize("call,match", [
-    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
-    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
     (lambda t: t.reset([1, 2], "napoletane"), r"unknown deck 'napoletane'"),
     (lambda t: t.reset_deals(np.zeros((2, 40)), [0, 0]), r"table 0: the deal must use each card id"),
     (lambda t: t.reset_deals(np.tile(np.arange(40), (2, 1)), [0, 2]), r"table 1: the dealer must be"),
     (lambda t: t.reset_deals(np.tile([0, 1, 2, 3, 4, 5, 9, 19, 29, 6] + list(range(7, 9)) +
                                      list(range(10, 19)) + list(range(20, 29)) + list(range(30, 40)), (2, 1)),
                              [0, 0]), r"table 0: the table holds 3 kings"),
-    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer action ids"),
-    (lambda t: ScopaTables(2, reward="score"), r"reward must be one of 'win', 'points'"),
     (lambda t: ScopaTables(2, match=1), r"match must be True"),
-    (lambda t: ScopaTables(0), r"the number of tables must be an int >= 1"),
-    (lambda t: ScopaTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
 ])
 def test_bad_input_is_named(call, match):
     tables = ScopaTables(2)
@@ -385,14 +322,3 @@ def test_bad_input_is_named(call, match):
         call(tables)
 
 
-def test_core_speed_benchmark_runs_scopa(capsys):
-    """benchmarks/core_speed.py --game scopa end to end on tiny settings (so it does not rot)."""
-    import importlib.util
-
-    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
-    spec = importlib.util.spec_from_file_location("core_speed", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["--game", "scopa", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("scopa: ") and "core/python" in out and "core-py" in out and "core+obs" in out

@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The binding of scopa.c: ``Tables(n)``, n Scopa tables (matches or single deals) in one C array.
 
-Thin on purpose, as _briscola.pyx: a ``Tables`` owns its numpy arrays
-(``actions``, ``rewards``, ``done``, ``current``, ``mask``: row i is table i)
-and keeps C pointers to them; each method is one C function over all tables.
+Thin on purpose, as _briscola.pyx: ``Tables`` extends _Tables (_tables.pxi:
+the numpy arrays, step, random_actions, observe, state) with Scopa's deals,
+capture sets and snapshot.
 The Python wrapper (cavallo_env/core/scopa.py) checks values and says what is
 wrong in words.  numpy is imported at run time only.
 """
@@ -14,9 +14,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.stdlib cimport calloc, free
 
 
-cdef extern from "pyrandom.h":
-    ctypedef struct cv_pyrandom:
-        pass
+include "_tables.pxi"
 
 
 cdef extern from "scopa.h":
@@ -55,8 +53,6 @@ cdef extern from "scopa.h":
 
     int CV_SC_OBS_SIZE
     int CV_SC_STATE_SIZE
-    void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out) nogil
-    void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) nogil
     int cv_scopa_captures(const cv_scopa *t, int card, uint64_t *out, int max)
     int cv_scopa_primiera(uint64_t pile)
     void cv_scopa_reset_seeds(cv_scopa *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds, const uint8_t *decks,
@@ -64,10 +60,7 @@ cdef extern from "scopa.h":
     void cv_scopa_reset_deals(cv_scopa *t, cv_pyrandom *py, int64_t n, const int8_t *ids, const int8_t *dealers,
                               const uint64_t *seeds, const uint8_t *decks, int match, const int16_t *bases,
                               const uint8_t *where) nogil
-    int64_t cv_scopa_step(cv_scopa *t, cv_pyrandom *py, int64_t n, const int32_t *actions, int reward,
-                          float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) nogil
-    void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask) nogil
-    void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
+    const cv_game cv_scopa_game
 
 
 NUM_ACTIONS = 120
@@ -84,24 +77,11 @@ def primiera(cards):
     return cv_scopa_primiera(pile)
 
 
-cdef list _cards(uint64_t bits):
-    return [c for c in range(40) if bits >> c & 1]
+cdef list _ids(uint64_t bits):
+    return _cards(bits, 40)
 
 
-cdef void _rows(Py_ssize_t got, Py_ssize_t n, str what) except *:
-    if got != n:
-        raise ValueError(f"{what} has {got} rows for {n} tables")
-
-
-cdef const uint8_t *_where(const uint8_t[::1] where, Py_ssize_t n) except? NULL:
-    cdef const uint8_t *w = NULL
-    if where is not None:
-        _rows(where.shape[0], n, "where")
-        w = &where[0]
-    return w
-
-
-cdef class Tables:
+cdef class Tables(_Tables):
     """n Scopa tables and their arrays; row i of every array is table i.
 
     ``match``: matches to 11 (else single deals).  With ``python_rng`` each table
@@ -110,54 +90,17 @@ cdef class Tables:
     """
 
     cdef cv_scopa *t
-    cdef cv_pyrandom *py
-    cdef readonly Py_ssize_t n
     cdef readonly bint match
-    cdef readonly object actions, rewards, done, current, mask, obs
-    cdef float *p_obs
-    cdef int32_t *p_actions
-    cdef float *p_rewards
-    cdef uint8_t *p_done
-    cdef int8_t *p_current
-    cdef uint8_t *p_mask
 
     def __cinit__(self, Py_ssize_t n, bint python_rng=True, bint match=True):
-        if n < 1:
-            raise ValueError(f"the number of tables must be at least 1, got {n}")
-        self.t = <cv_scopa *> calloc(n, sizeof(cv_scopa))
-        if python_rng:
-            self.py = <cv_pyrandom *> calloc(n, sizeof(cv_pyrandom))
-        if self.t == NULL or (python_rng and self.py == NULL):
-            raise MemoryError(f"no memory for {n} Scopa tables")
-        self.n = n
+        self.t = <cv_scopa *> self._setup(&cv_scopa_game, n, python_rng)
         self.match = match
-        for i in range(n):  # no deal yet: like a finished one (skip or reset it)
-            self.t[i].done = 1
-        self.actions = np.zeros(n, np.int32)
-        self.rewards = np.zeros((n, 2), np.float32)
-        self.done = np.ones(n, np.uint8)
-        self.current = np.zeros(n, np.int8)
-        self.mask = np.zeros((n, 120), np.uint8)
-        self.obs = np.zeros((n, CV_SC_OBS_SIZE), np.float32)
-        cdef float[:, ::1] o = self.obs
-        self.p_obs = &o[0, 0]
-        cdef int32_t[::1] a = self.actions
-        cdef float[:, ::1] r = self.rewards
-        cdef uint8_t[::1] d = self.done
-        cdef int8_t[::1] c = self.current
-        cdef uint8_t[:, ::1] m = self.mask
-        self.p_actions, self.p_rewards, self.p_done = &a[0], &r[0, 0], &d[0]
-        self.p_current, self.p_mask = &c[0], &m[0, 0]
-
-    def __dealloc__(self):
-        free(self.t)
-        free(self.py)
 
     def reset_seeds(self, const uint64_t[::1] seeds, const uint8_t[::1] decks, const uint8_t[::1] where=None):
         _rows(seeds.shape[0], self.n, "seeds")
         _rows(decks.shape[0], self.n, "decks")
         cv_scopa_reset_seeds(self.t, self.py, self.n, &seeds[0], &decks[0], self.match, _where(where, self.n))
-        cv_scopa_query(self.t, self.n, self.p_current, self.p_mask)
+        self._query()
 
     def reset_deals(self, const int8_t[:, ::1] ids, const int8_t[::1] dealers, const uint64_t[::1] seeds,
                     const uint8_t[::1] decks, const int16_t[:, ::1] bases=None, const uint8_t[::1] where=None):
@@ -173,38 +116,7 @@ cdef class Tables:
             b = &bases[0, 0]
         cv_scopa_reset_deals(self.t, self.py, self.n, &ids[0, 0], &dealers[0], &seeds[0], &decks[0], self.match,
                              b, _where(where, self.n))
-        cv_scopa_query(self.t, self.n, self.p_current, self.p_mask)
-
-    def step(self, int reward):
-        """Apply ``actions`` (negative: skip), write rewards, done, current, mask; returns -1, or the first
-        table whose action is illegal (then nothing is played)."""
-        cdef int64_t bad
-        with nogil:
-            bad = cv_scopa_step(self.t, self.py, self.n, self.p_actions, reward, self.p_rewards, self.p_done,
-                                self.p_current, self.p_mask)
-        return bad
-
-    def random_actions(self):
-        """Write a random legal action of every table into ``actions`` (-1 where over)."""
-        with nogil:
-            cv_scopa_random_actions(self.t, self.py, self.n, self.p_actions)
-
-    def observe(self, const int8_t[::1] seats=None):
-        """Write the observations (of ``seats``, default the seats to act) into ``obs``."""
-        cdef const int8_t *s = NULL
-        if seats is not None:
-            _rows(seats.shape[0], self.n, "seats")
-            s = &seats[0]
-        with nogil:
-            cv_scopa_observe_many(self.t, self.n, s, self.p_obs)
-
-    def state(self, float[:, ::1] out):
-        """Write the full-information vectors into ``out`` (n x 420, made by the caller)."""
-        _rows(out.shape[0], self.n, "out")
-        if out.shape[1] != CV_SC_STATE_SIZE:
-            raise ValueError(f"out has {out.shape[1]} columns, not {CV_SC_STATE_SIZE}")
-        with nogil:
-            cv_scopa_state_many(self.t, self.n, &out[0, 0])
+        self._query()
 
     def decisions(self):
         """The actions applied at all tables since their resets (for benchmarks)."""
@@ -216,13 +128,13 @@ cdef class Tables:
     def captures(self, Py_ssize_t i, int card):
         """The legal capture sets of ``card`` at table i (sorted tuples, the engine's order)."""
         cdef uint64_t out[4096]
+        self._check_table(i)
         k = cv_scopa_captures(self.t + i, card, out, 4096)
-        return [tuple(_cards(out[j])) for j in range(min(k, 4096))]
+        return [tuple(_ids(out[j])) for j in range(min(k, 4096))]
 
     def snapshot(self, Py_ssize_t i):
         """Table i as a dict named like ScopaDeal's / ScopaState's attributes (cards as sorted lists)."""
-        if not 0 <= i < self.n:
-            raise IndexError(f"table {i} out of range 0..{self.n - 1}")
+        self._check_table(i)
         cdef cv_scopa *t = self.t + i
         result = None
         if t.deals:
@@ -231,14 +143,14 @@ cdef class Tables:
                       "cards": [t.res_cards[0], t.res_cards[1]]}
         return {
             "initial": [t.initial[k] for k in range(40)], "dealer": t.dealer,
-            "hands": [_cards(t.hands[0]), _cards(t.hands[1])], "table": _cards(t.table),
-            "stock_pos": t.stock_pos, "piles": [_cards(t.piles[0]), _cards(t.piles[1])],
+            "hands": [_ids(t.hands[0]), _ids(t.hands[1])], "table": _ids(t.table),
+            "stock_pos": t.stock_pos, "piles": [_ids(t.piles[0]), _ids(t.piles[1])],
             "scope": [t.scope[0], t.scope[1]], "turn": t.turn,
             "last_capturer": None if t.last_capturer < 0 else t.last_capturer,
-            "moves": [(t.move_seat[k], t.move_card[k], tuple(_cards(t.move_capture[k]))) for k in range(t.turn)],
-            "deal_done": bool(t.deal_done), "leftovers": _cards(t.leftovers),
+            "moves": [(t.move_seat[k], t.move_card[k], tuple(_ids(t.move_capture[k]))) for k in range(t.turn)],
+            "deal_done": bool(t.deal_done), "leftovers": _ids(t.leftovers),
             "leftovers_to": None if t.leftovers_to < 0 else t.leftovers_to,
-            "building": None if t.build_card < 0 else (t.build_card, tuple(_cards(t.taken))),
+            "building": None if t.build_card < 0 else (t.build_card, tuple(_ids(t.taken))),
             "match": bool(t.match), "deck": t.deck, "money": t.money, "current": t.current, "done": bool(t.done),
             "winner": None if t.winner < 0 else t.winner, "base": [t.base[0], t.base[1]],
             "totals": [t.totals[0], t.totals[1]], "deals": t.deals, "last_result": result,

@@ -565,56 +565,32 @@ void cv_scopa_reset_deals(cv_scopa *t, cv_pyrandom *py, int64_t n, const int8_t 
     }
 }
 
-int64_t cv_scopa_check(const cv_scopa *t, int64_t n, const int32_t *actions) {
-    for (int64_t i = 0; i < n; i++)
-        if (actions[i] >= 0 && !cv_scopa_legal(t + i, actions[i])) return i;
-    return -1;
-}
+/* -- the batched API (batch.h) -------------------------------------------------------- */
 
-int64_t cv_scopa_step(cv_scopa *t, cv_pyrandom *py, int64_t n, const int32_t *actions, int reward,
-                      float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) {
-    int64_t bad = cv_scopa_check(t, n, actions);
-    if (bad >= 0) return bad;
-    for (int64_t i = 0; i < n; i++) {
-        cv_scopa *ti = t + i;
-        float *r = rewards + 2 * i;
-        r[0] = r[1] = 0.0f;
-        if (actions[i] >= 0) {
-            cv_scopa_act(ti, py ? py + i : NULL, actions[i]);
-            if (ti->ended_deal) { /* the env's rewards (aec.py _act) */
-                int d = 0;
-                if (reward == CV_SC_REWARD_POINTS) d = (int)ti->res_points[0] - (int)ti->res_points[1];
-                else if (ti->done) {
-                    d = ti->match ? ti->totals[0] - ti->totals[1] : (int)ti->res_points[0] - (int)ti->res_points[1];
-                    d = (d > 0) - (d < 0);
-                }
-                r[0] = (float)d;
-                r[1] = (float)-d;
-            }
-        }
-        done[i] = ti->done;
-        current[i] = (int8_t)ti->current;
-        mask_one(ti, mask + i * CV_SC_ACTIONS);
+/* apply an action and pay the env's rewards (aec.py _act) when it ends a deal: with "points" each
+ * deal's point difference, with "win" +1/0/-1 when the match (or the single deal) ends */
+static void act_one(cv_scopa *t, cv_pyrandom *py, int action, int reward, float *r) {
+    cv_scopa_act(t, py, action);
+    if (!t->ended_deal) return;
+    int d = 0;
+    if (reward == CV_SC_REWARD_POINTS) d = (int)t->res_points[0] - (int)t->res_points[1];
+    else if (t->done) {
+        d = t->match ? t->totals[0] - t->totals[1] : (int)t->res_points[0] - (int)t->res_points[1];
+        d = (d > 0) - (d < 0);
     }
-    return -1;
+    r[0] = (float)d;
+    r[1] = (float)-d;
 }
 
-void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask) {
-    for (int64_t i = 0; i < n; i++) {
-        current[i] = (int8_t)t[i].current;
-        mask_one(t + i, mask + i * CV_SC_ACTIONS);
-    }
+static void query_one(const cv_scopa *t, int8_t *current, uint8_t *mask) {
+    *current = (int8_t)t->current;
+    mask_one(t, mask);
 }
 
-void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
-    for (int64_t i = 0; i < n; i++) actions[i] = cv_scopa_random_action(t + i, py ? py + i : NULL);
-}
+static void blank_one(cv_scopa *t) { t->done = 1; } /* no deal yet: like a finished one */
 
-void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out) {
-    for (int64_t i = 0; i < n; i++)
-        cv_scopa_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_SC_OBS_SIZE);
-}
+CV_BATCH(cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, cv_scopa_legal, act_one, query_one, cv_scopa_random_action,
+         cv_scopa_observe, blank_one)
+CV_BATCH_STATE(cv_scopa, CV_SC_STATE_SIZE, cv_scopa_state)
 
-void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out) {
-    for (int64_t i = 0; i < n; i++) cv_scopa_state(t + i, out + i * CV_SC_STATE_SIZE);
-}
+const cv_game cv_scopa_game = CV_GAME("Scopa", cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, CV_SC_STATE_SIZE);

@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 
+#include "batch.h"
 #include "pyrandom.h"
 
 #define CV_SC_CARDS 40
@@ -109,17 +110,8 @@ void cv_scopa_reset_seeds(cv_scopa *t, cv_pyrandom *py, int64_t n, const uint64_
 void cv_scopa_reset_deals(cv_scopa *t, cv_pyrandom *py, int64_t n, const int8_t *ids, const int8_t *dealers,
                           const uint64_t *seeds, const uint8_t *decks, int match, const int16_t *bases,
                           const uint8_t *where);
-int64_t cv_scopa_check(const cv_scopa *t, int64_t n, const int32_t *actions);
-/* act at every table (negative: skip); rewards (n x 2): reward "win": +1/0/-1 when the match (or
- * the single deal) ends; "points": each deal's point difference when that deal ends; then current
- * and mask (n x 120).  Nothing is played and the first illegal table returned if any (else -1). */
-int64_t cv_scopa_step(cv_scopa *t, cv_pyrandom *py, int64_t n, const int32_t *actions, int reward,
-                      float *rewards, uint8_t *done, int8_t *current, uint8_t *mask);
-void cv_scopa_query(const cv_scopa *t, int64_t n, int8_t *current, uint8_t *mask);
-void cv_scopa_random_actions(cv_scopa *t, cv_pyrandom *py, int64_t n, int32_t *actions);
-/* observations (n x 388) of seats[i], or of the seat to act where seats == NULL */
-void cv_scopa_observe_many(const cv_scopa *t, int64_t n, const int8_t *seats, float *out);
-/* full-information vectors (n x 420) */
-void cv_scopa_state_many(const cv_scopa *t, int64_t n, float *out);
+/* step (rewards "win": +1/0/-1 when the match, or the single deal, ends; "points": each deal's point
+ * difference when that deal ends), query, random actions, observations and state vectors (batch.h) */
+extern const cv_game cv_scopa_game;
 
 #endif

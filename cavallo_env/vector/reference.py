@@ -19,12 +19,14 @@ deals as ``"python"`` does.  Slow (a Python env a table): the reference.
 
 from __future__ import annotations
 
+import importlib
 import random
+from types import SimpleNamespace
 
 import numpy as np
 
 from .. import games
-from ..core.tables import RNGS, action_array, seed_array, where_array
+from ..core.tables import RNGS, CoreTables, action_array, seed_array, where_array
 from ..games.shuffle import shuffle
 
 _GAMES = ("briscola", "cavalloicera", "scopa")
@@ -243,14 +245,17 @@ def _deal_names(game: str, g, state) -> dict:
 
 
 def _check_deals(game: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None:
-    """The core's checks of given deals, with its words (they need no compiled core)."""
-    if game == "briscola":
-        from ..core.briscola import _check_deals as check
-    elif game == "cavalloicera":
-        from ..core.cavalloicera import _check_deals as check
-    else:
-        from ..core.scopa import _check_deals as check
-    check(ids, firsts, n)
+    """The core's checks of given deals, with its words (``CoreTables._deal_arrays``: no extension needed)."""
+    from .games import spec
+
+    module, name = spec(game).tables.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    like = SimpleNamespace(n=n, CARDS=cls.CARDS, SEATS=cls.SEATS, DEAL_SEAT=cls.DEAL_SEAT)
+    ids, _ = CoreTables._deal_arrays(like, ids, firsts)
+    if game == "scopa":
+        from ..core.scopa import _check_kings
+
+        _check_kings(ids)
 
 
 _CORE_BOTS = ("greedy", "heuristic")  # the bots of the core's bot_actions (cavallo_env.core.bots)
