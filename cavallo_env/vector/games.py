@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 from dataclasses import dataclass
 
 from .. import core, games
@@ -115,17 +114,12 @@ def spec(game) -> TableSpec:
 
 
 def choose_backend(backend=None) -> str:
-    """``"core"`` or ``"python"``: ``backend`` if given; else ``CAVALLO_CORE=python`` or an unbuilt core
-    give the Python engines, anything else the compiled core."""
-    if backend is not None:
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or None, got {backend!r:.40}")
-        if backend == "core" and not core.available():
-            raise ImportError(core.missing_reason())
-        return backend
-    enabled = getattr(core, "enabled", None)  # cavallo_env.core.enabled(): the core built and not turned off
-    if enabled is not None:
-        return "core" if enabled() else "python"
-    if os.environ.get("CAVALLO_CORE", "").strip().lower() == "python":
-        return "python"
-    return "core" if core.available() else "python"
+    """``"core"`` or ``"python"``: ``backend`` if given; else what ``CAVALLO_CORE`` says
+    (``cavallo_env.core.enabled()``: the core where it is built, unless ``CAVALLO_CORE=python``)."""
+    if backend is None:
+        return "core" if core.enabled() else "python"
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or None, got {backend!r:.40}")
+    if backend == "core" and not core.available():
+        raise ImportError(core.missing_reason())
+    return backend
