@@ -17,8 +17,8 @@ wall clock):
                    its actions are the tables' random legal actions), with
                    autoreset: the targets are decisions/s (>= 500k Briscola,
                    >= 200k Cavalloìcera and Scopa);
-- ``vector+bots``  the same with the learner at seat 0 and ``random`` bots at
-                   the other seats inside the tables: decisions/s counts every
+- ``vector+bots``  the same with the learner at seat 0 and ``--bot`` bots
+                   (default ``random``) at the other seats inside the tables: decisions/s counts every
                    action played (learner's and bots'), ``learner/s`` the
                    learner's (an observation each);
 - ``vector-py``    ``vector`` on the Python engines (``backend="python"``,
@@ -31,7 +31,7 @@ Scopa plays single deals (``match=False``) here, so a deal is an episode.
 Usage::
 
     python benchmarks/vector_speed.py [--game briscola|cavalloicera|scopa|all] [--seconds 1] [--rounds 3]
-        [--tables 1024] [--py-tables 32] [--json]
+        [--tables 1024] [--py-tables 32] [--bot random|greedy|heuristic] [--json]
 """
 
 from __future__ import annotations
@@ -138,8 +138,8 @@ def _count_actions(env) -> list:
     return count
 
 
-def run_game(game: str, seconds: float, rounds: int, n: int, py_n: int) -> dict:
-    bots = {s: "random" for s in range(1, 4 if game == "cavalloicera" else 2)}
+def run_game(game: str, seconds: float, rounds: int, n: int, py_n: int, bot: str = "random") -> dict:
+    bots = {s: bot for s in range(1, 4 if game == "cavalloicera" else 2)}
     loops = {
         "python": lambda: python_loop(game, seconds),
         "tables": lambda: tables_loop(game, seconds, n),
@@ -158,7 +158,7 @@ def run_game(game: str, seconds: float, rounds: int, n: int, py_n: int) -> dict:
                 best[name] = row
     base = best["python"]["deals_per_s"]
     ratios = {name: row["deals_per_s"] / base for name, row in best.items()}
-    return {"game": game, "tables": n, "py_tables": py_n, "results": best, "ratios": ratios,
+    return {"game": game, "tables": n, "py_tables": py_n, "bot": bot, "results": best, "ratios": ratios,
             "target_ratio": TARGET_RATIO, "target_decisions": TARGET_DECISIONS[game],
             "ok_ratio": ratios["tables"] >= TARGET_RATIO,
             "ok_decisions": best["vector"]["decisions_per_s"] >= TARGET_DECISIONS[game]}
@@ -166,7 +166,7 @@ def run_game(game: str, seconds: float, rounds: int, n: int, py_n: int) -> dict:
 
 def print_report(report: dict) -> None:
     print(f"{report['game']}: random legal play, best of {report['rounds']} rounds x {report['seconds']:g} s of "
-          f"{report['clock']}, {report['tables']} tables ({report['py_tables']} for vector-py), "
+          f"{report['clock']}, {report['tables']} tables ({report['py_tables']} for vector-py), {report['bot']} bots, "
           f"Python {report['python']}, {report['machine']}")
     print(f"{'':12} {'deals/s':>10} {'decisions/s':>12} {'learner/s':>10} {'x python':>9}")
     for name, row in report["results"].items():
@@ -186,6 +186,8 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
     p.add_argument("--tables", type=int, default=1024, help="tables stepped at once (default 1024)")
     p.add_argument("--py-tables", type=int, default=32, help="tables of the Python path, vector-py (default 32)")
+    p.add_argument("--bot", default="random", help="the bots of vector+bots, a cavallo_env.vector.BOTS name "
+                   "(default random)")
     p.add_argument("--wall", action="store_true", help="time with the wall clock instead of this process's CPU time")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     a = p.parse_args(argv)
@@ -200,8 +202,17 @@ def main(argv=None) -> int:
         global _clock
         _clock = time.perf_counter
     reports = []
-    for game in GAMES if a.game == "all" else (a.game,):
-        report = run_game(game, a.seconds, a.rounds, a.tables, a.py_tables)
+    games = GAMES if a.game == "all" else (a.game,)
+    try:  # a bot these tables lack (or an unknown one) is refused here, in words
+        from cavallo_env.vector import BatchedEnv
+
+        for game in games:
+            BatchedEnv(game, 1, bots={1: a.bot}, backend="core")
+    except ValueError as e:
+        print(f"vector_speed: {e}", file=sys.stderr)
+        return 2
+    for game in games:
+        report = run_game(game, a.seconds, a.rounds, a.tables, a.py_tables, a.bot)
         report.update(seconds=a.seconds, rounds=a.rounds, clock=_clock.__name__,
                       python=platform.python_version(), machine=platform.machine())
         reports.append(report)
