@@ -169,7 +169,8 @@ def test_vector_speed_benchmark_runs(capsys):
 
 
 BOT_CASES = [("briscola", {1: "greedy"}), ("briscola", {0: "heuristic"}),
-             ("cavalloicera", {1: "greedy", 2: "random", 3: "greedy"}), ("scopa", {1: "greedy"}), ("scopa", {0: "heuristic"})]
+             ("cavalloicera", {1: "greedy", 2: "random", 3: "greedy"}), ("cavalloicera", {0: "heuristic", 2: "heuristic"}),
+             ("scopa", {1: "greedy"}), ("scopa", {0: "heuristic"})]
 
 
 @pytest.mark.parametrize("game,bots", BOT_CASES)
