@@ -213,6 +213,8 @@ def seed_array(seeds, n: int) -> np.ndarray:
 
 def deck_array(decks, n: int) -> np.ndarray:
     """uint8 (n,): the index in ``DECKS`` of one deck name for all tables, or of one a table."""
+    if isinstance(decks, str) and decks in DECKS:  # one deck for every table: no loop over the tables
+        return np.full(n, DECKS.index(decks), np.uint8)
     names = [decks] * n if isinstance(decks, str) else list(decks)
     if len(names) != n:
         raise ValueError(f"decks must be one deck name or {n} of them, got {len(names)}")
