@@ -54,9 +54,6 @@ cdef extern from "briscola.h":
 
 cdef extern from "briscola_bots.h":
     int CV_BR_PRIOR_SIZE
-    void cv_briscola_bot_actions(const cv_briscola *t, int64_t n, int kind, const uint8_t *where,
-                                 int32_t *actions) nogil
-    void cv_briscola_prior_many(const cv_briscola *t, int64_t n, const uint8_t *where, float *out) nogil
 
 
 OBS_SIZE = CV_BR_OBS_SIZE
@@ -113,20 +110,3 @@ cdef class Tables(_Tables):
             "moves": [(t.move_seat[k], t.move_card[k]) for k in range(t.turn)],
             "done": bool(t.done), "deck": t.deck, "last_winner": None if t.last_winner < 0 else t.last_winner,
         }
-
-    def bot_actions(self, int kind, const uint8_t[::1] where=None):
-        """Write the fixed bot ``kind``'s card (0 greedy, 1 heuristic) of every table into ``actions``
-        (-1 where over or where ``where`` is false)."""
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_briscola_bot_actions(self.t, self.n, kind, w, self.p_actions)
-
-    def prior(self, float[:, ::1] out, const uint8_t[::1] where=None):
-        """Write the heuristic prior of every table's seat to play into ``out`` (n x 80; zeros where over
-        or where ``where`` is false)."""
-        _rows(out.shape[0], self.n, "out")
-        if out.shape[1] != CV_BR_PRIOR_SIZE:
-            raise ValueError(f"out has {out.shape[1]} columns, not {CV_BR_PRIOR_SIZE}")
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_briscola_prior_many(self.t, self.n, w, &out[0, 0])

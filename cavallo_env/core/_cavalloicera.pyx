@@ -54,9 +54,6 @@ cdef extern from "cavalloicera.h":
 cdef extern from "cavalloicera_bots.h":
     int CV_CV_PRIOR_SIZE
     int cv_cavalloicera_pysum_compensated
-    void cv_cavalloicera_prior_many(const cv_cavalloicera *t, int64_t n, const uint8_t *where, float *out) nogil
-    void cv_cavalloicera_bot_actions(const cv_cavalloicera *t, int64_t n, int kind, const uint8_t *where,
-                                     int32_t *actions) nogil
 
 import sys
 cv_cavalloicera_pysum_compensated = sys.version_info >= (3, 12)  # how this Python's sum() adds floats (pysum.h)
@@ -128,22 +125,3 @@ cdef class Tables(_Tables):
             "scored": None if not t.completed or t.scored[0] < 0 else [t.scored[k] for k in range(4)],
             "completed": bool(t.completed),
         }
-
-    def bot_actions(self, int kind, const uint8_t[::1] where=None):
-        """Write the next action of the fixed bot ``kind``'s move (0 greedy, 1 heuristic) at every table
-        into ``actions`` (-1 where over or where ``where`` is false)."""
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_cavalloicera_bot_actions(self.t, self.n, kind, w, self.p_actions)
-        if (self.actions == -2).any():
-            raise MemoryError("no memory for the legal moves of a Cavalloìcera table")
-
-    def prior(self, float[:, ::1] out, const uint8_t[::1] where=None):
-        """Write the heuristic prior of every table's seat to act into ``out`` (n x 312; zeros where over
-        or where ``where`` is false)."""
-        _rows(out.shape[0], self.n, "out")
-        if out.shape[1] != CV_CV_PRIOR_SIZE:
-            raise ValueError(f"out has {out.shape[1]} columns, not {CV_CV_PRIOR_SIZE}")
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_cavalloicera_prior_many(self.t, self.n, w, &out[0, 0])

@@ -66,8 +66,6 @@ cdef extern from "scopa.h":
 cdef extern from "scopa_bots.h":
     int CV_SC_PRIOR_SIZE
     int cv_scopa_pysum_compensated
-    void cv_scopa_bot_actions(const cv_scopa *t, int64_t n, int kind, const uint8_t *where, int32_t *actions) nogil
-    void cv_scopa_prior_many(const cv_scopa *t, int64_t n, const uint8_t *where, float *out) nogil
 
 import sys
 cv_scopa_pysum_compensated = sys.version_info >= (3, 12)  # how this Python's sum() adds floats (pysum.h)
@@ -165,20 +163,3 @@ cdef class Tables(_Tables):
             "winner": None if t.winner < 0 else t.winner, "base": [t.base[0], t.base[1]],
             "totals": [t.totals[0], t.totals[1]], "deals": t.deals, "last_result": result,
         }
-
-    def bot_actions(self, int kind, const uint8_t[::1] where=None):
-        """Write the next action of the fixed bot ``kind``'s move (0 greedy, 1 heuristic) at every table
-        into ``actions`` (-1 where over or where ``where`` is false)."""
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_scopa_bot_actions(self.t, self.n, kind, w, self.p_actions)
-
-    def prior(self, float[:, ::1] out, const uint8_t[::1] where=None):
-        """Write the heuristic prior of every table's seat to act into ``out`` (n x 240; zeros where over
-        or where ``where`` is false)."""
-        _rows(out.shape[0], self.n, "out")
-        if out.shape[1] != CV_SC_PRIOR_SIZE:
-            raise ValueError(f"out has {out.shape[1]} columns, not {CV_SC_PRIOR_SIZE}")
-        cdef const uint8_t *w = _where(where, self.n)
-        with nogil:
-            cv_scopa_prior_many(self.t, self.n, w, &out[0, 0])

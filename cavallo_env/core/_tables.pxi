@@ -19,6 +19,9 @@ cdef extern from "batch.h":
         void (*random_actions)(void *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
         void (*observe)(const void *t, int64_t n, const int8_t *seats, float *out) nogil
         void (*state)(const void *t, int64_t n, float *out) nogil
+        int prior_size
+        void (*bot_actions)(const void *t, int64_t n, int kind, const uint8_t *where, int32_t *actions) nogil
+        void (*prior)(const void *t, int64_t n, const uint8_t *where, float *out) nogil
 
 
 cdef void _rows(Py_ssize_t got, Py_ssize_t n, str what) except *:
@@ -124,6 +127,25 @@ cdef class _Tables:
             raise ValueError(f"out has {out.shape[1]} columns, not {self.game.state_size}")
         with nogil:
             self.game.state(self.mem, self.n, &out[0, 0])
+
+    def bot_actions(self, int kind, const uint8_t[::1] where=None):
+        """Write the next action of the fixed bot ``kind``'s move (0 greedy, 1 heuristic) at every table
+        into ``actions`` (-1 where over or where ``where`` is false)."""
+        cdef const uint8_t *w = _where(where, self.n)
+        with nogil:
+            self.game.bot_actions(self.mem, self.n, kind, w, self.p_actions)
+        if (self.actions == -2).any():
+            raise MemoryError(f"no memory for the legal moves of a {self.game.name.decode('utf-8')} table")
+
+    def prior(self, float[:, ::1] out, const uint8_t[::1] where=None):
+        """Write the heuristic prior of every table's seat to act into ``out`` (n x PRIOR_SIZE; zeros where
+        over or where ``where`` is false)."""
+        _rows(out.shape[0], self.n, "out")
+        if out.shape[1] != self.game.prior_size:
+            raise ValueError(f"out has {out.shape[1]} columns, not {self.game.prior_size}")
+        cdef const uint8_t *w = _where(where, self.n)
+        with nogil:
+            self.game.prior(self.mem, self.n, w, &out[0, 0])
 
     cdef _check_table(self, Py_ssize_t i):
         if not 0 <= i < self.n:

@@ -46,6 +46,12 @@ typedef struct {
     void (*observe)(const void *t, int64_t n, const int8_t *seats, float *out);
     /* full-information vectors (n x state_size) */
     void (*state)(const void *t, int64_t n, float *out);
+    int prior_size;                                   /* row length of the heuristic prior */
+    /* the fixed bot `kind` (0 greedy, 1 heuristic): the next action of its move at every table (-1 where
+     * over or where[i] == 0, -2 where no memory was left for its search) */
+    void (*bot_actions)(const void *t, int64_t n, int kind, const uint8_t *where, int32_t *actions);
+    /* the heuristic prior of the seat to act (n x prior_size; zeros where over or where[i] == 0) */
+    void (*prior)(const void *t, int64_t n, const uint8_t *where, float *out);
 } cv_game;
 
 #define CV_BATCH(type, SEATS, ACTIONS, OBS_SIZE, legal_one, act_one, query_one, random_one, observe_one,            \
@@ -85,9 +91,18 @@ typedef struct {
         for (int64_t i = 0; i < n; i++) state_one((const type *)tables + i, out + i * (STATE_SIZE));                \
     }
 
-/* the cv_game of a game whose .c wrote CV_BATCH and CV_BATCH_STATE */
-#define CV_GAME(name, type, SEATS, ACTIONS, OBS_SIZE, STATE_SIZE)                                                   \
+/* the bots' batched functions (the game's <game>_bots.c) as cv_game holds them */
+#define CV_BATCH_BOTS(type, bot_actions_many, prior_many)                                                           \
+    static void batch_bot_actions(const void *tables, int64_t n, int kind, const uint8_t *where, int32_t *actions) { \
+        bot_actions_many((const type *)tables, n, kind, where, actions);                                            \
+    }                                                                                                               \
+    static void batch_prior(const void *tables, int64_t n, const uint8_t *where, float *out) {                      \
+        prior_many((const type *)tables, n, where, out);                                                            \
+    }
+
+/* the cv_game of a game whose .c wrote CV_BATCH, CV_BATCH_STATE and CV_BATCH_BOTS */
+#define CV_GAME(name, type, SEATS, ACTIONS, OBS_SIZE, STATE_SIZE, PRIOR_SIZE)                                       \
     {name, sizeof(type), SEATS, ACTIONS, OBS_SIZE, STATE_SIZE, batch_blank, batch_step, batch_query,                \
-     batch_random_actions, batch_observe, batch_state}
+     batch_random_actions, batch_observe, batch_state, PRIOR_SIZE, batch_bot_actions, batch_prior}
 
 #endif

@@ -2,6 +2,7 @@
  * engine.py code it mirrors; the differential test (tests/test_core_briscola.py)
  * proves them identical. */
 #include "briscola.h"
+#include "briscola_bots.h"
 
 #include <string.h>
 
@@ -256,4 +257,7 @@ CV_BATCH(cv_briscola, 2, C, CV_BR_OBS_SIZE, cv_briscola_legal, act_one, query_on
          cv_briscola_observe, blank_one)
 CV_BATCH_STATE(cv_briscola, CV_BR_STATE_SIZE, cv_briscola_state)
 
-const cv_game cv_briscola_game = CV_GAME("Briscola", cv_briscola, 2, C, CV_BR_OBS_SIZE, CV_BR_STATE_SIZE);
+CV_BATCH_BOTS(cv_briscola, cv_briscola_bot_actions, cv_briscola_prior_many)
+
+const cv_game cv_briscola_game = CV_GAME("Briscola", cv_briscola, 2, C, CV_BR_OBS_SIZE, CV_BR_STATE_SIZE,
+                                         CV_BR_PRIOR_SIZE);

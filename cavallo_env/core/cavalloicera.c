@@ -2,6 +2,7 @@
  * or actions.py code it mirrors; the differential test
  * (tests/test_core_cavalloicera.py) proves them identical. */
 #include "cavalloicera.h"
+#include "cavalloicera_bots.h"
 
 #include <string.h>
 
@@ -485,5 +486,7 @@ CV_BATCH(cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS, CV_CV_OBS_SIZE, cv_cavallo
          cv_cavalloicera_random_action, cv_cavalloicera_observe, blank_one)
 CV_BATCH_STATE(cv_cavalloicera, CV_CV_STATE_SIZE, cv_cavalloicera_state)
 
+CV_BATCH_BOTS(cv_cavalloicera, cv_cavalloicera_bot_actions, cv_cavalloicera_prior_many)
+
 const cv_game cv_cavalloicera_game = CV_GAME("Cavalloìcera", cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS,
-                                             CV_CV_OBS_SIZE, CV_CV_STATE_SIZE);
+                                             CV_CV_OBS_SIZE, CV_CV_STATE_SIZE, CV_CV_PRIOR_SIZE);

@@ -2,6 +2,7 @@
  * actions.py code it mirrors; the differential test (tests/test_core_scopa.py)
  * proves them identical. */
 #include "scopa.h"
+#include "scopa_bots.h"
 
 #include <string.h>
 
@@ -593,4 +594,7 @@ CV_BATCH(cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, cv_scopa_legal, act_one, qu
          cv_scopa_observe, blank_one)
 CV_BATCH_STATE(cv_scopa, CV_SC_STATE_SIZE, cv_scopa_state)
 
-const cv_game cv_scopa_game = CV_GAME("Scopa", cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, CV_SC_STATE_SIZE);
+CV_BATCH_BOTS(cv_scopa, cv_scopa_bot_actions, cv_scopa_prior_many)
+
+const cv_game cv_scopa_game = CV_GAME("Scopa", cv_scopa, 2, CV_SC_ACTIONS, CV_SC_OBS_SIZE, CV_SC_STATE_SIZE,
+                                      CV_SC_PRIOR_SIZE);
