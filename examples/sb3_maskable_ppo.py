@@ -101,6 +101,7 @@ def main(argv=None) -> int:
     try:
         import torch
         from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import Logger
     except ImportError as e:
         sys.exit(f"this example needs sb3-contrib and torch ({e}): pip install -e '.[sb3,train]'")
     from cavallo_env.bots.policy import add_evaluation
@@ -120,6 +121,7 @@ def main(argv=None) -> int:
               "learning_rate": 3e-4, "seed": args.seed}
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=128, gamma=1.0,
                         learning_rate=3e-4, seed=args.seed, device="cpu", verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp/SB3-<time> folder per run
     print(f"training MaskablePPO on {env!r} for {args.steps} steps", flush=True)
     t0 = time.perf_counter()
     model.learn(total_timesteps=args.steps, callback=progress_callback(args.steps))

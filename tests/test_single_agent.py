@@ -313,6 +313,7 @@ def test_maskable_ppo_trains_and_its_export_plays_as_the_model_predicts(tmp_path
     pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[runtime]')")
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from training.sb3_export import export_maskable_ppo
 
@@ -320,6 +321,7 @@ def test_maskable_ppo_trains_and_its_export_plays_as_the_model_predicts(tmp_path
     for game, kwargs in (("scopa", {"match": False}), ("cavalloicera", {"team": True})):
         env = SingleAgentEnv(game, opponents="greedy", **kwargs)
         model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu")
+        model.set_logger(Logger(folder=None, output_formats=[]))  # not a /tmp/SB3-<time> folder per run
         model.learn(total_timesteps=128)
         path, meta_path = export_maskable_ppo(model, tmp_path / f"{game}.onnx", game=game, check_deals=8)
         assert json.loads(meta_path.read_text())["game"] == game
