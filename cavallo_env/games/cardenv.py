@@ -402,9 +402,98 @@ class CardEnv(AECEnv):
         raise NotImplementedError
 
 
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with its ``step`` reading the raw env it wraps
+    directly instead of through ``__getattr__``: the same checks, results and errors."""
+
+    def step(self, action) -> None:
+        raw = self.env
+        agent = raw.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        prev = self._prev_obs
+        if not isinstance(prev, dict):  # never for these envs' dict observations: PettingZoo's own path
+            return super().step(action)
+        assert "action_mask" in prev, (
+            f"`action_mask` not found in dictionary observation: {prev}. Action mask must either be in "
+            "`observation['action_mask']` or `info['action_mask']` to use TerminateIllegalWrapper.")
+        mask = prev["action_mask"]
+        self._prev_obs = self._prev_info = None
+        terminated, truncated = raw.terminations[agent], raw.truncations[agent]
+        if self._terminated and (terminated or truncated):
+            raw._was_dead_step(action)
+        elif not terminated and not truncated and not mask[action]:
+            self._prev_obs = prev  # PettingZoo's own illegal-move path, as it was
+            super().step(action)
+        else:
+            raw.step(action)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` over ``AssertOutOfBoundsWrapper`` over
+    ``_TerminateIllegal``, with ``last``, ``step`` and ``agent_iter`` doing the work of the
+    three wrappers in one call once the env is reset (the same checks, results and errors;
+    before ``reset`` PettingZoo's own methods answer)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._term = env.env
+        self._raw = env.env.env
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        out = raw.last(observe)
+        if observe:  # TerminateIllegalWrapper.observe keeps the selected agent's observation and info
+            term, agent = self._term, raw.agent_selection
+            term._prev_obs = out[0]
+            term._prev_info = raw.infos[agent] if agent in raw.infos else {}
+        return out
+
+    def step(self, action) -> None:
+        raw = self._raw
+        if not self._has_reset or not raw.agents:
+            return super().step(action)
+        self._has_updated = True
+        agent = raw.agent_selection
+        assert (action is None and (raw.terminations[agent] or raw.truncations[agent])) or \
+            raw.action_space(agent).contains(action), "action is not in action space"
+        self._term.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator``'s ``__next__`` reading the raw env directly."""
+
+    def __next__(self):
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
+
+
 def wrap(raw: AECEnv):
-    """The PettingZoo classic wrappers: illegal action -> -1 for that agent and the episode ends."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    """The PettingZoo classic wrappers: illegal action -> -1 for that agent and the episode ends.
+    ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` as PettingZoo has them, the first and last subclassed to reach the
+    raw env directly on every step (``_TerminateIllegal``, ``_OrderEnforcing``)."""
+    e = _TerminateIllegal(raw, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return _OrderEnforcing(e)
