@@ -32,6 +32,8 @@ action, the agent and the legal actions on an illegal action.
 from __future__ import annotations
 
 import copy
+import importlib
+import os
 import warnings
 
 import gymnasium
@@ -101,6 +103,90 @@ def engine_state(raw):
     the capture games': ``core.state``)."""
     core = raw.core
     return getattr(core, "state", core)
+
+
+def core_extension(game: str):
+    """The compiled core's extension of ``game`` (``cavallo_env.core._<game>``), or None: not built, or
+    ``CAVALLO_CORE=python`` in the environment (the Python engines, the reference)."""
+    if os.environ.get("CAVALLO_CORE", "").strip().lower() == "python":
+        return None
+    try:
+        return importlib.import_module(f"cavallo_env.core._{game}")
+    except ImportError:
+        return None
+
+
+class CoreTable:
+    """One table of a game's compiled core under an env: steps, legality and observations in C, the
+    game's Python engine object (``py``) brought up to date only when something reads it.
+
+    ``tables`` is the extension's ``Tables(1)``, dealt already; ``make_py()`` builds the Python object
+    of the same deal and ``step_py(py, action)`` applies an action to it.  ``py`` replays the actions
+    taken since it was last read; ``live()`` hands it out for good: from then on every action is
+    applied to it at once too, so a reference kept to it stays current.  ``current``, ``done`` and
+    ``legal_mask()`` are the core's (the differential tests prove them equal to the engine's).
+    """
+
+    __slots__ = ("tables", "current", "done", "_mask", "_actions", "_make_py", "_step_py", "_py", "_pending",
+                 "_live", "_seats", "_obs")
+
+    def __init__(self, tables, make_py, step_py):
+        self.tables, self._make_py, self._step_py = tables, make_py, step_py
+        self._mask = tables.mask[0]
+        self._actions = tables.actions
+        self._seats = np.zeros(1, np.int8)
+        self._obs = tables.obs[0]
+        self.current = int(tables.current[0])
+        self.done = bool(tables.done[0])
+        self._py = None
+        self._pending: list[int] = []
+        self._live = False
+
+    def step(self, action: int) -> None:
+        """Apply a legal action (checked by the env against ``legal_mask``; the core's rewards are not
+        read: the env pays from ``py`` at the end)."""
+        tables = self.tables
+        self._actions[0] = action
+        tables.step(0)
+        self.current = int(tables.current[0])
+        self.done = bool(tables.done[0])
+        if self._live:
+            self._step_py(self._py, action)
+        else:
+            self._pending.append(action)
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a uint8 row (1 = legal), the core's buffer: read it at once."""
+        return self._mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._mask).tolist()
+
+    def observe(self, seat: int, acting: bool = True) -> np.ndarray:
+        """A new float32 array: the observation of ``seat`` (the capture being built shows only to the
+        seat to act, as the encoders' ``acting``)."""
+        self._seats[0] = seat
+        self.tables.observe(self._seats)
+        return self._obs.copy()
+
+    @property
+    def py(self):
+        """The Python engine object, up to date (not handed out: see ``live``)."""
+        py = self._py
+        if py is None:
+            py = self._py = self._make_py()
+        if self._pending:
+            step = self._step_py
+            for a in self._pending:
+                step(py, a)
+            self._pending.clear()
+        return py
+
+    def live(self):
+        """``py``, kept up to date from now on."""
+        py = self.py
+        self._live = True
+        return py
 
 
 class CardEnv(AECEnv):
@@ -323,13 +409,20 @@ class CardEnv(AECEnv):
     @property
     def core(self):
         """The engine state driven through actions (read only)."""
-        return self._core
+        core = self._core
+        return core.live() if core.__class__ is CoreTable else core
+
+    def _engine_core(self):
+        """``core`` up to date for reading now (on the compiled core: without handing it out for good)."""
+        core = self._core
+        return core.py if core.__class__ is CoreTable else core
 
     def record(self) -> dict:
         """The game record (docs/contract.md) of the episode so far; ``result`` once over."""
         if self._core is None:
             raise RuntimeError("call reset() before record()")
-        return self.GAME.to_record(engine_state(self))
+        core = self._engine_core()
+        return self.GAME.to_record(getattr(core, "state", core))
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the selected agent (empty once the episode is over)."""
@@ -354,6 +447,7 @@ class CardEnv(AECEnv):
         new = object.__new__(type(self))
         memo[id(self)] = new
         d = self.__dict__.copy()
+        d.pop("_tables", None)  # the compiled core's table of this env, never shared
         self._copy_into(d, memo)
         if self._np_random is not None:  # copied lazily: building one is slow
             d["_np_random"] = None
@@ -367,11 +461,27 @@ class CardEnv(AECEnv):
         new.__dict__.update(d)
         return new
 
+    def __getstate__(self) -> dict:
+        """What pickle keeps: the ``__dict__``, an env on the compiled core as its Python twin
+        (``_python_copy``; the unpickled env deals its next episode on the core again)."""
+        d = self.__dict__.copy()
+        d.pop("_tables", None)
+        if self._core.__class__ is CoreTable:
+            self._python_copy(d)
+        return d
+
     def _copy_into(self, d: dict, memo) -> None:
-        """Replace the mutable game objects in the copied ``__dict__`` ``d`` by copies."""
+        """Replace the mutable game objects in the copied ``__dict__`` ``d`` by copies (a copy of an env
+        on the compiled core plays on on the Python engine: ``_python_copy``)."""
+        if self._core.__class__ is CoreTable:
+            self._python_copy(d)
+            return
         for key, value in list(d.items()):
             if key in ("_core", "_features") and value is not None:
                 d[key] = value.copy()
+
+    def _python_copy(self, d: dict) -> None:  # pragma: no cover - interface of the envs on the core
+        raise NotImplementedError
 
     # -- hooks -----------------------------------------------------------------
     def _start(self, deal):  # pragma: no cover - interface
