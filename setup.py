@@ -21,12 +21,12 @@ def core_extension(game: str) -> Extension:
     return Extension(
         f"cavallo_env.core._{game}",
         sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c"],
-        depends=[f"{CORE}/{game}.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )
 
 
-extensions = [core_extension("briscola"), core_extension("cavalloicera")]
+extensions = [core_extension("briscola"), core_extension("cavalloicera"), core_extension("scopa")]
 
 setup(ext_modules=cythonize(extensions, language_level=3))

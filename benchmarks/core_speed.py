@@ -1,6 +1,8 @@
 """How much faster is the compiled core?  Random legal play, Python engine vs the core, one run.
 
-``--game briscola`` (the default) or ``--game cavalloicera``.
+``--game briscola`` (the default), ``--game cavalloicera``, ``--game scopa``,
+or ``--game all``: the three in one run, each game's table, then one table of
+the three ``core``/``python`` ratios against the target.
 
 Measures, each for ``--seconds`` per round over ``--rounds`` interleaved
 rounds, on one core (the core steps its tables in one thread):
@@ -22,14 +24,18 @@ Cavalloìcera (``CavalloiceraTables``) steps the env's action ids: a move is
 one action, or a capture plus the table cards taken to build it, so its
 tables are stepped until every deal is over (``core+obs`` writes the
 ``cavalloicera-obs/1`` observation after every action).  A Briscola deal is 40 decisions
-(moves), a Cavalloìcera deal 48.  Times are CPU seconds of this process
+(moves), a Cavalloìcera deal 48, a single Scopa deal 36 (``match=False``:
+``random_state(seed, match=False)`` then ``random_playout(state, state.rng)``;
+its core tables are stepped like Cavalloìcera's, a capture with a choice
+through its take actions).  Times are CPU seconds of this process
 (``time.process_time``; ``--wall`` for the wall clock); each figure is the
 best round (the machine may be shared).  The ratio compares figures of the
 same run; the issue's target is ``core`` >= 25x ``python``.
 
 Usage::
 
-    python benchmarks/core_speed.py [--game briscola|cavalloicera] [--seconds 1] [--rounds 3] [--tables 1024] [--json]
+    python benchmarks/core_speed.py [--game briscola|cavalloicera|scopa|all] [--seconds 1] [--rounds 3] [--tables 1024]
+                                    [--json]
 """
 
 from __future__ import annotations
@@ -44,8 +50,8 @@ import time
 import numpy as np
 
 TARGET_RATIO = 25.0  # core deals/s over the Python engine's (issue 41)
-GAMES = ("briscola", "cavalloicera")
-MOVES = {"briscola": 40, "cavalloicera": 48}  # decisions (moves) in a deal
+GAMES = ("briscola", "cavalloicera", "scopa")
+MOVES = {"briscola": 40, "cavalloicera": 48, "scopa": 36}  # decisions (moves) in a deal
 _clock = time.process_time
 
 
@@ -62,9 +68,16 @@ def _cavalloicera_deal(seed: int) -> None:
     random_playout(CavalloiceraState.new(seed), random.Random(seed))
 
 
+def _scopa_deal(seed: int) -> None:
+    from cavallo_env.scopa.engine import random_playout, random_state
+
+    state = random_state(seed, match=False)
+    random_playout(state, state.rng)
+
+
 def python_loop(seconds: float, game: str = "briscola") -> tuple[int, float]:
     """Deals played by the Python engine in ``seconds``: (deals, elapsed)."""
-    play = _briscola_deal if game == "briscola" else _cavalloicera_deal
+    play = {"briscola": _briscola_deal, "cavalloicera": _cavalloicera_deal, "scopa": _scopa_deal}[game]
     seed = deals = 0
     t0 = _clock()
     deadline = t0 + seconds
@@ -81,6 +94,10 @@ def _tables(game: str, n: int, rng: str):
         from cavallo_env.core.briscola import BriscolaTables
 
         return BriscolaTables(n, rng=rng)
+    if game == "scopa":
+        from cavallo_env.core.scopa import ScopaTables
+
+        return ScopaTables(n, match=False, rng=rng)
     from cavallo_env.core.cavalloicera import CavalloiceraTables
 
     return CavalloiceraTables(n, rng=rng)
@@ -141,9 +158,21 @@ def print_table(report: dict) -> None:
     print(f"\ncore/python {report['ratios']['core']:8.1f}x  target >= {report['target']:g}x  {mark}")
 
 
+def print_summary(reports: list) -> None:
+    """One table: each game's core (rng="fast") and Python engine deals/s and their ratio, against the target."""
+    print(f"all games, the same run: core (rng=\"fast\", {reports[0]['tables']} tables) vs the Python engine")
+    print(f"{'game':13} {'python':>10} {'core':>11} {'core/python':>12}  target")
+    for r in reports:
+        ratio = r["ratios"]["core"]
+        mark = "ok" if r["ok"] else "MISSED"
+        print(f"{r['game']:13} {r['results']['python']['deals_per_s']:10.0f} "
+              f"{r['results']['core']['deals_per_s']:11.0f} {ratio:11.1f}x  >= {r['target']:g}x {mark}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--game", choices=GAMES, default="briscola", help="the game to play (default briscola)")
+    p.add_argument("--game", choices=(*GAMES, "all"), default="briscola",
+                   help="the game to play, or all three in one run (default briscola)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement and round (default 1)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
     p.add_argument("--tables", type=int, default=1024, help="core tables stepped at once (default 1024)")
@@ -158,12 +187,17 @@ def main(argv=None) -> int:
     if a.wall:
         global _clock
         _clock = time.perf_counter
-    report = run(a.seconds, a.rounds, a.tables, a.game)
+    games = GAMES if a.game == "all" else (a.game,)
+    reports = [run(a.seconds, a.rounds, a.tables, game) for game in games]
     if a.json:
-        json.dump(report, sys.stdout, indent=1)
+        json.dump(reports[0] if len(reports) == 1 else {"games": reports}, sys.stdout, indent=1)
         print()
-    else:
+        return 0
+    for report in reports:
         print_table(report)
+        print()
+    if len(reports) > 1:
+        print_summary(reports)
     return 0
 
 

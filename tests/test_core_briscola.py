@@ -13,38 +13,26 @@ only when the extension is not built (and fails instead with
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import random
 
 import numpy as np
 import pytest
 
-from cavallo_env import core
+from core_harness import DEALS, fast_deals, require_core, seeds as _seeds
 
-_MISSING = core.missing_reason()
-if _MISSING is not None:
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
-    pytest.skip(_MISSING, allow_module_level=True)
+require_core()
 
 from cavallo_env.briscola.cards import DECKS, NAMES, NUM_CARDS  # noqa: E402
 from cavallo_env.briscola.encoding import (  # noqa: E402
-    OBS_SIZE, STATE_SIZE, Features, encode_observation, encode_state,
+    Features, encode_observation, encode_state,
 )
 from cavallo_env.briscola.engine import BriscolaState, parse_deal, random_deal, trick_winner  # noqa: E402
 from cavallo_env.core import _briscola  # noqa: E402
 from cavallo_env.core.briscola import BriscolaTables, deal_ids, seeded_deals_agree  # noqa: E402
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-briscola").glob("*.json"))
-DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per deck; the benchmark-sized run sets 100000
 CHUNK = 2000  # tables at once (memory stays small for big runs)
-
-
-def _seeds(n: int, salt: int) -> list[int]:
-    """Small, negative and full 64-bit seeds."""
-    rng = random.Random(salt)
-    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
 
 
 def _python_view(state: BriscolaState) -> dict:
@@ -158,17 +146,13 @@ def test_fast_rng_deals_identical_to_the_engine(deck, reward):
 
 
 def test_fast_rng_is_reproducible_and_uniform():
-    n = 20000
-    a, b = BriscolaTables(n, rng="fast"), BriscolaTables(n, rng="fast")
-    a.reset(np.arange(n, dtype=np.uint64))
-    b.reset(np.arange(n, dtype=np.uint64))
-    deals = [(a.snapshot(i)["trump"], a.snapshot(i)["leader"]) for i in range(n)]
-    assert deals == [(b.snapshot(i)["trump"], b.snapshot(i)["leader"]) for i in range(n)]
+    deals = fast_deals(BriscolaTables, 20000, "trump", "leader")
+    stocks = fast_deals(BriscolaTables, 200, "stock")
     trumps = np.bincount([t for t, _ in deals], minlength=NUM_CARDS)  # 500 expected each
     assert trumps.min() > 380 and trumps.max() < 620, trumps
     leaders = sum(ld for _, ld in deals)
     assert 9600 < leaders < 10400
-    assert len({a.snapshot(i)["stock"] for i in range(200)}) == 200
+    assert len(set(stocks)) == 200
 
 
 def test_deals_from_ids_and_numpy_choice_identical():
@@ -241,58 +225,10 @@ def test_trick_winner_every_pair():
                             trick_winner(lead, card, trump_suit, leader)
 
 
-def test_partial_reset_and_skipped_tables():
-    tables = BriscolaTables(3)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1  # skip table 1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1] and tables.snapshot(0)["moves"] and tables.snapshot(2)["moves"]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert _core_view(tables, 0) == _python_view(random_deal(50))
-    assert len(tables.snapshot(2)["moves"]) == 1
-
-
-def test_illegal_actions_say_what_is_legal_and_play_nothing():
-    tables = BriscolaTables(2)
-    tables.reset([1, 2])
-    hand = sorted(tables.snapshot(1)["hands"][tables.current[1]])
-    bad = next(c for c in range(NUM_CARDS) if c not in hand)
-    ok = int(np.flatnonzero(tables.mask[0])[0])
-    with pytest.raises(ValueError, match=rf"table 1: action {bad} is not a card in the hand of seat \d; legal: "):
-        tables.step([ok, bad])
-    assert tables.snapshot(0)["moves"] == []
-    with pytest.raises(ValueError, match="table 0: action 40 is not a card id 0..39"):
-        tables.step([40, -1])
-
-
-def test_finished_tables_must_be_skipped_or_reset():
-    tables = BriscolaTables(1)
-    assert tables.done[0] and tables.random_actions()[0] == -1  # before any deal
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.reset([3])
-    while not tables.done[0]:
-        tables.step(tables.random_actions())
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.step([-1])
-    assert tables.rewards.tolist() == [[0.0, 0.0]]
-
-
 @pytest.mark.parametrize("call,match", [
-    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
-    (lambda t: t.reset(7), r"seeds must be 2 integers \(one per table\), got int"),
-    (lambda t: t.reset([1, 2.0]), r"seed 1 must be an int"),
-    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
     (lambda t: t.reset([1, 2], "napoletane"), r"unknown deck 'napoletane'"),
     (lambda t: t.reset_deals(np.zeros((2, 40)), [0, 0]), r"table 0: the deal must use each card id"),
     (lambda t: t.reset_deals(np.tile(np.arange(40), (2, 1)), [0, 2]), r"table 1: the leader must be"),
-    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer card ids"),
-    (lambda t: BriscolaTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
-    (lambda t: BriscolaTables(0), r"the number of tables must be an int >= 1"),
-    (lambda t: BriscolaTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
 ])
 def test_bad_input_is_named(call, match):
     tables = BriscolaTables(2)
@@ -300,20 +236,3 @@ def test_bad_input_is_named(call, match):
         call(tables)
 
 
-def test_vector_sizes():
-    assert BriscolaTables(1).observe().shape == (1, OBS_SIZE)
-    assert BriscolaTables(2).state().shape == (2, STATE_SIZE)
-    assert _briscola.OBS_SIZE == OBS_SIZE and _briscola.STATE_SIZE == STATE_SIZE
-
-
-def test_core_speed_benchmark_runs(capsys):
-    """benchmarks/core_speed.py end to end on tiny settings (so it does not rot)."""
-    import importlib.util
-
-    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
-    spec = importlib.util.spec_from_file_location("core_speed", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
-    out = capsys.readouterr().out
-    assert "core/python" in out and all(name in out for name in ("python", "core+obs", "core-py"))

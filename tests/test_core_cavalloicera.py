@@ -16,24 +16,19 @@ extension is not built (and fails instead with ``CAVALLO_REQUIRE_CORE=1``).
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import random
 
 import numpy as np
 import pytest
 
-from cavallo_env import core
+from core_harness import DEALS, fast_deals, require_core, seeds as _seeds
 
-_MISSING = core.missing_reason()
-if _MISSING is not None:
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
-    pytest.skip(_MISSING, allow_module_level=True)
+require_core()
 
 from cavallo_env.cavalloicera.actions import NUM_ACTIONS, CavalloiceraActions, move_to_actions  # noqa: E402
 from cavallo_env.cavalloicera.cards import NUM_CARDS, card_id  # noqa: E402
-from cavallo_env.cavalloicera.encoding import OBS_SIZE, Features, encode_observation  # noqa: E402
+from cavallo_env.cavalloicera.encoding import Features, encode_observation  # noqa: E402
 from cavallo_env.cavalloicera.engine import (  # noqa: E402
     NUM_TURNS, CavalloiceraState, parse_deal, random_deal,
 )
@@ -41,15 +36,8 @@ from cavallo_env.core.cavalloicera import CavalloiceraTables, deal_ids, seeded_d
 from cavallo_env.games.shuffle import shuffle  # noqa: E402
 
 VECTORS = sorted((pathlib.Path(__file__).parent / "vectors-cavalloicera").glob("*.json"))
-DEALS = int(os.environ.get("CAVALLO_CORE_DEALS", "2000"))  # per option; the benchmark-sized run sets more
 CHUNK = 1000  # tables at once
 OBS_TABLES = 150  # the tables of each chunk whose four observations are checked at every action (the rest: cost)
-
-
-def _seeds(n: int, salt: int) -> list[int]:
-    """Small, negative and full 64-bit seeds."""
-    rng = random.Random(salt)
-    return [rng.choice((i, -i, rng.getrandbits(64), rng.getrandbits(32))) for i in range(n)]
 
 
 def _python_view(acts: CavalloiceraActions) -> dict:
@@ -85,18 +73,21 @@ def _check_tables(tables, games, where: str) -> None:
 
 
 def _check_observations(tables, games, where: str) -> None:
-    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation."""
+    """Every seat's cavalloicera-obs/1 of the first OBS_TABLES tables against encode_observation, and
+    their cavalloicera-state/1 vectors against the env's Features."""
     k = min(OBS_TABLES, len(games))
     for seat in range(4):
         got = tables.observe(np.full(tables.n, seat, np.int8))[:k]
         expected = np.stack([encode_observation(g.state, seat, g.building) for g in games[:k]])
         assert got.tobytes() == expected.tobytes(), f"{where}: observations of seat {seat}"
-    got = tables.observe()[:k]  # the seat to act: the env's incremental Features, building shown
+    got = tables.observe()[:k]  # the seat to act: the env's Features, building shown
+    states = tables.state()[:k]  # cavalloicera-state/1: the env's state(), the capture being built included
     for i, g in enumerate(games[:k]):
         f = Features()
         f.reset(g.state)
         f.set_building(g.building)
         assert got[i].tobytes() == f.observation(g.state.current).tobytes(), f"{where}, table {i}: observation"
+        assert states[i].tobytes() == f.state().tobytes(), f"{where}, table {i}: state vector"
 
 
 def _step_both(tables, games, actions, reward: str, where: str) -> None:
@@ -191,12 +182,7 @@ def test_fast_rng_deals_identical_to_the_engine(reward):
 
 
 def test_fast_rng_is_reproducible_and_uniform():
-    n = 20000
-    a, b = CavalloiceraTables(n, rng="fast"), CavalloiceraTables(n, rng="fast")
-    a.reset(np.arange(n, dtype=np.uint64))
-    b.reset(np.arange(n, dtype=np.uint64))
-    deals = [(a.snapshot(i)["table"], a.snapshot(i)["dealer"]) for i in range(n)]
-    assert deals == [(b.snapshot(i)["table"], b.snapshot(i)["dealer"]) for i in range(n)]
+    deals = fast_deals(CavalloiceraTables, 20000, "table", "dealer")
     on_table = np.bincount([c for t, _ in deals for c in t], minlength=NUM_CARDS)  # 1538 expected each
     assert on_table.min() > 1300 and on_table.max() < 1800, on_table
     dealers = np.bincount([d for _, d in deals], minlength=4)  # 5000 each
@@ -235,12 +221,19 @@ def test_vectors_replayed_by_the_core(path):
     tables = CavalloiceraTables(1, reward="points")
     tables.reset_deals(ids[None], [dealer])
     _check_tables(tables, [game], "after the deal")
+    env_features = Features()  # kept move by move as the env keeps it (aec.py _act): its state()
+    env_features.reset(game.state)
     for k, mv in enumerate(v["moves"]):
         assert tables.current[0] == mv["seat"], f"move {k + 1}: seat"
         card, capture = card_id(mv["play"]), tuple(sorted(card_id(c) for c in mv["capture"]))
         for a in move_to_actions(game.state, card, capture):
             _step_both(tables, [game], np.array([a], np.int32), "points", f"move {k + 1}")
             _check_tables(tables, [game], f"move {k + 1}, action {a}")
+            if game.building is not None:
+                env_features.set_building(game.building)
+            else:
+                env_features.after_move(game.state)
+            assert tables.state()[0].tobytes() == env_features.state().tobytes(), f"move {k + 1}: state vector"
     assert tables.done[0] == (len(v["moves"]) == NUM_TURNS)
     if "result" in v:
         assert tables.result(0) == v["result"]
@@ -248,25 +241,8 @@ def test_vectors_replayed_by_the_core(path):
         assert tables.rewards[0].tolist() == [float(d), float(-d), float(d), float(-d)]
 
 
-def test_observation_size():
-    assert CavalloiceraTables(2).observe().shape == (2, OBS_SIZE)
-
-
 def test_vectors_present():
     assert len(VECTORS) >= 10
-
-
-def test_core_speed_benchmark_runs(capsys):
-    """benchmarks/core_speed.py --game cavalloicera end to end on tiny settings (so it does not rot)."""
-    import importlib.util
-
-    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "core_speed.py"
-    spec = importlib.util.spec_from_file_location("core_speed", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["--game", "cavalloicera", "--seconds", "0.02", "--rounds", "1", "--tables", "16"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("cavalloicera:") and all(name in out for name in ("core/python", "core+obs", "core-py"))
 
 
 def test_seeded_deals_agree_with_this_python():
@@ -293,54 +269,9 @@ def test_capture_set_counts_match_the_engine():
                 assert tables._tables.count_sets(0, c) == len(state.capture_sets(c)), (c, state.table)
 
 
-def test_partial_reset_and_skipped_tables():
-    tables = CavalloiceraTables(3)
-    tables.reset([5, 6, 7])
-    before = [tables.snapshot(i) for i in range(3)]
-    actions = tables.random_actions().copy()
-    actions[1] = -1  # skip table 1
-    tables.step(actions)
-    assert tables.snapshot(1) == before[1]
-    tables.reset([50, 60, 70], where=[True, False, False])
-    assert _core_view(tables, 0) == _python_view(CavalloiceraActions(CavalloiceraState(*random_deal(50))))
-    assert tables.snapshot(2) != before[2] or tables.snapshot(2)["building"] is not None
-
-
-def test_illegal_actions_say_what_is_legal_and_play_nothing():
-    tables = CavalloiceraTables(2)
-    tables.reset([1, 2])
-    bad = int(np.flatnonzero(tables.mask[1] == 0)[0])
-    ok = int(np.flatnonzero(tables.mask[0])[0])
-    with pytest.raises(ValueError, match=rf"table 1: action {bad} \(.*\) is not legal for seat \d; legal: "):
-        tables.step([ok, bad])
-    assert tables.snapshot(0)["moves"] == []
-    with pytest.raises(ValueError, match="table 0: action 156 is not an action id 0..155"):
-        tables.step([156, -1])
-
-
-def test_finished_tables_must_be_skipped_or_reset():
-    tables = CavalloiceraTables(1)
-    assert tables.done[0] and tables.random_actions()[0] == -1  # before any deal
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.reset([3])
-    while not tables.done[0]:
-        tables.step(tables.random_actions())
-    with pytest.raises(ValueError, match="table 0: the deal is over"):
-        tables.step([0])
-    tables.step([-1])
-    assert tables.rewards.tolist() == [[0.0] * 4]
-
-
 @pytest.mark.parametrize("call,match", [
-    (lambda t: t.reset([1]), r"seeds must be 2 integers"),
-    (lambda t: t.reset([1, 2**64]), r"seed 1 must be an int with abs\(seed\) < 2\*\*64"),
     (lambda t: t.reset_deals(np.zeros((2, 52)), [0, 0]), r"table 0: the deal must use each card id"),
     (lambda t: t.reset_deals(np.tile(np.arange(52), (2, 1)), [0, 4]), r"table 1: the dealer must be"),
-    (lambda t: t.step([0.5, 1.5]), r"actions must be 2 integer action ids"),
-    (lambda t: CavalloiceraTables(2, reward="score"), r"reward must be one of 'points', 'win'"),
-    (lambda t: CavalloiceraTables(0), r"the number of tables must be an int >= 1"),
-    (lambda t: CavalloiceraTables(2, rng="numpy"), r"rng must be one of 'python', 'fast'"),
 ])
 def test_bad_input_is_named(call, match):
     tables = CavalloiceraTables(2)

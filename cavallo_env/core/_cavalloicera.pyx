@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The binding of cavalloicera.c: ``Tables(n)``, n Cavalloìcera tables in one C array.
 
-Thin on purpose, as _briscola.pyx: a ``Tables`` owns its numpy arrays
-(``actions``, ``rewards``, ``done``, ``current``, ``mask``: row i is table i)
-and keeps C pointers to them; each method is one C function over all tables.
+Thin on purpose, as _briscola.pyx: ``Tables`` extends _Tables (_tables.pxi:
+the numpy arrays, step, random_actions, observe, state) with Cavalloìcera's deals,
+capture sets, result and snapshot.
 The Python wrapper (cavallo_env/core/cavalloicera.py) checks values and says
 what is wrong in words.  numpy is imported at run time only.
 """
@@ -40,6 +40,7 @@ cdef extern from "cavalloicera.h":
 
     int CV_CV_ACTIONS
     int CV_CV_OBS_SIZE
+    int CV_CV_STATE_SIZE
     int CV_CV_KEYS
     uint32_t cv_cavalloicera_count_sets(const cv_cavalloicera *t, int card)
     int cv_cavalloicera_score(const cv_cavalloicera *t, int points[2], int breakdown[2][10], int cards[2])
@@ -47,23 +48,20 @@ cdef extern from "cavalloicera.h":
                                      const uint8_t *where) nogil
     void cv_cavalloicera_reset_deals(cv_cavalloicera *t, int64_t n, const int8_t *ids, const int8_t *dealers,
                                      const uint8_t *where) nogil
-    int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actions, int reward,
-                                 float *rewards, uint8_t *done, int8_t *current, uint8_t *mask) nogil
-    void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask) nogil
-    void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions) nogil
-    void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) nogil
+    const cv_game cv_cavalloicera_game
 
 
 NUM_ACTIONS = CV_CV_ACTIONS
 OBS_SIZE = CV_CV_OBS_SIZE
+STATE_SIZE = CV_CV_STATE_SIZE
 BREAKDOWN_SIZE = CV_CV_KEYS
 
 
-cdef list _cards(uint64_t bits):
-    return [c for c in range(52) if bits >> c & 1]
+cdef list _ids(uint64_t bits):
+    return _cards(bits, 52)
 
 
-cdef class Tables:
+cdef class Tables(_Tables):
     """n Cavalloìcera tables and their arrays; row i of every array is table i.
 
     With ``python_rng`` each table has Python's random.Random (seeds deal as
@@ -71,54 +69,14 @@ cdef class Tables:
     """
 
     cdef cv_cavalloicera *t
-    cdef cv_pyrandom *py
-    cdef readonly Py_ssize_t n
-    cdef readonly object actions, rewards, done, current, mask, obs
-    cdef float *p_obs
-    cdef int32_t *p_actions
-    cdef float *p_rewards
-    cdef uint8_t *p_done
-    cdef int8_t *p_current
-    cdef uint8_t *p_mask
 
     def __cinit__(self, Py_ssize_t n, bint python_rng=True):
-        if n < 1:
-            raise ValueError(f"the number of tables must be at least 1, got {n}")
-        self.t = <cv_cavalloicera *> calloc(n, sizeof(cv_cavalloicera))
-        if python_rng:
-            self.py = <cv_pyrandom *> calloc(n, sizeof(cv_pyrandom))
-        if self.t == NULL or (python_rng and self.py == NULL):
-            raise MemoryError(f"no memory for {n} Cavalloìcera tables")
-        self.n = n
-        for i in range(n):  # no deal yet: like a finished one (skip or reset it)
-            self.t[i].done = 1
-            self.t[i].build_card = -1
-        self._arrays(n)
-
-    cdef _arrays(self, Py_ssize_t n):
-        self.actions = np.zeros(n, np.int32)
-        self.rewards = np.zeros((n, 4), np.float32)
-        self.done = np.ones(n, np.uint8)
-        self.current = np.zeros(n, np.int8)
-        self.mask = np.zeros((n, CV_CV_ACTIONS), np.uint8)
-        self.obs = np.zeros((n, CV_CV_OBS_SIZE), np.float32)
-        cdef int32_t[::1] a = self.actions
-        cdef float[:, ::1] r = self.rewards
-        cdef uint8_t[::1] d = self.done
-        cdef int8_t[::1] c = self.current
-        cdef uint8_t[:, ::1] m = self.mask
-        cdef float[:, ::1] o = self.obs
-        self.p_actions, self.p_rewards, self.p_done = &a[0], &r[0, 0], &d[0]
-        self.p_current, self.p_mask, self.p_obs = &c[0], &m[0, 0], &o[0, 0]
-
-    def __dealloc__(self):
-        free(self.t)
-        free(self.py)
+        self.t = <cv_cavalloicera *> self._setup(&cv_cavalloicera_game, n, python_rng)
 
     def reset_seeds(self, const uint64_t[::1] seeds, const uint8_t[::1] where=None):
         _rows(seeds.shape[0], self.n, "seeds")
         cv_cavalloicera_reset_seeds(self.t, self.py, self.n, &seeds[0], _where(where, self.n))
-        cv_cavalloicera_query(self.t, self.n, self.p_current, self.p_mask)
+        self._query()
 
     def reset_deals(self, const int8_t[:, ::1] ids, const int8_t[::1] dealers, const uint8_t[::1] where=None):
         _rows(ids.shape[0], self.n, "ids")
@@ -126,33 +84,11 @@ cdef class Tables:
             raise ValueError(f"ids has {ids.shape[1]} columns, not 52")
         _rows(dealers.shape[0], self.n, "dealers")
         cv_cavalloicera_reset_deals(self.t, self.n, &ids[0, 0], &dealers[0], _where(where, self.n))
-        cv_cavalloicera_query(self.t, self.n, self.p_current, self.p_mask)
-
-    def step(self, int reward):
-        """Apply ``actions`` (negative: skip), write rewards, done, current, mask; returns -1, or the first
-        table whose action is illegal (then nothing is played)."""
-        cdef int64_t bad
-        with nogil:
-            bad = cv_cavalloicera_step(self.t, self.n, self.p_actions, reward, self.p_rewards, self.p_done,
-                                       self.p_current, self.p_mask)
-        return bad
-
-    def random_actions(self):
-        """Write a random legal action of every table into ``actions`` (-1 where over)."""
-        with nogil:
-            cv_cavalloicera_random_actions(self.t, self.py, self.n, self.p_actions)
-
-    def observe(self, const int8_t[::1] seats=None):
-        """Write the observations (of ``seats``, default the seats to act) into ``obs``."""
-        cdef const int8_t *s = NULL
-        if seats is not None:
-            _rows(seats.shape[0], self.n, "seats")
-            s = &seats[0]
-        with nogil:
-            cv_cavalloicera_observe_many(self.t, self.n, s, self.p_obs)
+        self._query()
 
     def count_sets(self, Py_ssize_t i, int card):
         """The number of legal capture sets of ``card`` on table i's table."""
+        self._check_table(i)
         return cv_cavalloicera_count_sets(self.t + i, card)
 
     def result(self, Py_ssize_t i):
@@ -160,24 +96,24 @@ cdef class Tables:
         cdef int points[2]
         cdef int breakdown[2][10]
         cdef int cards[2]
+        self._check_table(i)
         winner = cv_cavalloicera_score(self.t + i, points, breakdown, cards)
         return ([points[0], points[1]], [[breakdown[s][k] for k in range(10)] for s in range(2)],
                 [cards[0], cards[1]], None if winner < 0 else winner)
 
     def snapshot(self, Py_ssize_t i):
         """Table i as a dict named like CavalloiceraState's attributes (piles as sorted lists)."""
-        if not 0 <= i < self.n:
-            raise IndexError(f"table {i} out of range 0..{self.n - 1}")
+        self._check_table(i)
         cdef cv_cavalloicera *t = self.t + i
         return {
-            "dealer": t.dealer, "hands": [_cards(t.hands[s]) for s in range(4)], "table": _cards(t.table),
-            "piles": [_cards(t.piles[0]), _cards(t.piles[1])], "current": t.current, "turn": t.turn,
+            "dealer": t.dealer, "hands": [_ids(t.hands[s]) for s in range(4)], "table": _ids(t.table),
+            "piles": [_ids(t.piles[0]), _ids(t.piles[1])], "current": t.current, "turn": t.turn,
             "last_capturer": None if t.last_capturer < 0 else t.last_capturer,
             "prev_placed": None if t.prev_placed < 0 else t.prev_placed,
             "bonuses": [[t.bonuses[s][k] for k in range(4)] for s in range(2)],
-            "moves": [(t.move_seat[k], t.move_card[k], tuple(_cards(t.move_capture[k]))) for k in range(t.turn)],
-            "unclaimed": _cards(t.unclaimed), "done": bool(t.done),
-            "building": None if t.build_card < 0 else (t.build_card, tuple(_cards(t.build_taken))),
+            "moves": [(t.move_seat[k], t.move_card[k], tuple(_ids(t.move_capture[k]))) for k in range(t.turn)],
+            "unclaimed": _ids(t.unclaimed), "done": bool(t.done),
+            "building": None if t.build_card < 0 else (t.build_card, tuple(_ids(t.build_taken))),
             "scored": None if not t.completed or t.scored[0] < 0 else [t.scored[k] for k in range(4)],
             "completed": bool(t.completed),
         }

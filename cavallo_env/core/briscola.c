@@ -229,12 +229,6 @@ void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const
         if (!where || where[i]) cv_briscola_deal(t + i, ids + i * C, leaders[i], decks[i]);
 }
 
-int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *actions) {
-    for (int64_t i = 0; i < n; i++)
-        if (actions[i] >= 0 && !cv_briscola_legal(t + i, actions[i])) return i;
-    return -1;
-}
-
 /* SPREAD[b]: the 8 bits of b as 8 bytes 0/1, lowest bit first (a legal mask, 8 cards at a time) */
 #define BIT(b, k) (((b) >> (k)) & 1)
 #define S1(b) {BIT(b, 0), BIT(b, 1), BIT(b, 2), BIT(b, 3), BIT(b, 4), BIT(b, 5), BIT(b, 6), BIT(b, 7)}
@@ -249,36 +243,17 @@ static void query_one(const cv_briscola *t, int8_t *current, uint8_t *mask) {
     for (int k = 0; k < C / 8; k++) memcpy(mask + 8 * k, SPREAD[bits >> (8 * k) & 255], 8);
 }
 
-int64_t cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                         uint8_t *done, int8_t *current, uint8_t *mask) {
-    int64_t bad = cv_briscola_check(t, n, actions);
-    if (bad >= 0) return bad;
-    for (int64_t i = 0; i < n; i++) {
-        cv_briscola *ti = t + i;
-        rewards[2 * i] = rewards[2 * i + 1] = 0.0f;
-        if (actions[i] >= 0) {
-            cv_briscola_play(ti, actions[i]);
-            if (ti->done) cv_briscola_returns(ti, reward, rewards + 2 * i);
-        }
-        done[i] = ti->done;
-        query_one(ti, current + i, mask + i * C);
-    }
-    return -1;
+/* play a card and pay the returns when it ends the deal (the step's act) */
+static void act_one(cv_briscola *t, cv_pyrandom *py, int card, int reward, float *rewards) {
+    (void)py;
+    cv_briscola_play(t, card);
+    if (t->done) cv_briscola_returns(t, reward, rewards);
 }
 
-void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask) {
-    for (int64_t i = 0; i < n; i++) query_one(t + i, current + i, mask + i * C);
-}
+static void blank_one(cv_briscola *t) { t->done = 1; } /* no deal yet: like a finished one */
 
-void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
-    for (int64_t i = 0; i < n; i++) actions[i] = cv_briscola_random_move(t + i, py ? py + i : NULL);
-}
+CV_BATCH(cv_briscola, 2, C, CV_BR_OBS_SIZE, cv_briscola_legal, act_one, query_one, cv_briscola_random_move,
+         cv_briscola_observe, blank_one)
+CV_BATCH_STATE(cv_briscola, CV_BR_STATE_SIZE, cv_briscola_state)
 
-void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out) {
-    for (int64_t i = 0; i < n; i++)
-        cv_briscola_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_BR_OBS_SIZE);
-}
-
-void cv_briscola_state_many(const cv_briscola *t, int64_t n, float *out) {
-    for (int64_t i = 0; i < n; i++) cv_briscola_state(t + i, out + i * CV_BR_STATE_SIZE);
-}
+const cv_game cv_briscola_game = CV_GAME("Briscola", cv_briscola, 2, C, CV_BR_OBS_SIZE, CV_BR_STATE_SIZE);

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "batch.h"
 #include "pyrandom.h"
 
 #define CV_BR_CARDS 40
@@ -85,20 +86,7 @@ void cv_briscola_reset_seeds(cv_briscola *t, cv_pyrandom *py, int64_t n, const u
                              const uint8_t *decks, const uint8_t *where);
 void cv_briscola_reset_deals(cv_briscola *t, int64_t n, const int8_t *ids, const int8_t *leaders,
                              const uint8_t *decks, const uint8_t *where);
-/* the first table whose action is neither legal nor negative (skip), or -1 */
-int64_t cv_briscola_check(const cv_briscola *t, int64_t n, const int32_t *actions);
-/* play actions[i] at table i (negative: skip it); rewards (n x 2) and done (n) are written,
- * then current (n) and mask (n x 40) as cv_briscola_query; nothing is played and the first
- * table with an illegal action is returned if there is one (else -1) */
-int64_t cv_briscola_step(cv_briscola *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                         uint8_t *done, int8_t *current, uint8_t *mask);
-/* the seat to play (n) and the legal mask (n x 40) */
-void cv_briscola_query(const cv_briscola *t, int64_t n, int8_t *current, uint8_t *mask);
-/* a random move at every table (-1 where the deal is over) */
-void cv_briscola_random_actions(cv_briscola *t, cv_pyrandom *py, int64_t n, int32_t *actions);
-/* observations (n x 376) of seats[i], or of the seat to play where seats == NULL */
-void cv_briscola_observe_many(const cv_briscola *t, int64_t n, const int8_t *seats, float *out);
-/* full-information vectors (n x 578) */
-void cv_briscola_state_many(const cv_briscola *t, int64_t n, float *out);
+/* step, query, random actions, observations and state vectors over n tables (batch.h) */
+extern const cv_game cv_briscola_game;
 
 #endif

@@ -408,6 +408,46 @@ void cv_cavalloicera_observe(const cv_cavalloicera *t, int me, float *out) {
     observe_counts(t, me, out);
 }
 
+/* -- the full-information vector cavalloicera-state/1 (encoding.py: _STATE_BLOCKS, Features) -- */
+
+enum {
+    S_HANDS = 0, S_TABLE = 208, S_PILES = 260, S_PLAYED_BY = 364, S_PLAY_TIME = 572, S_UNSEEN = 624,
+    S_PREV = 832, S_CAPTURE_CARD = 884, S_CAPTURE_TAKEN = 936, S_HAND_SIZES = 988, S_LAST_CAPTURER = 992,
+    S_BONUSES = 997, S_CARDS = 1005, S_SWORDS = 1007, S_TURN = 1009, S_DEALER = 1010, S_CURRENT = 1014
+};
+
+void cv_cavalloicera_state(const cv_cavalloicera *t, float *out) {
+    memset(out, 0, CV_CV_STATE_SIZE * sizeof *out);
+    uint64_t dealt = t->hands[0] | t->hands[1] | t->hands[2] | t->hands[3];
+    for (int seat = 0; seat < CV_CV_SEATS; seat++) {
+        set_bits(out + S_HANDS + seat * C, t->hands[seat]);
+        set_bits(out + S_UNSEEN + seat * C, dealt & ~t->hands[seat]); /* the cards in the other hands */
+        out[S_HAND_SIZES + seat] = ratio(count(t->hands[seat]), CV_CV_HAND);
+        out[S_LAST_CAPTURER + seat] = t->last_capturer == seat ? 1.0f : 0.0f;
+        out[S_DEALER + seat] = t->dealer == seat ? 1.0f : 0.0f;
+    }
+    out[S_LAST_CAPTURER + 4] = t->last_capturer < 0 ? 1.0f : 0.0f;
+    if (!t->done) out[S_CURRENT + t->current] = 1.0f;
+    set_bits(out + S_TABLE, t->table);
+    for (int team = 0; team < 2; team++) {
+        set_bits(out + S_PILES + team * C, t->piles[team]);
+        for (int k = 0; k < 4; k++) out[S_BONUSES + 4 * team + k] = ratio(t->bonuses[team][k], 10);
+        out[S_CARDS + team] = ratio(count(t->piles[team]), C);
+        out[S_SWORDS + team] = ratio(count(t->piles[team] & SUIT_MASK(SWORDS)), 13);
+    }
+    for (int k = 0; k < t->turn; k++) { /* who played each card, and when */
+        int c = t->move_card[k];
+        out[S_PLAYED_BY + t->move_seat[k] * C + c] = 1.0f;
+        out[S_PLAY_TIME + c] = ratio(k + 1, CV_CV_TURNS);
+    }
+    if (t->prev_placed >= 0) out[S_PREV + t->prev_placed] = 1.0f;
+    if (t->build_card >= 0) { /* the capture being built, whoever looks (the state hides nothing) */
+        out[S_CAPTURE_CARD + t->build_card] = 1.0f;
+        set_bits(out + S_CAPTURE_TAKEN, t->build_taken);
+    }
+    out[S_TURN] = ratio(t->turn, CV_CV_TURNS);
+}
+
 /* -- n tables ------------------------------------------------------------------ */
 
 void cv_cavalloicera_reset_seeds(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
@@ -422,43 +462,28 @@ void cv_cavalloicera_reset_deals(cv_cavalloicera *t, int64_t n, const int8_t *id
         if (!where || where[i]) cv_cavalloicera_deal(t + i, ids + i * C, dealers[i]);
 }
 
-int64_t cv_cavalloicera_check(const cv_cavalloicera *t, int64_t n, const int32_t *actions) {
-    for (int64_t i = 0; i < n; i++)
-        if (actions[i] >= 0 && !cv_cavalloicera_legal(t + i, actions[i])) return i;
-    return -1;
+/* -- the batched API (batch.h) ---------------------------------------------------- */
+
+/* apply an action and pay the returns when it ends the deal (the step's act) */
+static void act_one(cv_cavalloicera *t, cv_pyrandom *py, int action, int reward, float *rewards) {
+    (void)py;
+    cv_cavalloicera_act(t, action);
+    if (t->done) cv_cavalloicera_returns(t, reward, rewards);
 }
 
-int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                             uint8_t *done, int8_t *current, uint8_t *mask) {
-    int64_t bad = cv_cavalloicera_check(t, n, actions);
-    if (bad >= 0) return bad;
-    for (int64_t i = 0; i < n; i++) {
-        cv_cavalloicera *ti = t + i;
-        float *r = rewards + 4 * i;
-        r[0] = r[1] = r[2] = r[3] = 0.0f;
-        if (actions[i] >= 0) {
-            cv_cavalloicera_act(ti, actions[i]);
-            if (ti->done) cv_cavalloicera_returns(ti, reward, r);
-        }
-        done[i] = ti->done;
-        current[i] = (int8_t)ti->current;
-        cv_cavalloicera_mask(ti, mask + i * CV_CV_ACTIONS);
-    }
-    return -1;
+static void query_one(const cv_cavalloicera *t, int8_t *current, uint8_t *mask) {
+    *current = (int8_t)t->current;
+    cv_cavalloicera_mask(t, mask);
 }
 
-void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask) {
-    for (int64_t i = 0; i < n; i++) {
-        current[i] = (int8_t)t[i].current;
-        cv_cavalloicera_mask(t + i, mask + i * CV_CV_ACTIONS);
-    }
+static void blank_one(cv_cavalloicera *t) { /* no deal yet: like a finished one */
+    t->done = 1;
+    t->build_card = -1;
 }
 
-void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out) {
-    for (int64_t i = 0; i < n; i++)
-        cv_cavalloicera_observe(t + i, seats ? seats[i] : t[i].current, out + i * CV_CV_OBS_SIZE);
-}
+CV_BATCH(cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS, CV_CV_OBS_SIZE, cv_cavalloicera_legal, act_one, query_one,
+         cv_cavalloicera_random_action, cv_cavalloicera_observe, blank_one)
+CV_BATCH_STATE(cv_cavalloicera, CV_CV_STATE_SIZE, cv_cavalloicera_state)
 
-void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions) {
-    for (int64_t i = 0; i < n; i++) actions[i] = cv_cavalloicera_random_action(t + i, py ? py + i : NULL);
-}
+const cv_game cv_cavalloicera_game = CV_GAME("Cavalloìcera", cv_cavalloicera, CV_CV_SEATS, CV_CV_ACTIONS,
+                                             CV_CV_OBS_SIZE, CV_CV_STATE_SIZE);

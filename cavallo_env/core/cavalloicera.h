@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "batch.h"
 #include "pyrandom.h"
 
 #define CV_CV_CARDS 52
@@ -38,6 +39,7 @@
 #define CV_CV_CAPTURE 52
 #define CV_CV_TAKE 104
 #define CV_CV_OBS_SIZE 702 /* cavalloicera-obs/1 */
+#define CV_CV_STATE_SIZE 1018 /* cavalloicera-state/1 */
 #define CV_CV_KEYS 10 /* engine.BREAKDOWN_KEYS: scua picada simili quadriglia, then the six awards */
 
 enum { CV_CV_REWARD_POINTS = 0, CV_CV_REWARD_WIN = 1 };
@@ -88,20 +90,16 @@ void cv_cavalloicera_mask(const cv_cavalloicera *t, uint8_t *mask);
 /* the observation cavalloicera-obs/1 of seat (702 floats), as encoding.encode_observation(state, seat,
  * building): the capture being built shows only to the seat building it */
 void cv_cavalloicera_observe(const cv_cavalloicera *t, int seat, float *out);
+/* the full-information vector cavalloicera-state/1 (1018 floats, absolute seats), as the env's state():
+ * encoding.Features with the capture being built */
+void cv_cavalloicera_state(const cv_cavalloicera *t, float *out);
 
 /* -- n tables (row i is table i; where == NULL: every table; py: NULL or n generators) -- */
 void cv_cavalloicera_reset_seeds(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, const uint64_t *seeds,
                                  const uint8_t *where);
 void cv_cavalloicera_reset_deals(cv_cavalloicera *t, int64_t n, const int8_t *ids, const int8_t *dealers,
                                  const uint8_t *where);
-int64_t cv_cavalloicera_check(const cv_cavalloicera *t, int64_t n, const int32_t *actions);
-/* act at every table (negative: skip); rewards (n x 4) and done (n), then current (n) and mask (n x 156);
- * nothing is played and the first table with an illegal action is returned if there is one (else -1) */
-int64_t cv_cavalloicera_step(cv_cavalloicera *t, int64_t n, const int32_t *actions, int reward, float *rewards,
-                             uint8_t *done, int8_t *current, uint8_t *mask);
-void cv_cavalloicera_query(const cv_cavalloicera *t, int64_t n, int8_t *current, uint8_t *mask);
-void cv_cavalloicera_random_actions(cv_cavalloicera *t, cv_pyrandom *py, int64_t n, int32_t *actions);
-/* observations (n x 702) of seats[i], or of the seat to act where seats == NULL */
-void cv_cavalloicera_observe_many(const cv_cavalloicera *t, int64_t n, const int8_t *seats, float *out);
+/* step, query, random actions, observations and state vectors over n tables (batch.h) */
+extern const cv_game cv_cavalloicera_game;
 
 #endif

@@ -33,57 +33,52 @@ import numpy as np
 from ..cavalloicera.actions import NUM_ACTIONS, action_name
 from ..cavalloicera.cards import NUM_CARDS
 from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, random_deal
-from . import BUILD_HINT
-from .tables import CoreTables, seed_array, where_array
-
-try:
-    from . import _cavalloicera
-except ImportError as _e:  # the extension is not built: say how to build it when used
-    _cavalloicera = None
-    _MISSING = f"{BUILD_HINT} ({_e})"
+from . import extension
+from .tables import CoreTables, where_array
 
 
-def _extension():
-    if _cavalloicera is None:
-        raise ImportError(_MISSING)
-    return _cavalloicera
+OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE)
+STATE_SIZE = 1018  # cavalloicera-state/1 (cavallo_env.cavalloicera.encoding.STATE_SIZE)
 
 
 class CavalloiceraTables(CoreTables):
     """n Cavalloìcera tables on the compiled core (see the module doc).
 
-    ``snapshot(i)`` names table i's state like ``CavalloiceraState``'s attributes, plus ``building``
-    (the capture being built: card and cards taken), ``completed`` (whether the last action completed
-    a move) and ``scored`` (what that move scored: ``play``'s return; None for a place).
+    ``observe(seats)`` writes ``cavalloicera-obs/1`` as ``encode_observation(state, seat, building)``: the
+    capture being built shows only to the seat building it.  ``snapshot(i)`` names table i's state like
+    ``CavalloiceraState``'s attributes, plus ``building`` (the capture being built: card and cards taken),
+    ``completed`` (whether the last action completed a move) and ``scored`` (what that move scored:
+    ``play``'s return; None for a place).
     """
 
     NUM_ACTIONS = NUM_ACTIONS
+    SEATS = 4
+    CARDS = NUM_CARDS
+    DEAL_SEAT = "dealer"
+    OBS_SIZE = OBS_SIZE
+    STATE_SIZE = STATE_SIZE
 
     def __init__(self, n: int, reward: str = "points", rng: str = "python"):
-        super().__init__(n, reward, rng, _extension())
-        self._obs = self._tables.obs
+        super().__init__(n, reward, rng, extension("cavalloicera"))
 
     # -- deals ---------------------------------------------------------------------
     def reset(self, seeds, where=None):
         """Deal table i from ``seeds[i]`` (with ``rng="python"``: as ``random_deal(seeds[i])``); only
         where ``where`` is true if given.  Returns ``(current, mask)``."""
-        seeds = seed_array(seeds, self.n)
-        where = where_array(where, self.n)
-        self._tables.reset_seeds(seeds, where)
-        if self.rng == "python" and not seeded_deals_agree():  # this Python's random differs: the engine deals
-            ids, dealers = _engine_deals(seeds)
-            self._tables.reset_deals(ids, dealers, where)
-        return self._after_reset(where)
+        return self._reset_seeded(seeds, None, where)
 
     def reset_deals(self, ids, dealers, where=None):
         """Start table i from ``ids[i]`` (52 card ids: the hands of seats 0..3 as 0:12, 12:24, 24:36,
         36:48, the table 48:52) dealt by ``dealers[i]``.  Returns ``(current, mask)``."""
-        ids = np.ascontiguousarray(ids, dtype=np.int8)
-        dealers = np.ascontiguousarray(dealers, dtype=np.int8)
-        _check_deals(ids, dealers, self.n)
+        ids, dealers = self._deal_arrays(ids, dealers)
         where = where_array(where, self.n)
         self._tables.reset_deals(ids, dealers, where)
         return self._after_reset(where)
+
+    @classmethod
+    def _engine_deals(cls, seeds):
+        pairs = [deal_ids(CavalloiceraState(*random_deal(int(s)))) for s in seeds]
+        return np.stack([p[0] for p in pairs]), np.array([p[1] for p in pairs], np.int8)
 
     # -- play ------------------------------------------------------------------------
     def random_actions(self) -> np.ndarray:
@@ -91,47 +86,15 @@ class CavalloiceraTables(CoreTables):
         of a uniformly random legal move; with ``rng="python"`` exactly ``random_playout``'s move."""
         return super().random_actions()
 
-    def observe(self, seats=None) -> np.ndarray:
-        """float32 (n, 702): the ``cavalloicera-obs/1`` observation of ``seats[i]`` (default: the seat to
-        act), as ``encode_observation(state, seat, building)``: the capture being built shows only to the
-        seat building it."""
-        if seats is not None:
-            seats = np.ascontiguousarray(seats, dtype=np.int8)
-            if seats.shape != (self.n,) or not np.isin(seats, (0, 1, 2, 3)).all():
-                raise ValueError(f"seats must be {self.n} seats 0..3")
-        self._tables.observe(seats)
-        return self._obs
-
     def result(self, i: int) -> dict:
         """Table i's result in the record format (``CavalloiceraState.result()``); valid once done."""
         points, rows, cards, winner = self._tables.result(i)
         breakdown = [dict(zip(BREAKDOWN_KEYS, row)) for row in rows]
         return {"team_points": points, "breakdown": breakdown, "cards": cards, "winner": winner}
 
-    def _illegal(self, i: int, action: int) -> str:
-        if not 0 <= action < NUM_ACTIONS:
-            return f"table {i}: action {action} is not an action id 0..{NUM_ACTIONS - 1}"
-        snap = self.snapshot(i)
-        if snap["done"]:
-            return f"table {i}: the deal is over (skip it with a negative action or reset it), got action {action}"
+    def _illegal_move(self, i: int, action: int, snap: dict) -> str:
         legal = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(self.mask[i]).tolist())
-        return f"table {i}: action {action} ({action_name(action)}) is not legal for seat {snap['current']}; " \
-               f"legal: {legal}"
-
-
-# ---------------------------------------------------------------- inputs
-
-
-def _check_deals(ids: np.ndarray, dealers: np.ndarray, n: int) -> None:
-    if ids.shape != (n, NUM_CARDS) or dealers.shape != (n,):
-        raise ValueError(f"a deal is 52 card ids and a dealer: ids must have shape ({n}, 52) and dealers ({n},), "
-                         f"got {ids.shape} and {dealers.shape}")
-    bad = np.flatnonzero((np.sort(ids, axis=1) != np.arange(NUM_CARDS)).any(axis=1))
-    if bad.size:
-        raise ValueError(f"table {bad[0]}: the deal must use each card id 0..51 exactly once")
-    bad = np.flatnonzero((dealers < 0) | (dealers > 3))
-    if bad.size:
-        raise ValueError(f"table {bad[0]}: the dealer must be a seat 0..3, got {dealers[bad[0]]}")
+        return f"({action_name(action)}) is not legal for seat {snap['current']}; legal: {legal}"
 
 
 def deal_ids(state: CavalloiceraState) -> tuple[np.ndarray, int]:
@@ -140,30 +103,6 @@ def deal_ids(state: CavalloiceraState) -> tuple[np.ndarray, int]:
     return np.array([*hands, *state.initial_table], np.int8), state.dealer
 
 
-def _engine_deals(seeds: np.ndarray):
-    pairs = [deal_ids(CavalloiceraState(*random_deal(int(s)))) for s in seeds]
-    return np.stack([p[0] for p in pairs]), np.array([p[1] for p in pairs], np.int8)
+seeded_deals_agree = CavalloiceraTables.seeded_deals_agree  # whether the core deals a seed as random_deal
 
-
-_AGREES: list = []
-
-
-def seeded_deals_agree() -> bool:
-    """Whether the core deals a seed exactly as this Python's ``random_deal`` (checked once)."""
-    if not _AGREES:
-        seeds = [0, 1, 12345, 2**32 + 7, 2**63 - 1, 2**64 - 1]
-        t = _extension().Tables(len(seeds))
-        t.reset_seeds(np.array(seeds, np.uint64))
-        ok = all(_same_deal(t.snapshot(i), random_deal(s)) for i, s in enumerate(seeds))
-        _AGREES.append(ok)
-    return _AGREES[0]
-
-
-def _same_deal(snap: dict, deal) -> bool:
-    hands, table, dealer = deal
-    return snap["hands"] == hands and snap["table"] == table and snap["dealer"] == dealer
-
-
-OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE)
-
-__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "OBS_SIZE", "deal_ids", "seeded_deals_agree"]
+__all__ = ["CavalloiceraTables", "NUM_ACTIONS", "OBS_SIZE", "STATE_SIZE", "deal_ids", "seeded_deals_agree"]
