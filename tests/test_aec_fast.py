@@ -132,7 +132,7 @@ def observables(env, n_agents):
             raw.record(), raw.legal_actions(), snapshot(env), raw.render_text()]
 
 
-CORE_GAMES = ["cavalloicera"]
+CORE_GAMES = ["cavalloicera", "briscola"]
 
 
 def episode_trace(game, seed, monkeypatch, core: bool, illegal_at=None, copy_at=None):

@@ -164,7 +164,7 @@ class CavalloiceraEnv(CardEnv):
     def _state_vector(self):
         """The full-information vector (``encoding`` ``STATE_VERSION``, 1018 floats)."""
         if self._core.__class__ is CoreTable:
-            return self._features_now().state()
+            return self._core.state_vector(STATE_SIZE)
         return self._features.state()
 
     def _features_now(self) -> Features:

@@ -32,8 +32,6 @@ action, the agent and the legal actions on an illegal action.
 from __future__ import annotations
 
 import copy
-import importlib
-import os
 import warnings
 
 import gymnasium
@@ -42,6 +40,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from .. import core  # the switch between the compiled core and the Python engines (CAVALLO_CORE)
 
 _INT8 = np.dtype(np.int8)
 _ndarray = np.ndarray  # the mask array over a fresh bytearray: as np.frombuffer's, built faster
@@ -106,14 +106,9 @@ def engine_state(raw):
 
 
 def core_extension(game: str):
-    """The compiled core's extension of ``game`` (``cavallo_env.core._<game>``), or None: not built, or
-    ``CAVALLO_CORE=python`` in the environment (the Python engines, the reference)."""
-    if os.environ.get("CAVALLO_CORE", "").strip().lower() == "python":
-        return None
-    try:
-        return importlib.import_module(f"cavallo_env.core._{game}")
-    except ImportError:
-        return None
+    """The compiled core's extension of ``game`` (``cavallo_env.core._<game>``), or None: the Python
+    engine (the reference), where ``core.enabled()`` says so (``CAVALLO_CORE=python``, or not built)."""
+    return core.extension(game) if core.enabled() else None
 
 
 class CoreTable:
@@ -168,6 +163,12 @@ class CoreTable:
         self._seats[0] = seat
         self.tables.observe(self._seats)
         return self._obs.copy()
+
+    def state_vector(self, size: int) -> np.ndarray:
+        """A new float32 array: the full-information vector (``size`` floats)."""
+        out = np.empty((1, size), np.float32)
+        self.tables.state(out)
+        return out.reshape(size)
 
     @property
     def py(self):
