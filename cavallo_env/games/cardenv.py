@@ -116,17 +116,18 @@ class CoreTable:
     game's Python engine object (``py``) brought up to date only when something reads it.
 
     ``tables`` is the extension's ``Tables(1)``, dealt already; ``make_py()`` builds the Python object
-    of the same deal and ``step_py(py, action)`` applies an action to it.  ``py`` replays the actions
+    of the same deal and ``step_py(py, action)`` applies an action to it; ``reward``: the code of the
+    rewards the core writes into ``tables.rewards`` (the game's C enum).  ``py`` replays the actions
     taken since it was last read; ``live()`` hands it out for good: from then on every action is
     applied to it at once too, so a reference kept to it stays current.  ``current``, ``done`` and
     ``legal_mask()`` are the core's (the differential tests prove them equal to the engine's).
     """
 
     __slots__ = ("tables", "current", "done", "_mask", "_actions", "_make_py", "_step_py", "_py", "_pending",
-                 "_live", "_seats", "_obs")
+                 "_live", "_seats", "_obs", "_reward")
 
-    def __init__(self, tables, make_py, step_py):
-        self.tables, self._make_py, self._step_py = tables, make_py, step_py
+    def __init__(self, tables, make_py, step_py, reward: int = 0):
+        self.tables, self._make_py, self._step_py, self._reward = tables, make_py, step_py, reward
         self._mask = tables.mask[0]
         self._actions = tables.actions
         self._seats = np.zeros(1, np.int8)
@@ -138,11 +139,10 @@ class CoreTable:
         self._live = False
 
     def step(self, action: int) -> None:
-        """Apply a legal action (checked by the env against ``legal_mask``; the core's rewards are not
-        read: the env pays from ``py`` at the end)."""
+        """Apply a legal action (checked by the env against ``legal_mask``)."""
         tables = self.tables
         self._actions[0] = action
-        tables.step(0)
+        tables.step(self._reward)
         self.current = int(tables.current[0])
         self.done = bool(tables.done[0])
         if self._live:
