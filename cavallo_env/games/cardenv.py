@@ -23,6 +23,11 @@ The core must have ``current`` (the seat to act), ``done``, ``legal_mask()``
 ``copy()``; the encoder ``copy()`` too, else the subclass overrides
 ``_copy_into`` (Cavalloìcera's).
 
+On the compiled core (``core_extension``) ``_start`` returns a ``CoreTable``
+instead: one table of the core with the same interface, the Python core
+rebuilt only when read (``_engine_core()``, ``core``); such a game implements
+``_python_copy`` for copies and pickles.
+
 ``env(**kwargs)`` is the raw env wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
 ``OrderEnforcingWrapper``); the raw env raises a ``ValueError`` naming the
