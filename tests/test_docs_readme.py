@@ -73,7 +73,7 @@ def test_the_readme_is_short_and_starts_with_the_two_commands():
     assert len(lines) <= 200, f"README.md has {len(lines)} lines"
     first = shell_commands()[:2]
     assert [c.split()[:2] for c in first] == [["make", "demo"], ["make", "test"]]
-    assert "docs/screenshots/" in README
+    assert "docs/img/" in README
 
 
 def test_there_are_commands():

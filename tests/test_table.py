@@ -337,7 +337,7 @@ def test_every_language_has_every_word_and_rule():
     assert {"expired", "full", "ai_failed", "illegal_move", "single_process"} <= codes
     assert codes <= {k.split(".", 1)[1] for k in en if k.startswith("errors.")}, codes
     # every key the page uses is in the strings
-    js = (WEB / "table.js").read_text("utf-8") + (WEB / "index.html").read_text("utf-8")
+    js = "".join((WEB / name).read_text("utf-8") for name in ("table.js", "board.js", "index.html"))
     used = set(re.findall(r'\bt\("([a-z_.]+)"\s*[,)]', js)) | set(re.findall(r'data-i18n="([a-z_]+)"', js))
     assert used <= set(en), used - set(en)
 

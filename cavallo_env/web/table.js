@@ -1,24 +1,60 @@
 // The table page: plain JavaScript, no build step. The server owns the game
 // (cavallo_env/tables.py); this page shows seat 0's snapshot, sends your moves
 // and asks the AI for its moves one at a time, at a pace a person can follow.
+// board.js draws the table, cards.js the cards.
 "use strict";
 
 const PACE_MS = { slow: 1600, normal: 900, fast: 350 };
+const PARAMS = new URLSearchParams(location.search);
 // ?pace=<ms> sets the AI's pace for a demo or a test (0..5000 ms)
-const PACE_PARAM = new URLSearchParams(location.search).get("pace");
+const PACE_PARAM = PARAMS.get("pace");
 const pace = () => (PACE_PARAM !== null && Number(PACE_PARAM) >= 0 && Number(PACE_PARAM) <= 5000
   ? Number(PACE_PARAM) : PACE_MS[app.settings.pace]);
-const PIPS = {
-  coins: "●", cups: "▽", swords: "⚔", clubs: "♣", hearts: "♥", diamonds: "♦", spades: "♠",
-};
+// ?seed=<n> asks for a table dealt from that seed (a server started with --table-seeds: tests, screenshots)
+const SEED_PARAM = /^\d{1,30}$/.test(PARAMS.get("seed") || "") ? Number(PARAMS.get("seed")) : undefined;
 const $ = (id) => document.getElementById(id);
 
 const app = {
   T: {}, rules: {}, lang: "en", languages: ["en"], catalog: null, ais: [],
-  snap: null, selected: null, picked: new Set(), timer: null, shownDeals: 0,
-  log: [], lastN: 0, busy: false,
-  settings: { size: "medium", pace: "normal", contrast: false },
+  snap: null, selected: null, picked: new Set(), hint: null, timer: null, shownDeals: 0,
+  log: [], lastN: 0, busy: false, final: null, retry: 0, playerFields: true,
+  settings: {
+    size: "medium", pace: "normal", contrast: false, felt_contrast: 50, felt_grain: 40, felt_temp: 0, player_name: "",
+  },
 };
+
+// ---------------------------------------------------------------- the browser's storage
+// settings, language, this browser's anonymous player id, the table in play and each table's token
+const KEYS = { settings: "cavallo.settings", lang: "cavallo.lang", player: "cavallo.player",
+  table: "cavallo.table", tokens: "cavallo.tokens" };
+const MAX_TOKENS = 16;
+function stored(key, fallback) {
+  try { const v = JSON.parse(localStorage.getItem(key)); return v === null ? fallback : v; } catch (e) { return fallback; }
+}
+function store(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode: kept for this page only */ }
+}
+function tokenOf(id) { return (stored(KEYS.tokens, {}) || {})[id]; }
+function keepToken(id, token) {
+  const tokens = Object.entries(stored(KEYS.tokens, {}) || {}).filter(([k]) => k !== id);
+  tokens.push([id, token]);
+  store(KEYS.tokens, Object.fromEntries(tokens.slice(-MAX_TOKENS)));
+}
+function forgetTable(id) {
+  const tokens = stored(KEYS.tokens, {}) || {};
+  delete tokens[id];
+  store(KEYS.tokens, tokens);
+  if (stored(KEYS.table, null) === id) localStorage.removeItem(KEYS.table);
+}
+function playerId() {
+  let id = localStorage.getItem(KEYS.player);
+  if (!/^[A-Za-z0-9_-]{8,64}$/.test(id || "")) {
+    const bytes = crypto.getRandomValues(new Uint8Array(22));
+    id = Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[b & 63]).join("");
+    localStorage.setItem(KEYS.player, id);
+  }
+  return id;
+}
 
 // ---------------------------------------------------------------- text
 // A word that depends on a number is written {n|form|form...}: one form per plural
@@ -55,7 +91,13 @@ function el(tag, attrs, ...children) {
   for (const c of children) if (c !== null && c !== undefined) e.append(c);
   return e;
 }
-function say(text) { $("status").textContent = text || ""; }
+// the status line: news (the AI's move, a hint, a choice to make) in the page's colour, errors in red
+function say(text, kind = "news") {
+  const s = $("status");
+  s.textContent = text || "";
+  s.className = "status " + (text ? kind : "");
+}
+const oops = (text) => say(text, "error");
 
 function parseCard(name) {
   const i = name.lastIndexOf("-");
@@ -66,20 +108,6 @@ function cardName(name) {
   return t("card", { rank: t("rank." + c.rank), suit: t("suit." + c.suit) });
 }
 function cardList(names) { return names.map(cardName).join(" + "); }
-
-function cardEl(name, opts = {}) {
-  const c = parseCard(name);
-  const tag = opts.onclick ? "button" : "span";
-  const e = el(tag, {
-    class: `card suit-${c.suit}` + (opts.cls ? " " + opts.cls : ""),
-    "data-card": name, "aria-label": cardName(name) + (opts.extra ? ", " + opts.extra : ""),
-    title: cardName(name), type: opts.onclick ? "button" : null,
-    "aria-pressed": opts.pressed === undefined ? null : String(opts.pressed),
-    onclick: opts.onclick, role: opts.onclick ? null : "img",
-  }, el("span", { class: "rank", "aria-hidden": "true", text: c.rank }),
-  el("span", { class: "pip", "aria-hidden": "true", text: PIPS[c.suit] || "?" }));
-  return e;
-}
 
 function bonusText(bonuses) {
   return bonuses && bonuses.length ? " " + t("bonus_list", { bonuses: bonuses.map((b) => t("bonus." + b)).join(", ") }) : "";
@@ -115,20 +143,39 @@ function teamNames() {
 }
 
 // ---------------------------------------------------------------- server
+class ApiError extends Error {
+  constructor(message, status, code, detail) {
+    super(message);
+    this.status = status; this.code = code; this.detail = detail;
+    this.offline = status === 0 || status === 502 || status === 504;  // the server is down or unreachable
+  }
+}
+// every call about a table carries its token (kept since the table was created)
+function tableHeaders(path) {
+  const m = /^\/v1\/tables\/([^/?]+)/.exec(path);
+  const token = m && tokenOf(m[1]);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+const API_TIMEOUT_MS = 30000;  // past the server's own limits (an AI move: --move-timeout, 10 s by default)
 async function api(method, path, body) {
-  const opts = { method, headers: {} };
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), API_TIMEOUT_MS);  // a server that went silent counts as away
+  const opts = { method, headers: tableHeaders(path), signal: ctl.signal };
   if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["content-type"] = "application/json"; }
-  let r;
-  try { r = await fetch(path, opts); } catch (e) { throw new Error(t("error", { detail: e.message })); }
-  let data = null;
-  try { data = await r.json(); } catch (e) { data = null; }
+  let r, data = null;
+  try {
+    r = await fetch(path, opts);
+    try { data = await r.json(); } catch (e) { if (ctl.signal.aborted) throw e; data = null; }  // 204: no body
+  } catch (e) {
+    throw new ApiError(t("offline"), 0, "offline", e.message);
+  } finally { clearTimeout(timer); }
   if (!r.ok) {
     const code = data && data.code;
     const said = code && app.T.errors && app.T.errors[code];
-    const err = new Error(r.status === 404 ? t("expired") : said ? t("errors." + code)
-      : t("error", { detail: (data && data.detail) || r.status }));
-    err.status = r.status;
-    throw err;
+    const detail = (data && data.detail) || String(r.status);
+    const text = r.status === 404 ? t("expired") : said ? t("errors." + code)
+      : r.status === 502 || r.status === 504 ? t("offline") : t("error", { detail });
+    throw new ApiError(text, r.status, code, detail);
   }
   return data;
 }
@@ -143,19 +190,48 @@ async function loadLanguage(lang) {
   document.documentElement.lang = lang;
   document.title = t("page_title");
   for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
-  localStorage.setItem("cavallo.lang", lang);
+  localStorage.setItem(KEYS.lang, lang);
 }
 
 // ---------------------------------------------------------------- settings
+// the felt: its colour from the temperature (hue) and the contrast (how dark), its grain
 function applySettings() {
-  const s = app.settings;
-  document.body.classList.remove("size-small", "size-medium", "size-large");
-  document.body.classList.add("size-" + s.size);
-  document.body.classList.toggle("contrast", !!s.contrast);
+  const s = app.settings, body = document.body;
+  body.classList.remove("size-small", "size-medium", "size-large");
+  body.classList.add("size-" + s.size);
+  body.classList.toggle("contrast", !!s.contrast);
+  body.style.setProperty("--felt-h", String(150 - Number(s.felt_temp) * 0.8));
+  body.style.setProperty("--felt-s", `${42 + Math.abs(Number(s.felt_temp)) * 0.1}%`);
+  body.style.setProperty("--felt-l", `${34 - Number(s.felt_contrast) * 0.2}%`);
+  body.style.setProperty("--grain", String(Number(s.felt_grain) / 100));
   for (const r of document.querySelectorAll('input[name="size"]')) r.checked = r.value === s.size;
   for (const r of document.querySelectorAll('input[name="pace"]')) r.checked = r.value === s.pace;
   $("contrast").checked = !!s.contrast;
-  localStorage.setItem("cavallo.settings", JSON.stringify(s));
+  $("felt-contrast").value = s.felt_contrast;
+  $("felt-grain").value = s.felt_grain;
+  $("felt-temp").value = s.felt_temp;
+  if (document.activeElement !== $("player-name")) $("player-name").value = s.player_name;
+  store(KEYS.settings, s);
+}
+function loadSettings() {
+  const saved = stored(KEYS.settings, null);
+  if (saved && typeof saved === "object") {
+    for (const k of Object.keys(app.settings)) if (typeof saved[k] === typeof app.settings[k]) app.settings[k] = saved[k];
+  }
+  applySettings();
+}
+function bindSettings() {
+  for (const r of document.querySelectorAll('input[name="size"], input[name="pace"]')) {
+    r.addEventListener("change", () => { app.settings[r.name] = r.value; applySettings(); });
+  }
+  for (const r of document.querySelectorAll('#settings-dialog input[type="range"]')) {
+    r.addEventListener("input", () => { app.settings[r.name] = Number(r.value); applySettings(); });
+  }
+  $("contrast").addEventListener("change", (e) => { app.settings.contrast = e.target.checked; applySettings(); });
+  $("player-name").addEventListener("change", (e) => {
+    app.settings.player_name = e.target.value.trim().slice(0, 40);
+    applySettings();
+  });
 }
 
 // ---------------------------------------------------------------- lobby
@@ -175,51 +251,51 @@ function showRules(game) {
   $("rules-dialog").showModal();
 }
 
+function gameEntry(d, g) {
+  const players = g.seats === 4 ? t("players_teams") : g.match ? t("players_match") : t("players_two");
+  const rulesBox = el("div", { class: "rules-inline", id: `rules-${d.deck}-${g.game}`, hidden: true });
+  const toggle = el("button", {
+    type: "button", "aria-expanded": "false", "aria-controls": rulesBox.id, text: t("rules"),
+    onclick: () => {
+      const open = rulesBox.hidden;
+      rulesBox.hidden = !open;
+      toggle.setAttribute("aria-expanded", String(open));
+      toggle.textContent = open ? t("hide_rules") : t("rules");
+      if (open) rulesBox.replaceChildren(...rulesNodes(g.game, "h5"));
+    },
+  });
+  return el("div", { class: "game" },
+    el("h4", { text: g.title }),
+    el("p", { text: t("game_summary." + g.game) }),
+    el("p", { text: players }),
+    el("div", { class: "actions" },
+      el("button", {
+        type: "button", class: "primary start", "data-game": g.game, "data-deck": d.deck,
+        "aria-label": `${t("start_game")}: ${g.title}, ${t("deck_" + d.deck)}`, text: t("start_game"),
+        onclick: () => startGame(g.game, d.deck),
+      }), toggle),
+    rulesBox);
+}
+
 function renderLobby() {
   const ai = $("ai");
-  const current = ai.value;
-  ai.replaceChildren(...app.ais.map((spec, i) =>
-    el("option", { value: spec, text: aiName(spec) })));
-  if (current) ai.value = current;
-  const decks = app.catalog.map((d) => {
-    const games = d.games.map((g) => {
-      const players = g.seats === 4 ? t("players_teams") : g.match ? t("players_match") : t("players_two");
-      const rulesBox = el("div", { class: "rules-inline", id: `rules-${d.deck}-${g.game}`, hidden: true });
-      const toggle = el("button", {
-        type: "button", "aria-expanded": "false", "aria-controls": rulesBox.id, text: t("rules"),
-        onclick: () => {
-          const open = rulesBox.hidden;
-          rulesBox.hidden = !open;
-          toggle.setAttribute("aria-expanded", String(open));
-          toggle.textContent = open ? t("hide_rules") : t("rules");
-          if (open) rulesBox.replaceChildren(...rulesNodes(g.game, "h5"));
-        },
-      });
-      return el("div", { class: "game" },
-        el("h4", { text: g.title }),
-        el("p", { text: t("game_summary." + g.game) }),
-        el("p", { text: players }),
-        el("div", { class: "actions" },
-          el("button", {
-            type: "button", class: "primary start", "data-game": g.game, "data-deck": d.deck,
-            "aria-label": `${t("start_game")}: ${g.title}, ${t("deck_" + d.deck)}`, text: t("start_game"),
-            onclick: () => startGame(g.game, d.deck),
-          }), toggle),
-        rulesBox);
-    });
-    return el("section", { class: "deck", "aria-label": t("deck_" + d.deck) },
-      el("h3", { text: t("deck_" + d.deck) }), el("p", { class: "note", text: t("deck_" + d.deck + "_note") }), ...games);
-  });
-  $("decks").replaceChildren(...decks);
+  const chosen = ai.value;
+  ai.replaceChildren(...app.ais.map((spec) => el("option", { value: spec, text: aiName(spec) })));
+  if (chosen) ai.value = chosen;
+  $("decks").replaceChildren(...app.catalog.map((d) => el("section", { class: "deck", "aria-label": t("deck_" + d.deck) },
+    el("h3", { text: t("deck_" + d.deck) }), el("p", { class: "note", text: t("deck_" + d.deck + "_note") }),
+    ...d.games.map((g) => gameEntry(d, g)))));
 }
 
 function leaveTable() {
-  if (app.snap) api("DELETE", `/v1/tables/${app.snap.id}`).catch(() => {});
+  if (!app.snap) return;
+  const id = app.snap.id;
+  api("DELETE", `/v1/tables/${id}`).catch(() => {}).finally(() => forgetTable(id));
 }
 
 function showLobby() {
   clearTimeout(app.timer);
-  app.snap = null;
+  app.snap = null; app.final = null;
   document.body.removeAttribute("data-table");
   $("table").hidden = true;
   $("lobby").hidden = false;
@@ -228,38 +304,94 @@ function showLobby() {
 }
 
 // ---------------------------------------------------------------- a game
+function newTableBody(game, deck) {
+  const body = { game, deck, ai: $("ai").value || undefined, seed: SEED_PARAM };
+  if (app.playerFields) {
+    body.player_id = playerId();
+    if (app.settings.player_name) body.player_name = app.settings.player_name;
+  }
+  return body;
+}
+async function createTable(game, deck) {
+  try {
+    return await api("POST", "/v1/tables", newTableBody(game, deck));
+  } catch (e) {  // a server that does not take the player fields yet: ask again without them
+    if (!(app.playerFields && e.status === 422 && /player_(id|name)/.test(e.detail || ""))) throw e;
+    app.playerFields = false;
+    return api("POST", "/v1/tables", newTableBody(game, deck));
+  }
+}
+
 async function startGame(game, deck) {
   if (app.starting) return;  // one table per click
   app.starting = true;
   say(t("loading"));
   try {
-    const snap = await api("POST", "/v1/tables", { game, deck, ai: $("ai").value || undefined });
-    clearTimeout(app.timer);
-    app.log = []; app.shownDeals = 0; app.lastN = 0; app.selected = null; app.picked.clear();
-    $("lobby").hidden = true;
-    $("table").hidden = false;
-    say("");
-    show(snap);
+    const snap = await createTable(game, deck);
+    if (snap.token) keepToken(snap.id, snap.token);
+    enterTable(snap, 0);
     $("main").focus();
-  } catch (e) { say(e.message); } finally { app.starting = false; }
+  } catch (e) { oops(e.message); } finally { app.starting = false; }
+}
+
+// show a table: a new one, or one this browser was playing (a reload, a second tab)
+function enterTable(snap, shownDeals, resumed = false) {
+  clearTimeout(app.timer);
+  app.shownDeals = shownDeals; app.final = null; app.retry = 0;
+  app.log = resumed ? snap.view.history.slice() : [];  // a game taken up again: this deal's moves so far
+  app.lastN = resumed ? snap.moves : 0;
+  app.selected = null; app.picked.clear(); app.hint = null; app.snap = null;
+  store(KEYS.table, snap.id);
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  say("");
+  show(snap);
+}
+
+async function resume() {
+  const id = stored(KEYS.table, null);
+  if (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,100}$/.test(id)) return;
+  try {
+    const snap = await api("GET", `/v1/tables/${id}`);
+    enterTable(snap, snap.done ? Math.max(snap.deals.length - 1, 0) : snap.deals.length, true);
+  } catch (e) {
+    if (e.offline) { say(t("reconnecting", { s: 2 })); setTimeout(resume, 2000); } else forgetTable(id);
+  }
 }
 
 function show(snap) {
+  const prev = app.snap;
   app.snap = snap;
-  document.body.dataset.table = snap.id;
-  document.body.dataset.moves = snap.moves;
-  document.body.dataset.game = snap.game;
-  document.body.dataset.deck = snap.deck;
-  document.body.dataset.yourTurn = snap.your_turn ? "1" : "0";
-  document.body.dataset.pending = snap.deals.length > app.shownDeals ? "1" : "0";
-  if (snap.last && snap.last.n > app.lastN) {
-    app.log.push(snap.last);
-    app.lastN = snap.last.n;
-    if (snap.last.seat !== 0) say(t("moved", { who: seatName(snap.last.seat), move: moveText(snap.last) }));
+  const b = document.body.dataset;
+  b.table = snap.id; b.moves = snap.moves; b.game = snap.game; b.deck = snap.deck;
+  b.yourTurn = snap.your_turn ? "1" : "0";
+  const last = snap.last && snap.last.n > app.lastN ? snap.last : null;
+  if (last) {
+    app.log.push(last);
+    app.lastN = last.n;
+    if (last.seat !== 0) say(t("moved", { who: seatName(last.seat), move: moveText(last) }));
+    if (last.deal_ended && prev && prev.id === snap.id && prev.moves === snap.moves - 1) app.final = finalView(prev, last);
   }
+  b.pending = snap.deals.length > app.shownDeals ? "1" : "0";
   if (!snap.your_turn) { app.selected = null; app.picked.clear(); }
+  app.hint = null;
+  const before = last && prev ? measure() : null;
   render();
+  if (last && before) animateMove(last, prev, before);
+  if (last) announce(last);
   schedule();
+}
+
+// the table as the deal ended, before the next deal is dealt: the last move played on the previous view
+function finalView(prev, last) {
+  const v = prev.view;
+  const team = (seat) => prev.seats[seat].team;
+  const piles = v.piles.map((p) => p.slice());
+  if (prev.game === "briscola") return { trick: v.trick.concat([last.play]), table: [], piles, leader: v.leader };
+  const taken = last.capture && last.capture.length;
+  if (taken) piles[team(last.seat)].push(last.play, ...last.capture);
+  const table = taken ? v.table.filter((c) => !last.capture.includes(c)) : v.table.concat([last.play]);
+  return { table, trick: [], piles };
 }
 
 function dialogOpen() { return [...document.querySelectorAll("dialog")].some((d) => d.open); }
@@ -268,8 +400,8 @@ function schedule() {
   clearTimeout(app.timer);
   const snap = app.snap;
   if (!snap || dialogOpen()) return;  // the AI waits while a dialog is up
-  if (snap.deals.length > app.shownDeals) {
-    app.timer = setTimeout(showDealEnd, snap.last && snap.last.seat !== 0 ? pace() : 300);
+  if (snap.deals.length > app.shownDeals) {  // the final table first, then what the deal scored
+    app.timer = setTimeout(showDealEnd, 2 * pace() + 100);
     return;
   }
   if (!snap.done && !snap.your_turn) app.timer = setTimeout(aiStep, pace());
@@ -281,16 +413,35 @@ async function aiStep() {
   app.busy = true;
   try {
     const snap = await api("POST", `/v1/tables/${id}/ai`);
-    if (current(id)) show(snap);
+    if (current(id)) { app.retry = 0; show(snap); }
   } catch (e) { if (current(id)) failed(e); } finally { app.busy = false; }
 }
 
+// the server down or unreachable: try again after 1, 2, 4 .. 16 s, then go on from the move it has
+function reconnect(id) {
+  const wait = Math.min(1000 * 2 ** app.retry, 16000);
+  app.retry += 1;
+  say(t("reconnecting", { s: Math.round(wait / 1000) }));
+  clearTimeout(app.timer);
+  app.timer = setTimeout(async () => {
+    if (!current(id)) return;
+    try {
+      const snap = await api("GET", `/v1/tables/${id}`);
+      if (!current(id)) return;
+      app.retry = 0;
+      say(t("reconnected"));
+      show(snap);
+    } catch (e) { if (current(id)) (e.offline ? reconnect(id) : failed(e)); }
+  }, wait);
+}
+
 function failed(e) {
-  say(e.message);
   const id = app.snap && app.snap.id;
-  if (e.status === 404) setTimeout(() => { if (current(id)) showLobby(); }, 1500);
+  if (e.offline) { reconnect(id); return; }
+  oops(e.message);
+  if (e.status === 404) { forgetTable(id); setTimeout(() => { if (current(id)) showLobby(); }, 1500); }
   else if (e.status === 409) api("GET", `/v1/tables/${id}`).then((s) => current(id) && show(s)).catch(() => {});
-  else if (!app.snap.your_turn) {  // the AI failed or the network did: try again shortly
+  else if (!app.snap.your_turn) {  // the AI failed: try again shortly
     clearTimeout(app.timer);
     app.timer = setTimeout(aiStep, 2000);
   }
@@ -316,14 +467,17 @@ async function send(move) {
 function movesOf(card) { return app.snap.legal.filter((m) => m.play === card); }
 function sameSet(a, b) { return a.length === b.length && a.every((x) => b.includes(x)); }
 
+// one legal move: the click plays it; several (which table cards to take): they are offered
 function clickHand(card) {
   const snap = app.snap;
-  if (!snap.your_turn) { say(t("not_your_turn")); return; }
+  if (!snap || app.final) return;
+  if (!snap.your_turn) { oops(t("not_your_turn")); return; }
   const moves = movesOf(card);
-  if (!moves.length) { say(t("card_has_no_move", { card: cardName(card) })); return; }
-  if (snap.game === "briscola") { send(moves[0]); return; }
+  if (!moves.length) { oops(t("card_has_no_move", { card: cardName(card) })); return; }
+  if (moves.length === 1) { send(moves[0]); return; }
+  const hinted = app.hint && app.hint.play === card ? app.hint.capture || [] : [];
   app.selected = app.selected === card ? null : card;
-  app.picked.clear();
+  app.picked = new Set(app.selected ? hinted : []);
   say(app.selected ? t("pick_capture", { card: cardName(card) }) : "");
   render();
   const first = document.querySelector("#choice-list .choice");
@@ -332,11 +486,11 @@ function clickHand(card) {
 
 function clickTable(card) {
   const snap = app.snap;
-  if (!snap.your_turn) { say(t("not_your_turn")); return; }
-  if (!app.selected) { say(t("pick_card")); return; }
+  if (!snap.your_turn) { oops(t("not_your_turn")); return; }
+  if (!app.selected) { oops(t("pick_card")); return; }
   const moves = movesOf(app.selected);
   if (!moves.some((m) => m.capture.includes(card))) {
-    say(t("not_in_any_set", { card: cardName(card), played: cardName(app.selected) }));
+    oops(t("not_in_any_set", { card: cardName(card), played: cardName(app.selected) }));
     return;
   }
   if (app.picked.has(card)) app.picked.delete(card); else app.picked.add(card);
@@ -345,183 +499,54 @@ function clickTable(card) {
 }
 
 function playSelected() {
-  if (!app.selected) { say(t("pick_card")); return; }
+  if (!app.selected) { oops(t("pick_card")); return; }
   const moves = movesOf(app.selected);
   const picked = [...app.picked];
   const match = moves.find((m) => sameSet(m.capture, picked));
   if (match) { send(match); return; }
-  if (!picked.length) { say(t("must_capture", { card: cardName(app.selected) })); return; }
-  say(t("selection_not_legal", {
+  if (!picked.length) { oops(t("must_capture", { card: cardName(app.selected) })); return; }
+  oops(t("selection_not_legal", {
     cards: cardList(picked), played: cardName(app.selected),
     legal: moves.map((m) => (m.capture.length ? cardList(m.capture) : t("place", { card: cardName(m.play) }))).join("; "),
   }));
 }
 
 async function hint() {
-  if (!app.snap || !app.snap.your_turn) { say(t("not_your_turn")); return; }
+  if (!app.snap || !app.snap.your_turn) { oops(t("not_your_turn")); return; }
   const id = app.snap.id;
   try {
     const h = await api("GET", `/v1/tables/${id}/hint`);
     if (!current(id) || h.moves !== app.snap.moves) return;  // asked about a position that is gone
     const m = app.snap.legal.find((x) => x.play === h.move.play && sameSet(x.capture || [], h.move.capture || [])) || h.move;
     say(t("hint_says", { move: moveText(m) }));
-    if (app.snap.game !== "briscola") {
+    app.hint = m;
+    if (app.snap.game !== "briscola" && movesOf(m.play).length > 1) {
       app.selected = m.play; app.picked = new Set(m.capture || []);
-      render();
-    } else {
-      for (const c of document.querySelectorAll("#hand .card")) c.classList.toggle("in-set", c.dataset.card === m.play);
     }
-  } catch (e) { if (current(id)) say(e.message); }
-}
-
-// ---------------------------------------------------------------- drawing
-function focusKey() {
-  const a = document.activeElement;
-  if (!a || a === document.body) return null;
-  if (a.dataset.card && a.closest("#hand")) return `#hand [data-card="${a.dataset.card}"]`;
-  if (a.dataset.card && a.closest("#felt")) return `#felt [data-card="${a.dataset.card}"]`;
-  if (a.classList.contains("choice")) return `#choice-list [data-capture="${a.dataset.capture}"]`;
-  return null;
-}
-
-function render() {
-  const key = focusKey();
-  drawTable();
-  if (key) {  // the same control, redrawn, keeps the keyboard's place
-    const again = document.querySelector(key);
-    if (again) again.focus(); else $("turn").focus();
-  }
-}
-
-function drawTable() {
-  const snap = app.snap;
-  if (!snap) return;
-  const v = snap.view;
-  $("table-title").textContent = `${snap.title} · ${t("deck_" + snap.deck)}` +
-    (snap.options.match ? ` · ${t("deal_n", { n: snap.deals.length + (snap.done ? 0 : 1) })}` : "");
-  let turn;
-  if (snap.done) turn = snap.options.match ? t("match_over") : t("game_over");
-  else if (snap.your_turn) turn = t("your_turn") + " — " + (snap.game === "briscola" ? t("pick_card_briscola") : t("pick_card"));
-  else turn = t("ai_thinking", { who: seatName(snap.to_play) });
-  $("turn").textContent = turn;
-  $("hint").disabled = !snap.your_turn;
-
-  // the other seats: face-down hands and their last card of this deal
-  const seats = [];
-  for (const s of snap.seats) {
-    if (s.who === "you") continue;
-    const n = v.hand_sizes[s.seat];
-    const mine = v.history.filter((h) => h.seat === s.seat);
-    const lastMove = mine.length ? mine[mine.length - 1] : null;
-    seats.push(el("div", { class: "seat" + (snap.to_play === s.seat ? " to-play" : ""), "data-seat": s.seat },
-      el("h3", { text: seatName(s.seat) }),
-      el("div", { class: "backs", role: "img", "aria-label": t("cards_in_hand", { n }) },
-        ...Array.from({ length: n }, () => el("span", { class: "back" }))),
-      el("div", { text: t("cards_in_hand", { n }) }),
-      el("div", { class: "last", text: lastMove ? moveText(lastMove) : "" })));
-  }
-  $("seats").replaceChildren(...seats);
-
-  // piles, stock, trump, tricks
-  const names = teamNames();
-  const extras = [el("div", { class: "box", id: "piles" }, el("h3", { text: t("pile") }),
-    ...v.piles.map((p, team) => el("div", { "data-team": team }, `${names[team]}: ${t("pile_n", { n: p.length })}`)))];
-  if (v.stock_size !== undefined) {
-    extras.push(el("div", { class: "box", id: "stock" }, el("h3", { text: t("stock") }),
-      el("div", { text: t("stock_n", { n: v.stock_size }) })));
-  }
-  if (snap.game === "briscola") {
-    extras.push(el("div", { class: "box", id: "trump" }, el("h3", { text: t("trump") }),
-      cardEl(v.trump, { cls: "trump-mark", extra: t("trump") })));
-    const h = v.history;
-    const done = h.length - (h.length % 2);
-    if (done >= 2) {
-      const trick = h.slice(done - 2, done);
-      const winner = h.length % 2 ? h[h.length - 1].seat : v.leader;
-      extras.push(el("div", { class: "box", id: "last-trick" }, el("h3", { text: t("last_trick") }),
-        el("div", { class: "cards" }, ...trick.map((m) => cardEl(m.play))),
-        el("div", { text: t("took_trick", { who: seatName(winner) }) })));
-    }
-  }
-  $("extras").replaceChildren(...extras);
-
-  // the felt: the table cards (capture games) or the trick (Briscola)
-  const felt = $("felt");
-  if (snap.game === "briscola") {
-    $("felt-title").textContent = t("trick");
-    felt.replaceChildren(...v.trick.map((c) => cardEl(c, { cls: "fresh" })));
-  } else {
-    $("felt-title").textContent = t("the_table");
-    const moves = app.selected ? movesOf(app.selected) : [];
-    const inSet = new Set(moves.flatMap((m) => m.capture));
-    const fresh = snap.last && !snap.last.capture.length && !snap.last.deal_ended ? snap.last.play : null;
-    felt.replaceChildren(...v.table.map((c) => cardEl(c, {
-      onclick: () => clickTable(c), pressed: app.picked.has(c),
-      cls: [app.picked.has(c) ? "picked" : "", inSet.has(c) ? "in-set" : "", c === fresh ? "fresh" : ""].join(" ").trim(),
-    })));
-    if (!v.table.length) felt.append(el("p", { text: t("table_empty") }));
-  }
-  felt.setAttribute("aria-label", $("felt-title").textContent);
-
-  // your hand
-  $("hand").replaceChildren(...v.hand.map((c) => cardEl(c, {
-    onclick: () => clickHand(c), pressed: snap.game === "briscola" ? undefined : app.selected === c,
-    cls: app.selected === c ? "selected" : "",
-  })));
-  $("hand").setAttribute("aria-label", t("your_hand"));
-
-  renderChoices();
-  renderScore();
-  renderLog();
-}
-
-function renderChoices() {
-  const box = $("choices");
-  if (!app.selected || !app.snap.your_turn || app.snap.game === "briscola") { box.hidden = true; return; }
-  box.hidden = false;
-  $("choices-title").textContent = t("choose_move", { card: cardName(app.selected) });
-  const picked = [...app.picked];
-  $("choice-list").replaceChildren(...movesOf(app.selected).map((m) => el("button", {
-    type: "button", class: "choice", "aria-pressed": String(sameSet(m.capture, picked)),
-    "data-capture": m.capture.join(","), text: moveText(m), onclick: () => send(m),
-  })));
-}
-
-function renderScore() {
-  const snap = app.snap;
-  const names = teamNames();
-  const rows = Object.entries(snap.score).map(([k, vals]) =>
-    el("tr", {}, el("th", { scope: "row", text: t("bonus." + k) }), ...vals.map((x) => el("td", { text: x }))));
-  $("scoreboard").replaceChildren(el("table", {},
-    el("caption", { text: t("score") + (snap.options.match ? ` (${t("match_to")})` : "") }),
-    el("thead", {}, el("tr", {}, el("th", { text: "" }), ...names.map((n) => el("th", { scope: "col", text: n })))),
-    el("tbody", {}, ...rows)));
-}
-
-function renderLog() {
-  const items = app.log.map((m) => el("li", { text: t("moved", { who: seatName(m.seat), move: moveText(m) }) }));
-  const log = $("log");
-  log.replaceChildren(...items);
-  log.scrollTop = log.scrollHeight;
+    render();
+  } catch (e) { if (current(id)) oops(e.message); }
 }
 
 // ---------------------------------------------------------------- end of a deal
-function showDealEnd() {
+function dealRows(d, names) {
   const snap = app.snap;
-  const k = app.shownDeals;
-  const d = snap.deals[k];
-  const last = snap.done && k === snap.deals.length - 1;
-  const names = teamNames();
-  $("end-title").textContent = last ? (snap.options.match ? t("match_over") : t("game_over"))
-    : t("deal_over") + (snap.options.match ? ` · ${t("deal_n", { n: k + 1 })}` : "");
   const keys = snap.breakdown_keys.filter((key) => d.breakdown[0][key] !== undefined);
   const rows = keys.map((key) => el("tr", {}, el("th", { scope: "row", text: t("bonus." + key) }),
     ...d.breakdown.map((b) => el("td", { text: b[key] }))));
   if (d.cards) rows.push(el("tr", {}, el("th", { scope: "row", text: t("cards_taken") }), ...d.cards.map((c) => el("td", { text: c }))));
   rows.push(el("tr", { class: "total" }, el("th", { scope: "row", text: t("total") }), ...d.points.map((p) => el("td", { text: p }))));
-  $("end-table").replaceChildren(
-    el("thead", {}, el("tr", {}, el("th", { text: t("item") }), ...names.map((n) => el("th", { scope: "col", text: n })))),
-    el("tbody", {}, ...rows));
+  return [el("thead", {}, el("tr", {}, el("th", { text: t("item") }), ...names.map((n) => el("th", { scope: "col", text: n })))),
+    el("tbody", {}, ...rows)];
+}
+
+function showDealEnd() {
+  const snap = app.snap;
+  const k = app.shownDeals;
+  const last = snap.done && k === snap.deals.length - 1;
+  const names = teamNames();
+  $("end-title").textContent = last ? (snap.options.match ? t("match_over") : t("game_over"))
+    : t("deal_over") + (snap.options.match ? ` · ${t("deal_n", { n: k + 1 })}` : "");
+  $("end-table").replaceChildren(...dealRows(snap.deals[k], names));
   if (snap.options.match) {
     const totals = [0, 1].map((s) => snap.deals.slice(0, k + 1).reduce((a, r) => a + r.points[s], 0));
     $("end-match").textContent = `${t("bonus.totals")}: ${names[0]} ${totals[0]}, ${names[1]} ${totals[1]} (${t("match_to")})`;
@@ -537,30 +562,26 @@ function showDealEnd() {
   $("end-again").hidden = !last;
   $("end-menu").hidden = !last;
   app.shownDeals = k + 1;
-  document.body.dataset.pending = snap.deals.length > app.shownDeals ? "1" : "0";
   $("end-dialog").showModal();
   (last ? $("end-again") : $("end-continue")).focus();
 }
 
+// the next deal is drawn once the end-of-deal dialog is closed
 function closeEnd(then) {
+  app.final = null;
+  document.body.dataset.pending = app.snap && app.snap.deals.length > app.shownDeals ? "1" : "0";
   $("end-dialog").close();
   then();
 }
 
 // ---------------------------------------------------------------- start
-async function init() {
-  const saved = JSON.parse(localStorage.getItem("cavallo.settings") || "null");
-  if (saved) Object.assign(app.settings, saved);
-  applySettings();
-  const games = await api("GET", "/v1/games");
-  app.catalog = games.decks; app.ais = games.ais; app.languages = games.languages;
-  const pref = localStorage.getItem("cavallo.lang") || (navigator.language || "en").slice(0, 2);
+async function setupLanguages() {
+  const pref = localStorage.getItem(KEYS.lang) || (navigator.language || "en").slice(0, 2);
   await loadLanguage(app.languages.includes(pref) ? pref : "en");
   const sel = $("lang");
   sel.replaceChildren(...app.languages.map((code) => el("option", { value: code, text: code })));
   sel.value = app.lang;
-  // each language's own name
-  await Promise.all(app.languages.map(async (code) => {
+  await Promise.all(app.languages.map(async (code) => {  // each language's own name
     const T = code === app.lang ? app.T : await api("GET", `/static/i18n/${code}.json`);
     sel.querySelector(`option[value="${code}"]`).textContent = T.lang_name;
   }));
@@ -569,19 +590,17 @@ async function init() {
     say("");
     if (app.snap) render(); else renderLobby();
   });
-  $("settings-button").addEventListener("click", () => $("settings-dialog").showModal());
-  for (const b of document.querySelectorAll(".close-dialog")) b.addEventListener("click", (e) => e.target.closest("dialog").close());
-  for (const r of document.querySelectorAll('input[name="size"], input[name="pace"]')) {
-    r.addEventListener("change", () => { app.settings[r.name] = r.value; applySettings(); });
-  }
-  $("contrast").addEventListener("change", (e) => { app.settings.contrast = e.target.checked; applySettings(); });
+}
+
+function bindTable() {
   $("hint").addEventListener("click", hint);
   $("rules-here").addEventListener("click", () => showRules(app.snap.game));
   $("to-menu").addEventListener("click", () => {
-    if (app.snap && !app.snap.done && !confirm(t("leave_confirm"))) return;
+    if (app.snap && !app.snap.done) { $("leave-dialog").showModal(); return; }
     leaveTable();
     showLobby();
   });
+  $("leave-yes").addEventListener("click", () => { $("leave-dialog").close(); leaveTable(); showLobby(); });
   $("play-selected").addEventListener("click", playSelected);
   $("cancel-selected").addEventListener("click", () => { app.selected = null; app.picked.clear(); say(""); render(); });
   $("end-continue").addEventListener("click", () => closeEnd(() => { render(); schedule(); }));
@@ -592,14 +611,24 @@ async function init() {
   }));
   $("end-menu").addEventListener("click", () => closeEnd(() => { leaveTable(); showLobby(); }));
   $("end-dialog").addEventListener("cancel", (e) => e.preventDefault());
+}
+
+async function init() {
+  document.body.prepend(CARD_ART.sprite());
+  loadSettings();
+  bindSettings();
+  const games = await api("GET", "/v1/games");
+  app.catalog = games.decks; app.ais = games.ais; app.languages = games.languages;
+  await setupLanguages();
+  $("settings-button").addEventListener("click", () => $("settings-dialog").showModal());
+  for (const b of document.querySelectorAll(".close-dialog")) b.addEventListener("click", (e) => e.target.closest("dialog").close());
+  bindTable();
   for (const d of document.querySelectorAll("dialog")) {
     d.addEventListener("close", () => { if (app.snap && !dialogOpen()) { render(); schedule(); } });
   }
-  window.addEventListener("pagehide", () => {  // free the table for others
-    if (app.snap) fetch(`/v1/tables/${app.snap.id}`, { method: "DELETE", keepalive: true }).catch(() => {});
-  });
-  document.body.dataset.ready = "1";
   renderLobby();
+  await resume();
+  document.body.dataset.ready = "1";
 }
 
-document.addEventListener("DOMContentLoaded", () => { init().catch((e) => say(e.message)); });
+document.addEventListener("DOMContentLoaded", () => { init().catch((e) => oops(e.message)); });
