@@ -25,8 +25,9 @@ The core must have ``current`` (the seat to act), ``done``, ``legal_mask()``
 
 On the compiled core (``core_extension``) ``_start`` returns a ``CoreTable``
 instead: one table of the core with the same interface, the Python core
-rebuilt only when read (``_engine_core()``, ``core``); such a game implements
-``_python_copy`` for copies and pickles.
+rebuilt only when read (``_engine_core()``); such a game implements
+``_python_copy`` for copies and pickles, and ``core`` uses it to hand out the
+Python core, the episode going on on the Python engine.
 
 ``env(**kwargs)`` is the raw env wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
@@ -123,13 +124,13 @@ class CoreTable:
     ``tables`` is the extension's ``Tables(1)``, dealt already; ``make_py()`` builds the Python object
     of the same deal and ``step_py(py, action)`` applies an action to it; ``reward``: the code of the
     rewards the core writes into ``tables.rewards`` (the game's C enum).  ``py`` replays the actions
-    taken since it was last read; ``live()`` hands it out for good: from then on every action is
-    applied to it at once too, so a reference kept to it stays current.  ``current``, ``done`` and
-    ``legal_mask()`` are the core's (the differential tests prove them equal to the engine's).
+    taken since it was last read (the env hands out a copy of it, ``env.core``, and goes on on the
+    Python engine).  ``current``, ``done`` and ``legal_mask()`` are the core's (the differential
+    tests prove them equal to the engine's).
     """
 
     __slots__ = ("tables", "current", "done", "_mask", "_actions", "_make_py", "_step_py", "_py", "_pending",
-                 "_live", "_seats", "_obs", "_reward")
+                 "_seats", "_obs", "_reward")
 
     def __init__(self, tables, make_py, step_py, reward: int = 0):
         self.tables, self._make_py, self._step_py, self._reward = tables, make_py, step_py, reward
@@ -141,7 +142,6 @@ class CoreTable:
         self.done = bool(tables.done[0])
         self._py = None
         self._pending: list[int] = []
-        self._live = False
 
     def step(self, action: int) -> None:
         """Apply a legal action (checked by the env against ``legal_mask``)."""
@@ -150,10 +150,7 @@ class CoreTable:
         tables.step(self._reward)
         self.current = int(tables.current[0])
         self.done = bool(tables.done[0])
-        if self._live:
-            self._step_py(self._py, action)
-        else:
-            self._pending.append(action)
+        self._pending.append(action)
 
     def legal_mask(self) -> np.ndarray:
         """The legal actions as a uint8 row (1 = legal), the core's buffer: read it at once."""
@@ -177,7 +174,7 @@ class CoreTable:
 
     @property
     def py(self):
-        """The Python engine object, up to date (not handed out: see ``live``)."""
+        """The Python engine object, up to date (for reading: it is not handed out)."""
         py = self._py
         if py is None:
             py = self._py = self._make_py()
@@ -186,12 +183,6 @@ class CoreTable:
             for a in self._pending:
                 step(py, a)
             self._pending.clear()
-        return py
-
-    def live(self):
-        """``py``, kept up to date from now on."""
-        py = self.py
-        self._live = True
         return py
 
 
@@ -415,8 +406,11 @@ class CardEnv(AECEnv):
     @property
     def core(self):
         """The engine state driven through actions (read only)."""
-        core = self._core
-        return core.live() if core.__class__ is CoreTable else core
+        if self._core.__class__ is CoreTable:  # handed out: the episode goes on on the Python engine
+            d: dict = {}
+            self._python_copy(d)
+            self.__dict__.update(d)
+        return self._core
 
     def _engine_core(self):
         """``core`` up to date for reading now (on the compiled core: without handing it out for good)."""
