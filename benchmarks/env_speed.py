@@ -10,7 +10,9 @@ interleaved rounds:
 - ``actions``     (Cavalloìcera) ``CavalloiceraActions`` driven by random legal action ids
                   (one step = one action, capture building included), no observations;
 - ``raw_env``     the game's raw env (``cavallo_env.raw_env()``,
-                  ``cavallo_env.briscola.raw_env()``, ...) in the standard AEC loop below;
+                  ``cavallo_env.briscola.raw_env()``, ...) in the standard AEC loop below,
+                  on the compiled core where it is built (``CAVALLO_CORE=python``: on the
+                  Python engine, the reference);
 - ``env``         the game's wrapped env, same loop;
 - ``c4_raw`` / ``c4_env``  PettingZoo's ``connect_four_v3`` raw and wrapped, same loop.
 
@@ -49,9 +51,9 @@ import time
 
 import numpy as np
 
-TARGETS = {  # (measured, peer, minimum ratio)
-    "raw_env": ("c4_raw", 2.5),
-    "env": ("c4_env", 1.5),
+TARGETS = {  # (measured, peer, minimum ratio): the envs run on the compiled core where it is built
+    "raw_env": ("c4_raw", 4.0),
+    "env": ("c4_env", 2.0),
 }
 #: engine deals/s each game must reach on one core (issue targets)
 MIN_ENGINE_DEALS = {"cavalloicera": 2000.0, "briscola": 6000.0, "scopa": 3000.0}

@@ -60,7 +60,7 @@ def tiny(**over) -> dict:
 # ---------------------------------------------------------------- configs
 
 
-@pytest.mark.parametrize("name", ["quick-cavalloicera", "cavalloicera", "briscola", "scopa", "quick-briscola", "quick-scopa"] + sorted(
+@pytest.mark.parametrize("name", ["demo-briscola", "quick-cavalloicera", "cavalloicera", "briscola", "scopa", "quick-briscola", "quick-scopa"] + sorted(
     f"experiments/{p.stem}" for p in (ROOT / "configs" / "experiments").glob("*.yaml")))
 def test_shipped_configs_are_valid(name):
     cfg = load(ROOT / "configs" / f"{name}.yaml")

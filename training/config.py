@@ -148,6 +148,9 @@ class EvalSection:
     opponents: list[str] = field(default_factory=lambda: ["greedy", "heuristic"])
     seed: int = 12345  # the evaluation deals (fixed, so points on the curve compare)
     jobs: int = 2
+    # a run without a warm start also evaluates its untrained network, as update 0: where its
+    # learning curve starts (a warm start is always evaluated)
+    untrained: bool = False
 
     def check(self, where):
         _range(where, "every", self.every, 0, 1_000_000)

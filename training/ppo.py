@@ -18,7 +18,8 @@
    d. league bookkeeping: scores against each opponent, snapshots;
    e. logs (``training.logs``: CSV, TensorBoard, progress bar), checkpoint,
       and every ``eval.every`` updates a duplicate evaluation against the
-      fixed bots and a fresh ``learning_curve.png``.
+      fixed bots and a fresh ``learning_curve.png`` (with ``eval.untrained``, a
+      run without a warm start evaluates its untrained network first, as update 0).
 4. ``--resume`` reloads the last checkpoint: weights, optimizer, league,
    every generator and the counters, and continues where the run stopped,
    bit for bit as if it had not stopped.
@@ -169,6 +170,13 @@ def warm_start(run: Run, *, progress: bool = True, log=print) -> None:
     run.save()
 
 
+def start_eval(run: Run, log=print) -> None:
+    """A run from scratch evaluates its untrained network as update 0: where its learning curve starts."""
+    results = run.evaluate(0)
+    log("untrained network: duplicate eval (" + ", ".join(f"{r['opponent']} {100 * r['score']:.1f}%" for r in results) + ")")
+    run.save()
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -191,6 +199,9 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         # ---- 2. warm start
         if cfg.pretrain.games and counters["update"] == 0 and "pretrain" not in counters:
             warm_start(run, progress=progress, log=log)
+            guard.finished()
+        elif cfg.eval.untrained and counters["update"] == 0 and not run.evals:
+            start_eval(run, log)
             guard.finished()
         log(f"run {run.run_dir}  game {cfg.game}  device {run.device}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
         bar = Progress(cfg, counters["update"], enabled=progress, log=log)

@@ -1,19 +1,23 @@
-"""The main job, end to end: train, export, evaluate, and watch one deal of the AI.
+"""The main job, end to end: train from scratch, watch it learn, export, evaluate, watch the AI play.
 
-1. trains a team policy with ``--config`` (``configs/quick-cavalloicera.yaml``: a few
-   minutes on two CPU cores) into a new run directory under ``--runs``;
+1. trains a policy with ``--config`` (``configs/demo-briscola.yaml``: Briscola
+   from scratch, about a minute on two CPU cores) into a new run directory
+   under ``--runs``, and prints its learning curve: the duplicate score of
+   the untrained network and of every periodic evaluation against ``greedy``
+   (the run's ``learning_curve.png`` draws it);
 2. exports its final checkpoint to ``<run>/model.onnx`` + ``model.json``
    (``cavallo export``: one ONNX file, checked against torch);
 3. evaluates the *exported* model (``policy:<run>/model.onnx``, no torch)
    against ``greedy`` over ``--eval-deals`` duplicate deals and adds the
    result to the model's sidecar;
-4. prints one deal played by the exported AI in all four seats, move by move
-   with the bonuses of every capture (after a short legend of the bonus and
-   award names), and the final breakdown;
-5. plays one Briscola deal and one Scopa deal, the shipped AI of each game
-   (``--ai``, default ``policy:default``: ``cavallo_env/models/briscola.onnx``
-   and ``scopa.onnx``; ``ismcts:300`` for a game whose model is not
-   installed) against the ``heuristic``, move by move.
+4. prints one deal of the trained game played by the exported AI, move by
+   move: against ``--eval-opponent`` in a two-player game, in all four seats
+   in Cavalloìcera (after a short legend of the bonus and award names, with
+   the bonuses of every capture and the final breakdown);
+5. plays one deal of each other game with its shipped AI (``--ai``, default
+   ``policy:default``: ``cavallo_env/models/<game>.onnx``; ``ismcts:300`` for
+   a game whose model is not installed), against the ``heuristic`` in the
+   two-player games, move by move.
 
 ``--checkpoint PATH`` skips the training and starts from an existing
 checkpoint.  ``make demo`` runs ``cavallo demo``.
@@ -36,19 +40,21 @@ from ._terminal import breakdown_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default="configs/quick-cavalloicera.yaml", metavar="YAML", help="training config (default configs/quick-cavalloicera.yaml)")
+    p.add_argument("--config", default="configs/demo-briscola.yaml", metavar="YAML",
+                   help="training config (default configs/demo-briscola.yaml: Briscola from scratch)")
     p.add_argument("--runs", default="runs", metavar="DIR", help="where the run directory goes (default runs)")
     p.add_argument("--checkpoint", metavar="PATH", default=None, help="skip training: export and show this checkpoint")
     p.add_argument("--eval-deals", type=int, default=None, metavar="N",
                    help="duplicate deals of the evaluation (default: the training config's eval.deals, else 200)")
     p.add_argument("--eval-seed", type=int, default=None,
                    help="seed of the evaluation deals (default: the training config's eval.seed, else 0)")
-    p.add_argument("--eval-opponent", default="greedy", metavar="SPEC", help="opponent of the evaluation (default greedy)")
+    p.add_argument("--eval-opponent", default="greedy", metavar="SPEC",
+                   help="opponent of the evaluation and of the trained AI's deal (default greedy)")
     p.add_argument("--jobs", type=int, default=None, help="evaluation worker processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal shown at the end (default 0)")
     p.add_argument("--ai", "--search", dest="ai", default="policy:default", metavar="SPEC",
-                   help="the bot shown against the heuristic in Briscola and Scopa (default policy:default, "
-                        "each game's shipped model)")
+                   help="the bot shown in the other games, against the heuristic in Briscola and Scopa "
+                        "(default policy:default, each game's shipped model)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -77,7 +83,7 @@ TWO_PLAYER_LEGEND = {
 }
 
 
-def _two_player_ai(spec: str, game: str) -> str:
+def _shipped_ai(spec: str, game: str) -> str:
     """``spec`` if it plays ``game`` (checked now, before any training); ``policy:default`` without
     the game's shipped model falls back to ``ismcts:300``, saying so."""
     from ..bots.policy import ModelError  # lazy: numpy, kept out of `cavallo --help`
@@ -92,14 +98,16 @@ def _two_player_ai(spec: str, game: str) -> str:
     return spec if spec != "policy:default" else f"policy:{game}"
 
 
-def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
-    """Play one deal of a two-player game (``specs[s]`` in seat ``s``), printing every move; returns the outcome."""
+def show_two_player(game_name: str, specs, seed: int, out=None, names=None) -> dict:
+    """Play one deal of a two-player game (``specs[s]`` in seat ``s``, called ``names[s]``, default the specs),
+    printing every move; returns the outcome."""
 
     out = out or sys.stdout
     game = games.get(game_name)
     options = {"match": False} if "match" in game.options else {}
     state = game.new_state(derive_seed("demo", game_name, seed), **options)
     bots = [make(spec, seed=derive_seed("demo", game_name, seed, s), game=game_name) for s, spec in enumerate(specs)]
+    names = list(names or specs)
     deck = game.deck_of(state)
     out.write(TWO_PLAYER_LEGEND[game_name] + "\n")
     n = 0
@@ -118,11 +126,11 @@ def show_two_player(game_name: str, specs, seed: int, out=None) -> dict:
         if game_name == "briscola" and n % 2 == 0:
             taker = 0 if len(after["piles"][0]) > len(view["piles"][0]) else 1
             extra = f"   -> trick to seat {taker} (+{after['points'][taker] - view['points'][taker]})"
-        out.write(f"  {n:>2}. seat {seat} ({specs[seat]}): {game.describe_move(move, deck)}{extra}\n")
+        out.write(f"  {n:>2}. seat {seat} ({names[seat]}): {game.describe_move(move, deck)}{extra}\n")
     res = game.outcome(state)
     p = res["points"]
     w = res["winner"]
-    verdict = "a draw" if w is None else f"seat {w} ({specs[w]}) wins"
+    verdict = "a draw" if w is None else f"seat {w} ({names[w]}) wins"
     details = ", ".join(f"{k} {b0}-{b1}" for k, b0, b1 in
                         ((k, res["breakdown"][0][k], res["breakdown"][1][k]) for k in game.breakdown_keys))
     out.write(f"  {game.title}: {p[0]} - {p[1]}, {verdict} ({details})\n")
@@ -192,25 +200,41 @@ def _train(args) -> tuple[Path, Path]:
 
     cfg = load(args.config)
     run_dir = new_run_dir(cfg, args.runs)
-    _step(1, f"training {args.config}: {cfg.updates} updates x {cfg.games} deals -> {run_dir}")
+    start = "from scratch" if not cfg.pretrain.games else f"after a warm start imitating {cfg.pretrain.teacher}"
+    _step(1, f"training {args.config}: {cfg.game} {start}, {cfg.updates} updates x {cfg.games} games -> {run_dir}")
     summary = train(cfg, run_dir, progress=not args.no_progress, log=lambda m: print(m, file=sys.stderr, flush=True))
     checkpoint = Path(summary["run_dir"]) / "checkpoints" / f"update-{summary['update']:05d}"
     out_dir = Path(summary["run_dir"])
     print(f"trained {summary['update']} updates, {summary['learner_decisions']} learner decisions in "
           f"{summary['wall_s'] / 60:.1f} min; final checkpoint {checkpoint}")
-    for e in summary["evals"]:
-        if e.get("update") == summary["update"]:
-            print(f"  training's own evaluation vs {e['opponent']}: score {100 * e['score']:.1f}%, "
-                  f"points/game {e['mean_diff']:+.2f} ({e['deals']} duplicate deals)")
+    print(learning_curve(summary["evals"], out_dir / "learning_curve.png"), end="")
     return checkpoint, out_dir
 
 
-def _evaluate(args, spec: str, onnx_path: Path, json_path: Path) -> None:
-    """Step 3: the exported model's duplicate evaluation, written into its sidecar and compared with training's."""
+def learning_curve(evals: list, png: Path, width: int = 40) -> str:
+    """The training's duplicate evaluations as text: one line per evaluation and opponent, a bar for the score."""
+    if not evals:
+        return "(the training made no evaluation: no learning curve)\n"
+    deals = sorted({e["deals"] for e in evals})
+    lines = [f"learning curve: duplicate score of the network as it trains ({'/'.join(map(str, deals))} deals), "
+             f"drawn in {png}",
+             f"  {'update':>6}  {'learner decisions':>17}  {'opponent':<10} {'score':>6}   0%{' ' * (width - 6)}100%"]
+    for e in evals:
+        n = round(e["score"] * width)
+        lines.append(f"  {e['update']:>6}  {e['learner_decisions']:>17,}  {e['opponent']:<10} {100 * e['score']:>5.1f}%"
+                     f"   |{'#' * n}{' ' * (width - n)}|")
+    return "\n".join(lines) + "\n"
+
+
+def _evaluate(args, spec: str, onnx_path: Path, json_path: Path) -> str:
+    """Step 3: the exported model's duplicate evaluation, written into its sidecar and compared with
+    training's; the model's game."""
     from ..bots.policy import add_evaluation  # lazy: numpy, kept out of `cavallo --help`
 
     meta = json.loads(json_path.read_text(encoding="utf-8"))
-    ev_cfg = (meta.get("training_config") or {}).get("eval") or {}
+    train_cfg = meta.get("training_config") or {}
+    game, options = meta.get("game", games.DEFAULT_GAME), train_cfg.get("game_options") or {}
+    ev_cfg = train_cfg.get("eval") or {}
     deals = args.eval_deals if args.eval_deals is not None else int(ev_cfg.get("deals", 200))
     seed = args.eval_seed if args.eval_seed is not None else int(ev_cfg.get("seed", 0))
     _step(3, f"duplicate evaluation of the exported model against {args.eval_opponent} ({deals} deals, seed {seed})")
@@ -221,13 +245,24 @@ def _evaluate(args, spec: str, onnx_path: Path, json_path: Path) -> None:
         bar = tqdm(total=deals, unit="deal", file=sys.stderr)
         progress = bar.update
     try:
-        result = duplicate_eval(spec, args.eval_opponent, deals, seed=seed, jobs=args.jobs, progress=progress)
+        result = duplicate_eval(spec, args.eval_opponent, deals, seed=seed, jobs=args.jobs, progress=progress,
+                                game=game, **options)
     finally:
         if bar is not None:
             bar.close()
     print(format_result(result))
     add_evaluation(onnx_path, {f"demo_vs_{args.eval_opponent}": result.to_dict()})
     print(compare_with_training(result, (meta.get("evaluation") or {}).get("evals") or []))
+    return game
+
+
+def show_game(game: str, ai: str, opponent: str, seed: int, name: str | None = None) -> None:
+    """One deal of ``game``: ``ai`` (called ``name``) against ``opponent`` in a two-player game, in all
+    four seats in Cavalloìcera."""
+    if game == CAVALLOICERA.name:
+        show_deal(ai, seed)
+    else:
+        show_two_player(game, [ai, opponent], seed, names=[name or ai, opponent])
 
 
 def run(args) -> int:
@@ -236,8 +271,9 @@ def run(args) -> int:
     if args.eval_deals is not None:
         check_deals(args.eval_deals)
     check_jobs(args.jobs)
-    make(args.eval_opponent, seed=0)  # a bad opponent spec fails before the training
-    ai = {name: _two_player_ai(args.ai, name) for name in ("briscola", "scopa")}
+    for name in games.names():  # a bad opponent spec fails before the training
+        make(args.eval_opponent, seed=0, game=name)
+    ai = {name: _shipped_ai(args.ai, name) for name in games.names()}
     started = time.perf_counter()
 
     checkpoint, out_dir = _train(args)
@@ -249,12 +285,16 @@ def run(args) -> int:
           f"play it with policy:{onnx_path}")
 
     spec = f"policy:{onnx_path}"
-    _evaluate(args, spec, onnx_path, json_path)
+    game = _evaluate(args, spec, onnx_path, json_path)
 
-    _step(4, "one deal, the exported AI in all four seats")
-    show_deal(spec, args.seed)
-    _step(5, "Briscola and Scopa: the AI (seat 0) against the heuristic (seat 1)")
-    for name in ("briscola", "scopa"):
-        show_two_player(name, [ai[name], "heuristic"], args.seed)
+    title = games.get(game).title
+    who = "in all four seats" if game == CAVALLOICERA.name else f"(seat 0) against {args.eval_opponent} (seat 1)"
+    _step(4, f"one {title} deal, the exported AI {who}")
+    show_game(game, spec, args.eval_opponent, args.seed, name="the trained AI")
+    others = [name for name in games.names() if name != game]
+    _step(5, f"{' and '.join(games.get(n).title for n in others)}: the shipped AI of each "
+             f"(seat 0 against the heuristic in a two-player game)")
+    for name in others:
+        show_game(name, ai[name], "heuristic", args.seed)
     print(f"\ndemo done in {(time.perf_counter() - started) / 60:.1f} min; model: {onnx_path}")
     return 0

@@ -23,6 +23,12 @@ The core must have ``current`` (the seat to act), ``done``, ``legal_mask()``
 ``copy()``; the encoder ``copy()`` too, else the subclass overrides
 ``_copy_into`` (Cavalloìcera's).
 
+On the compiled core (``core_extension``) ``_start`` returns a ``CoreTable``
+instead: one table of the core with the same interface, the Python core
+rebuilt only when read (``_engine_core()``); such a game implements
+``_python_copy`` for copies and pickles, and ``core`` uses it to hand out the
+Python core, the episode going on on the Python engine.
+
 ``env(**kwargs)`` is the raw env wrapped the PettingZoo classic way
 (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``,
 ``OrderEnforcingWrapper``); the raw env raises a ``ValueError`` naming the
@@ -40,6 +46,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from .. import core  # the switch between the compiled core and the Python engines (CAVALLO_CORE)
 
 _INT8 = np.dtype(np.int8)
 _ndarray = np.ndarray  # the mask array over a fresh bytearray: as np.frombuffer's, built faster
@@ -101,6 +109,81 @@ def engine_state(raw):
     the capture games': ``core.state``)."""
     core = raw.core
     return getattr(core, "state", core)
+
+
+def core_extension(game: str):
+    """The compiled core's extension of ``game`` (``cavallo_env.core._<game>``), or None: the Python
+    engine (the reference), where ``core.enabled()`` says so (``CAVALLO_CORE=python``, or not built)."""
+    return core.extension(game) if core.enabled() else None
+
+
+class CoreTable:
+    """One table of a game's compiled core under an env: steps, legality and observations in C, the
+    game's Python engine object (``py``) brought up to date only when something reads it.
+
+    ``tables`` is the extension's ``Tables(1)``, dealt already; ``make_py()`` builds the Python object
+    of the same deal and ``step_py(py, action)`` applies an action to it; ``reward``: the code of the
+    rewards the core writes into ``tables.rewards`` (the game's C enum).  ``py`` replays the actions
+    taken since it was last read (the env hands out a copy of it, ``env.core``, and goes on on the
+    Python engine).  ``current``, ``done`` and ``legal_mask()`` are the core's (the differential
+    tests prove them equal to the engine's).
+    """
+
+    __slots__ = ("tables", "current", "done", "_mask", "_actions", "_make_py", "_step_py", "_py", "_pending",
+                 "_seats", "_obs", "_reward")
+
+    def __init__(self, tables, make_py, step_py, reward: int = 0):
+        self.tables, self._make_py, self._step_py, self._reward = tables, make_py, step_py, reward
+        self._mask = tables.mask[0]
+        self._actions = tables.actions
+        self._seats = np.zeros(1, np.int8)
+        self._obs = tables.obs[0]
+        self.current = int(tables.current[0])
+        self.done = bool(tables.done[0])
+        self._py = None
+        self._pending: list[int] = []
+
+    def step(self, action: int) -> None:
+        """Apply a legal action (checked by the env against ``legal_mask``)."""
+        tables = self.tables
+        self._actions[0] = action
+        tables.step(self._reward)
+        self.current = int(tables.current[0])
+        self.done = bool(tables.done[0])
+        self._pending.append(action)
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a uint8 row (1 = legal), the core's buffer: read it at once."""
+        return self._mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._mask).tolist()
+
+    def observe(self, seat: int, acting: bool = True) -> np.ndarray:
+        """A new float32 array: the observation of ``seat`` (the capture being built shows only to the
+        seat to act, as the encoders' ``acting``)."""
+        self._seats[0] = seat
+        self.tables.observe(self._seats)
+        return self._obs.copy()
+
+    def state_vector(self, size: int) -> np.ndarray:
+        """A new float32 array: the full-information vector (``size`` floats)."""
+        out = np.empty((1, size), np.float32)
+        self.tables.state(out)
+        return out.reshape(size)
+
+    @property
+    def py(self):
+        """The Python engine object, up to date (for reading: it is not handed out)."""
+        py = self._py
+        if py is None:
+            py = self._py = self._make_py()
+        if self._pending:
+            step = self._step_py
+            for a in self._pending:
+                step(py, a)
+            self._pending.clear()
+        return py
 
 
 class CardEnv(AECEnv):
@@ -323,13 +406,23 @@ class CardEnv(AECEnv):
     @property
     def core(self):
         """The engine state driven through actions (read only)."""
+        if self._core.__class__ is CoreTable:  # handed out: the episode goes on on the Python engine
+            d: dict = {}
+            self._python_copy(d)
+            self.__dict__.update(d)
         return self._core
+
+    def _engine_core(self):
+        """``core`` up to date for reading now (on the compiled core: without handing it out for good)."""
+        core = self._core
+        return core.py if core.__class__ is CoreTable else core
 
     def record(self) -> dict:
         """The game record (docs/contract.md) of the episode so far; ``result`` once over."""
         if self._core is None:
             raise RuntimeError("call reset() before record()")
-        return self.GAME.to_record(engine_state(self))
+        core = self._engine_core()
+        return self.GAME.to_record(getattr(core, "state", core))
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the selected agent (empty once the episode is over)."""
@@ -354,6 +447,7 @@ class CardEnv(AECEnv):
         new = object.__new__(type(self))
         memo[id(self)] = new
         d = self.__dict__.copy()
+        d.pop("_tables", None)  # the compiled core's table of this env, never shared
         self._copy_into(d, memo)
         if self._np_random is not None:  # copied lazily: building one is slow
             d["_np_random"] = None
@@ -367,11 +461,27 @@ class CardEnv(AECEnv):
         new.__dict__.update(d)
         return new
 
+    def __getstate__(self) -> dict:
+        """What pickle keeps: the ``__dict__``, an env on the compiled core as its Python twin
+        (``_python_copy``; the unpickled env deals its next episode on the core again)."""
+        d = self.__dict__.copy()
+        d.pop("_tables", None)
+        if self._core.__class__ is CoreTable:
+            self._python_copy(d)
+        return d
+
     def _copy_into(self, d: dict, memo) -> None:
-        """Replace the mutable game objects in the copied ``__dict__`` ``d`` by copies."""
+        """Replace the mutable game objects in the copied ``__dict__`` ``d`` by copies (a copy of an env
+        on the compiled core plays on on the Python engine: ``_python_copy``)."""
+        if self._core.__class__ is CoreTable:
+            self._python_copy(d)
+            return
         for key, value in list(d.items()):
             if key in ("_core", "_features") and value is not None:
                 d[key] = value.copy()
+
+    def _python_copy(self, d: dict) -> None:  # pragma: no cover - interface of the envs on the core
+        raise NotImplementedError
 
     # -- hooks -----------------------------------------------------------------
     def _start(self, deal):  # pragma: no cover - interface
@@ -402,9 +512,98 @@ class CardEnv(AECEnv):
         raise NotImplementedError
 
 
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with its ``step`` reading the raw env it wraps
+    directly instead of through ``__getattr__``: the same checks, results and errors."""
+
+    def step(self, action) -> None:
+        raw = self.env
+        agent = raw.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        prev = self._prev_obs
+        if not isinstance(prev, dict):  # never for these envs' dict observations: PettingZoo's own path
+            return super().step(action)
+        assert "action_mask" in prev, (
+            f"`action_mask` not found in dictionary observation: {prev}. Action mask must either be in "
+            "`observation['action_mask']` or `info['action_mask']` to use TerminateIllegalWrapper.")
+        mask = prev["action_mask"]
+        self._prev_obs = self._prev_info = None
+        terminated, truncated = raw.terminations[agent], raw.truncations[agent]
+        if self._terminated and (terminated or truncated):
+            raw._was_dead_step(action)
+        elif not terminated and not truncated and not mask[action]:
+            self._prev_obs = prev  # PettingZoo's own illegal-move path, as it was
+            super().step(action)
+        else:
+            raw.step(action)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` over ``AssertOutOfBoundsWrapper`` over
+    ``_TerminateIllegal``, with ``last``, ``step`` and ``agent_iter`` doing the work of the
+    three wrappers in one call once the env is reset (the same checks, results and errors;
+    before ``reset`` PettingZoo's own methods answer)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._term = env.env
+        self._raw = env.env.env
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        out = raw.last(observe)
+        if observe:  # TerminateIllegalWrapper.observe keeps the selected agent's observation and info
+            term, agent = self._term, raw.agent_selection
+            term._prev_obs = out[0]
+            term._prev_info = raw.infos[agent] if agent in raw.infos else {}
+        return out
+
+    def step(self, action) -> None:
+        raw = self._raw
+        if not self._has_reset or not raw.agents:
+            return super().step(action)
+        self._has_updated = True
+        agent = raw.agent_selection
+        assert (action is None and (raw.terminations[agent] or raw.truncations[agent])) or \
+            raw.action_space(agent).contains(action), "action is not in action space"
+        self._term.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator``'s ``__next__`` reading the raw env directly."""
+
+    def __next__(self):
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
+
+
 def wrap(raw: AECEnv):
-    """The PettingZoo classic wrappers: illegal action -> -1 for that agent and the episode ends."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    """The PettingZoo classic wrappers: illegal action -> -1 for that agent and the episode ends.
+    ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` as PettingZoo has them, the first and last subclassed to reach the
+    raw env directly on every step (``_TerminateIllegal``, ``_OrderEnforcing``)."""
+    e = _TerminateIllegal(raw, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return _OrderEnforcing(e)

@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import random
 
-from ..games.cardenv import CardEnv, metadata_of, wrap
+import numpy as np
+
+from ..core.scopa import REWARDS as _CORE_REWARDS  # the core's reward codes, in the order of its C enum
+from ..games.cardenv import CardEnv, CoreTable, core_extension, metadata_of, wrap
 from . import ENV_ID, GAME
 from .actions import ACTION_VERSION, NUM_ACTIONS, ScopaActions, action_name
 from .encoding import OBS_SIZE, OBS_VERSION, STATE_SIZE, STATE_VERSION, Features, state_vector
@@ -61,7 +64,10 @@ class ScopaEnv(CardEnv):
         super().__init__(render_mode=render_mode, reward=reward)
 
     # -- hooks -----------------------------------------------------------------
-    def _start(self, deal) -> ScopaActions:
+    def _start(self, deal):
+        """The match's ``ScopaActions``, or on the compiled core its ``CoreTable`` (the same numbers
+        drawn from ``np_random``; the later deals of a match from the same ``random.Random``)."""
+        ext = core_extension("scopa")
         if deal is None:
             npr = self.np_random
             dealer = int(npr.integers(2))
@@ -69,17 +75,40 @@ class ScopaEnv(CardEnv):
                 order = npr.permutation(40).tolist()
                 if kings_on_table(order[6:10]) < 3:
                     break
-            money = MONEY_SUIT[self.deck]
-            state = ScopaState(ScopaDeal(*split_deck(order, dealer), money=money), self.deck, self.match, _NO_DRAW)
+            given = None
         else:
-            state = state_from_deal(deal, self.deck, self.match)  # ValueError saying what is wrong
-        if self.match:  # the later deals of the match, from the env's generator
-            state.rng = random.Random(int(self.np_random.integers(2**63)))
-        self._features.reset(state)
-        return ScopaActions(state)
+            given = state_from_deal(deal, self.deck, self.match)  # ValueError saying what is wrong
+            d = given.deal
+            dealer, order = d.dealer, [*d.initial_hands[0], *d.initial_hands[1], *d.initial_table, *d.initial_stock]
+        seed = int(self.np_random.integers(2**63)) if self.match else None  # the later deals of a match
+        make = self._maker(order, dealer, given, seed)
+        if ext is None:
+            core = make()
+            self._features.reset(core.state)
+            return core
+        tables = self.__dict__.get("_tables")
+        if tables is None:
+            tables = self._tables = ext.Tables(1, True, self.match)
+        tables.reset_deals(np.array([order], np.int8), np.array([dealer], np.int8), np.array([seed or 0], np.uint64),
+                           np.array([DECKS.index(self.deck)], np.uint8))
+        return CoreTable(tables, make, ScopaActions.step, _CORE_REWARDS.index(self.reward_type))
+
+    def _maker(self, order, dealer, given, seed):
+        """A function building the episode's ``ScopaActions`` at its start."""
+        deck, match = self.deck, self.match
+
+        def make():
+            state = given.copy() if given is not None else \
+                ScopaState(ScopaDeal(*split_deck(order, dealer), money=MONEY_SUIT[deck]), deck, match, _NO_DRAW)
+            if seed is not None:
+                state.rng = random.Random(seed)
+            return ScopaActions(state)
+        return make
 
     def _act(self, action: int):
         core = self._core
+        if core.__class__ is CoreTable:
+            return self._core_act(core, action)
         moved = core.step(action)
         self._features.after_action(core, moved)
         pts = core.last_points
@@ -93,22 +122,47 @@ class ScopaEnv(CardEnv):
             return state.returns("win")
         return None
 
+    def _core_act(self, core: CoreTable, action: int):
+        """``_act`` on the core: its rewards are the env's (a deal ending 0-0 in points pays zeros, as
+        paying nothing shows)."""
+        core.step(action)
+        r = core.tables.rewards[0]
+        if not core.done and not r[0]:
+            return None
+        d = int(r[0])
+        return [d, -d] if self.reward_type == "points" else [float(d), float(-d)]
+
     def _observation(self, seat: int, acting: bool):
+        core = self._core
+        if core.__class__ is CoreTable:
+            return core.observe(seat)
         return self._features.observation(seat)
 
     def _state_vector(self):
         core = self._core
+        if core.__class__ is CoreTable:
+            return core.state_vector(STATE_SIZE)
         return state_vector(core.state, core.building)
 
     def _info(self) -> dict:
-        state = self._core.state
+        core = self._core
+        if core.__class__ is CoreTable and not self.match:  # one deal: the core's figures, no replay
+            snap = core.tables.snapshot(0)
+            return {"result": {"totals": snap["totals"], "winner": snap["winner"]},
+                    "deals": [snap["last_result"]["points"]]}
+        state = self._engine_core().state
         return {"result": state.result(), "deals": [r["points"][:] for r in state.results]}
 
+    def _python_copy(self, d: dict) -> None:
+        core = d["_core"] = self._core.py.copy()
+        f = d["_features"] = Features()
+        f.reset(core.state, core.building)
+
     def _illegal_context(self) -> str:
-        b = self._core.building if self._core is not None else None
+        b = self._engine_core().building if self._core is not None else None
         if b is None:
             return ""
-        names = self._core.state.names
+        names = self._engine_core().state.names
         taken = f", taken so far: {', '.join(names[t] for t in b[1])}" if b[1] else ""
         return f", building a capture with {names[b[0]]}{taken}"
 
@@ -116,10 +170,10 @@ class ScopaEnv(CardEnv):
     @property
     def state_obj(self) -> ScopaState:
         """The engine state (read only)."""
-        return self._core.state
+        return self.core.state
 
     def render_text(self) -> str:
-        core = self._core
+        core = self._engine_core()
         return render_text(core.state, core.building)
 
     def action_name(self, action) -> str:
