@@ -25,6 +25,11 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    for the searching team divided by ``scale`` (``reward="points"``), or its
    sign (``"win"``), or both (``"mixed"``).
 
+A game whose hooks have ``core_search`` (Briscola) runs the whole decision
+in the compiled core when ``cavallo_env.core.enabled()``: the same search in
+C on the core's own random numbers (so other moves than Python's, at the
+same strength); ``CAVALLO_CORE=python`` runs this module's search.
+
 The move played is the root move visited most (the best mean after
 halving).  The random generator of a decision is seeded from the bot's seed
 and the view, so the same view always gets the same move and calls for other
@@ -39,7 +44,7 @@ from __future__ import annotations
 import math
 import random
 
-from .. import games
+from .. import core, games
 from ..budget import check
 from ..errors import ViewError
 from .base import Bot, BotSpecError, game_of, view_seed
@@ -229,6 +234,12 @@ class ISMCTSBot(Bot):
             if visits is not None:
                 visits[root_legal[0]] = 1
             return root_legal[0]
+        core_search = getattr(hooks, "core_search", None)
+        if core_search is not None and core.enabled():  # the whole decision in C (CAVALLO_CORE=python: not)
+            move, counts = core_search(base, rng, self._settings(hooks), bias)
+            if visits is not None:
+                visits.update((m, counts[m]) for m in root_legal)
+            return move
         run = _Search(self, game, hooks, bias)
         root = _Node()
         if self.root == "halving":
@@ -243,6 +254,13 @@ class ISMCTSBot(Bot):
                 ch = root.children.get(m)
                 visits[m] = ch.visits if ch is not None else 0
         return move
+
+
+    def _settings(self, hooks) -> dict:
+        """The generic options of this bot for ``hooks`` (what a game's ``core_search`` takes)."""
+        return {"iterations": self.iterations, "c": self.exploration, "expand": self.expand, "reward": self.reward,
+                "scale": self._scale if self._scale is not None else hooks.scale,
+                "depth": self._depth if self._depth is not None else hooks.depth, "root": self.root}
 
 
 class _Search:
