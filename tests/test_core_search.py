@@ -146,3 +146,26 @@ def test_the_core_search_plays_the_solved_endgame(monkeypatch, spec):
         assert values[move] == max(values.values()), (state, values, move)
         checked += 1
     assert checked >= 10
+
+
+def test_engine_python_is_the_python_search(monkeypatch):
+    view = _view(8, 3)
+    monkeypatch.setenv("CAVALLO_CORE", "python")
+    want = _decide("ismcts:150", view)
+    monkeypatch.delenv("CAVALLO_CORE")
+    assert _decide("ismcts:150,engine=python", view) == want
+    from cavallo_env.bots.base import BotSpecError
+    with pytest.raises(BotSpecError, match="engine"):
+        make("ismcts:10,engine=gpu", game="briscola")
+
+
+def test_search_speed_benchmark_runs(capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_speed.py"
+    spec = importlib.util.spec_from_file_location("search_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["ismcts:20", "--deals", "1", "--game", "briscola"]) == 0
+    out = capsys.readouterr().out
+    assert "(briscola, " in out and "core mean" in out
