@@ -23,6 +23,8 @@ cdef extern from "briscola_search.h":
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
     double cv_briscola_solve(const cv_briscola *state, double bonus) nogil
+    void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_briscola *out,
+                                 uint64_t *rng) nogil
 
 
 cdef void _put_hand(cv_briscola *t, int seat, object cards) except *:
@@ -121,6 +123,23 @@ def rollout_value(state, dict options, uint64_t seed):
                "root": "ucb", **options}
     _params(&p, options)
     return cv_briscola_rollout_value(&t, &p, seed)
+
+
+def hidden_counts(state, double[::1] weights=None, uint64_t seed=0, Py_ssize_t draws=1000):
+    """How often each card (40 counts) lands in the other seat's hand over ``draws`` of the
+    search's determinizations of ``state`` (``weights``: None, uniform, or 40 hold weights)."""
+    cdef cv_briscola base, world
+    cdef uint64_t rng = seed
+    cdef const double *w = _by_card(weights)
+    cdef long counts[40]
+    _load_state(&base, state)
+    cdef int other = 1 - base.current
+    memset(counts, 0, sizeof(counts))
+    for _ in range(draws):
+        cv_briscola_determinize(&base, w, &world, &rng)
+        for k in range(world.hand_len[other]):
+            counts[world.hands[other][k]] += 1
+    return [counts[c] for c in range(40)]
 
 
 def solve(state, double bonus=0.0):

@@ -232,6 +232,10 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
     memcpy(w->stock + base->drawn, pool, (size_t)np);
 }
 
+void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_briscola *out, uint64_t *rng) {
+    determinize(base, weights, out, rng);
+}
+
 /* -- the tree (ismcts._Node, _Search) --------------------------------------------- */
 
 typedef struct {

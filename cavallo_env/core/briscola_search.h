@@ -48,6 +48,10 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
  * search does below its tree (for the tests): seat 0's expected difference. */
 double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed);
 
+/* One determinization of base for the seat to play (weights: NULL or the other seat's 40 hold
+ * weights), drawn from *rng, into out (for the tests). */
+void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_briscola *out, uint64_t *rng);
+
 /* The exact minimax value (seat 0's) of a state with at most one card in the stock. */
 double cv_briscola_solve(const cv_briscola *state, double bonus);
 
