@@ -5,7 +5,9 @@ Collects the positions with a choice of ``--deals`` deals of each game
 decisions twice in one run: with ``engine=python`` (the Python search) and
 with the default engine (the compiled core's search where the game has one
 and the core is built; else Python again, marked "no core search").  Prints
-the mean and median ms per decision and the ratio.  Wall-clock times on a
+the mean and median ms per decision, the ratio, and in how many decisions
+the two played the same move (the core's search draws the Python search's
+random numbers: all of them).  Wall-clock times on a
 shared machine are noisy: compare the ratio within one run.
 """
 
@@ -37,14 +39,15 @@ def positions(game, deals: int) -> list:
     return out
 
 
-def time_spec(spec: str, game, views) -> list:
+def time_spec(spec: str, game, views) -> tuple:
+    """The ms of each decision and its answer."""
     bot = make(spec, seed=1, game=game.name)
-    ms = []
+    ms, answers = [], []
     for view in views:
         t0 = time.perf_counter()
-        bot.choose(view)
+        answers.append(bot.choose(view))
         ms.append(1000 * (time.perf_counter() - t0))
-    return ms
+    return ms, answers
 
 
 def main(argv=None) -> int:
@@ -58,13 +61,14 @@ def main(argv=None) -> int:
         game = games.get(name)
         views = positions(game, args.deals)
         has_core = getattr(type(game.search()), "core_search", None) is not None and core.enabled()
-        py = time_spec(f"{args.spec}{sep}engine=python", game, views)
-        fast = time_spec(args.spec, game, views)
+        py, py_moves = time_spec(f"{args.spec}{sep}engine=python", game, views)
+        fast, moves = time_spec(args.spec, game, views)
         label = "core" if has_core else "no core search"
+        same = sum(a == b for a, b in zip(py_moves, moves))
         print(f"{args.spec} ({name}, {len(views)} decisions, {args.deals} deals): python mean "
               f"{statistics.mean(py):.1f} ms, median {statistics.median(py):.1f} ms; {label} mean "
               f"{statistics.mean(fast):.1f} ms, median {statistics.median(fast):.1f} ms; "
-              f"{statistics.mean(py) / statistics.mean(fast):.1f}x")
+              f"{statistics.mean(py) / statistics.mean(fast):.1f}x; same move {same}/{len(views)}")
     return 0
 
 

@@ -64,6 +64,49 @@ def test_rollout_and_evaluation_without_random_moves_are_pythons(options):
             assert got == pytest.approx(want, abs=1e-9), (state, depth)
 
 
+SETTINGS = {"iterations": 200, "c": 0.4, "expand": "greedy", "reward": "points", "root": "halving"}
+
+
+def _searches(spec: dict, hooks_options: dict, state, bias, seed: int) -> tuple:
+    """The Python search's (move, visits) of ``state`` and the core's, given Python's random numbers."""
+    from array import array
+    hooks = GAME.search(**hooks_options)
+    bot = ISMCTSBot(spec["iterations"], seed=0, game="briscola", exploration=spec["c"], reward=spec["reward"],
+                    expand=spec["expand"], root=spec["root"], depth=spec.get("depth"), engine="python",
+                    **hooks_options)
+    visits = {}
+    py_move = bot.search(state.copy(), random.Random(seed), None, bias, visits, game=GAME)
+    options = dict(spec, scale=hooks.scale, depth=spec.get("depth", hooks.depth), epsilon=hooks.epsilon,
+                   rollout=hooks.policy, win=hooks.win)
+    by_card = None
+    if bias is not None:
+        by_card = array("d", [bias.get(c, 0.0) for c in range(40)])
+    inferred = hooks._inference(state, 1 - state.current)
+    weights = array("d", inferred[0]) if inferred is not None else None
+    move, counts = EXT.search(state, options, by_card, weights, 0, 0.0, random.Random(seed).getstate()[1])
+    return (py_move, visits), (move, {m: counts[m] for m in visits})
+
+
+@pytest.mark.parametrize("spec, hooks_options", [
+    ({}, {}),
+    ({"root": "ucb"}, {}),
+    ({"root": "ucb", "c": 1.3, "reward": "mixed", "expand": "random"}, {"rollout": "greedy", "epsilon": 0.3}),
+    ({"reward": "win", "depth": 0}, {"infer": 0.0, "win": 0.0}),
+    ({"root": "ucb", "depth": 5}, {"infer": 0.5, "epsilon": 0.1}),
+])
+def test_given_pythons_numbers_the_core_search_is_the_python_search(spec, hooks_options):
+    """The whole decision, bit for bit: the move and every root visit count, with and without a prior."""
+    spec = dict(SETTINGS, **spec)
+    rng = random.Random(17)
+    for k, state in enumerate(_positions(10, 31 + len(hooks_options))):
+        legal = state.legal_moves()
+        if len(legal) < 2:
+            continue
+        bias = {m: -rng.random() for m in legal} if k % 2 else None
+        py, got = _searches(spec, hooks_options, state, bias, k)
+        assert got == py, (state, py, got)
+
+
 def _view(seed: int = 5, moves: int = 6):
     state = GAME.new_state(seed)
     for _ in range(moves):

@@ -328,8 +328,9 @@ class BriscolaSearch(SearchHooks):
 
     def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
         """The whole decision in the compiled core (core/briscola_search.c): the same search as
-        the generic ``ismcts`` over these hooks, on the core's fast random numbers (seeded from
-        ``rng``).  ``settings``: the bot's iterations, c, expand, reward, scale, depth, root;
+        the generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from
+        ``rng`` (given Python's numbers it makes the Python search's moves, bit for bit:
+        tests/test_core_search.py).  ``settings``: the bot's iterations, c, expand, reward, scale, depth, root;
         ``bias``: None or the root's prior bias by move.  Returns the move and its root visits
         by card; ``OverBudget`` when the deadline (``budget``) passes first."""
         inferred = self._inference(base, 1 - base.current)

@@ -2,6 +2,7 @@
 # BriscolaState is copied into one cv_briscola, the search runs without the GIL, and the
 # move and root visits come back.  cavallo_env/briscola/search.py (core_search) calls it.
 
+from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
 
@@ -18,6 +19,7 @@ cdef extern from "briscola_search.h":
         double win
         const double *weights
         uint64_t seed
+        const uint32_t *mt
         double seconds
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
@@ -90,22 +92,31 @@ cdef const double *_by_card(double[::1] values) except? NULL:
 
 
 def search(state, dict options, double[::1] bias=None, double[::1] weights=None, uint64_t seed=0,
-           double seconds=0.0):
+           double seconds=0.0, mt=None):
     """The ISMCTS move of the seat to play in ``state`` (a BriscolaState) and the root visits
     by card (a list of 40).  ``options``: iterations, c, expand, reward, scale, depth, root,
-    epsilon, rollout, win; ``bias``/``weights``: None or 40 floats by card.  The move is None
-    when ``seconds`` (> 0) ran out first."""
+    epsilon, rollout, win; ``bias``/``weights``: None or 40 floats by card.  ``mt``: None (the
+    fast generator from ``seed``) or ``random.Random.getstate()[1]`` (625 ints: Python's
+    numbers, those the Python search would draw).  The move is None when ``seconds`` (> 0)
+    ran out first."""
     cdef cv_briscola t
     cdef cv_brs_params p
     cdef int64_t visits[40]
+    cdef uint32_t words[625]
     cdef int move
     _load_state(&t, state)
+    if mt is not None:
+        if len(mt) != 625:
+            raise ValueError(f"mt must be random.Random.getstate()[1] (625 ints), got {len(mt)} values")
+        for k in range(625):
+            words[k] = mt[k]
     if t.done or t.hand_len[t.current] < 2:
         raise ValueError("the search needs a position with a choice (two or more cards to play)")
     _params(&p, options)
     p.bias = _by_card(bias)
     p.weights = _by_card(weights)
     p.seed = seed
+    p.mt = words if mt is not None else NULL
     p.seconds = seconds
     with nogil:
         move = cv_briscola_search(&t, &p, visits)

@@ -20,7 +20,40 @@ static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     return SUIT(card) == trump_suit;
 }
 
-static double rnd(uint64_t *rng) { return (double)(cv_splitmix64(rng) >> 11) * 0x1.0p-53; }
+/* The search's random numbers: the fast generator, or Python's random.Random (py != NULL) drawn as
+ * the Python search draws them (random(), _randbelow for choice and shuffle), move for move. */
+typedef struct {
+    uint64_t fast;
+    cv_pyrandom *py;
+} rng_t;
+
+static double rnd(rng_t *r) {
+    return r->py ? cv_pyrandom_random(r->py) : (double)(cv_splitmix64(&r->fast) >> 11) * 0x1.0p-53;
+}
+
+static int below(rng_t *r, int n) { /* random.Random._randbelow(n) with py */
+    return (int)(r->py ? cv_pyrandom_below(r->py, (uint32_t)n) : cv_fast_below(&r->fast, (uint32_t)n));
+}
+
+/* hash(x) of a float 0 <= x < 1 (CPython's _Py_HashDouble), as random.Random(x) seeds with it */
+static uint64_t py_hash_unit(double x) {
+    const uint64_t mod = (1ULL << 61) - 1;
+    int e;
+    double m = frexp(x, &e);
+    uint64_t h = 0;
+    while (m) {
+        h = ((h << 28) & mod) | h >> (61 - 28);
+        m *= 268435456.0;
+        e -= 28;
+        uint64_t y = (uint64_t)m;
+        m -= (double)y;
+        h += y;
+        if (h >= mod) h -= mod;
+    }
+    e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
+    h = ((h << e) & mod) | h >> (61 - e);
+    return h;
+}
 
 static double trump_worth(int c) { return 2.0 + 0.4 * STR(c); } /* search._TRUMP_WORTH */
 
@@ -135,7 +168,7 @@ static int greedy_card(const int8_t *hand, int n, int lead, int ts) { /* bots.gr
     return best;
 }
 
-static void rollout(cv_briscola *t, const cv_brs_params *p, uint64_t *rng) { /* BriscolaSearch.rollout */
+static void rollout(cv_briscola *t, const cv_brs_params *p, rng_t *rng) { /* BriscolaSearch.rollout */
     for (int k = 0; k < p->depth; k++) {
         if (t->done || (p->smart && t->drawn >= CV_BR_STOCK && t->lead < 0)) return;
         const int8_t *hand = t->hands[t->current];
@@ -150,10 +183,11 @@ static void rollout(cv_briscola *t, const cv_brs_params *p, uint64_t *rng) { /* 
 static double evaluate(const cv_briscola *t, double win) { /* BriscolaSearch.evaluate */
     if (t->done || CV_BR_STOCK - t->drawn <= 1) return cv_briscola_solve(t, win);
     int ts = t->trump_suit;
-    double est = 0.0;
+    double worth[2] = {0.0, 0.0}; /* summed apart, then subtracted: Python's float rounding */
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < t->hand_len[s]; i++)
-            if (SUIT(t->hands[s][i]) == ts) est += (s == 0 ? 1 : -1) * trump_worth(t->hands[s][i]);
+            if (SUIT(t->hands[s][i]) == ts) worth[s] += trump_worth(t->hands[s][i]);
+    double est = worth[0] - worth[1];
     if (t->lead >= 0) {
         int me = t->current, wins = 0;
         for (int i = 0; i < t->hand_len[me]; i++) wins |= beats(t->lead, t->hands[me][i], ts);
@@ -165,7 +199,7 @@ static double evaluate(const cv_briscola *t, double win) { /* BriscolaSearch.eva
 
 double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) {
     cv_briscola t = *state;
-    uint64_t rng = seed;
+    rng_t rng = {seed, NULL};
     if (!t.done && p->depth) rollout(&t, p, &rng);
     return evaluate(&t, p->win);
 }
@@ -181,9 +215,9 @@ static void set_hand(cv_briscola *t, int seat, const int8_t *cards, int n) {
     }
 }
 
-static void shuffle(int8_t *a, int n, uint64_t *rng) {
+static void shuffle(int8_t *a, int n, rng_t *rng) { /* random.Random.shuffle */
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)cv_fast_below(rng, (uint32_t)i + 1);
+        int j = below(rng, i + 1);
         int8_t x = a[i];
         a[i] = a[j];
         a[j] = x;
@@ -192,7 +226,7 @@ static void shuffle(int8_t *a, int n, uint64_t *rng) {
 
 /* the hidden cards of base (the other hand, but the trump card it publicly holds, and the
  * stock) dealt again: uniformly, or the hand drawn one card at a time by weights */
-static void determinize(const cv_briscola *base, const double *weights, cv_briscola *w, uint64_t *rng) {
+static void determinize(const cv_briscola *base, const double *weights, cv_briscola *w, rng_t *rng) {
     *w = *base;
     int other = 1 - base->current, n_opp = base->hand_len[other], trump = base->trump;
     int known = base->trump_holder == other && (base->hand_bits[other] >> trump & 1);
@@ -233,7 +267,9 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
 }
 
 void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_briscola *out, uint64_t *rng) {
-    determinize(base, weights, out, rng);
+    rng_t r = {*rng, NULL};
+    determinize(base, weights, out, &r);
+    *rng = r.fast;
 }
 
 /* -- the tree (ismcts._Node, _Search) --------------------------------------------- */
@@ -255,6 +291,7 @@ typedef struct {
     int plen;
     struct timespec stop;
     int bounded, late;
+    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
 static int32_t child(const search *s, int32_t at, int card) {
@@ -283,7 +320,7 @@ static double quick_score(const cv_briscola *t, int m) { /* BriscolaSearch.quick
     return (beats(t->lead, m, ts) ? gain : -gain) - keep;
 }
 
-static int best_quick(const cv_briscola *t, const int8_t *moves, int n, uint64_t *rng) { /* ismcts._best_quick */
+static int best_quick(const cv_briscola *t, const int8_t *moves, int n, rng_t *rng) { /* ismcts._best_quick */
     int8_t best[C];
     int nb = 0;
     double top = -1e18;
@@ -292,7 +329,7 @@ static int best_quick(const cv_briscola *t, const int8_t *moves, int n, uint64_t
         if (q > top) top = q, nb = 0;
         if (q == top) best[nb++] = moves[i];
     }
-    return nb == 1 ? best[0] : best[cv_fast_below(rng, (uint32_t)nb)];
+    return nb == 1 ? best[0] : best[below(rng, nb)];
 }
 
 static void back_up(search *s, double diff) { /* _Search.back_up */
@@ -314,12 +351,25 @@ static int past_time(search *s) {
     return s->late;
 }
 
+/* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
+static int legal_moves(const cv_briscola *t, int8_t moves[CV_BR_HAND]) {
+    int n = t->hand_len[t->current];
+    memcpy(moves, t->hands[t->current], (size_t)n);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && moves[j] < moves[j - 1]; j--) {
+            int8_t x = moves[j];
+            moves[j] = moves[j - 1];
+            moves[j - 1] = x;
+        }
+    return n;
+}
+
 /* the move the tree walk takes at `at` (UCB over the tried moves), or expands (an untried one):
  * sets *expand when the move is new */
-static int select_move(search *s, int32_t at, int32_t root, const cv_briscola *t, uint64_t *rng, int *expand) {
+static int select_move(search *s, int32_t at, int32_t root, const cv_briscola *t, rng_t *rng, int *expand) {
     const cv_brs_params *p = s->p;
-    const int8_t *moves = t->hands[t->current];
-    int n = t->hand_len[t->current], nu = 0, best = -1;
+    int8_t moves[CV_BR_HAND];
+    int n = legal_moves(t, moves), nu = 0, best = -1;
     int8_t untried[CV_BR_HAND];
     double best_u = -1e18;
     for (int i = 0; i < n; i++) {
@@ -338,12 +388,12 @@ static int select_move(search *s, int32_t at, int32_t root, const cv_briscola *t
     *expand = nu > 0;
     if (!nu) return best;
     if (nu == 1) return untried[0];
-    return p->expand_greedy ? best_quick(t, untried, nu, rng) : untried[cv_fast_below(rng, (uint32_t)nu)];
+    return p->expand_greedy ? best_quick(t, untried, nu, rng) : untried[below(rng, nu)];
 }
 
 /* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate,
  * back up along the path (_Search.iterate) */
-static void iterate(search *s, cv_briscola *t, int32_t at, uint64_t *rng, int32_t root) {
+static void iterate(search *s, cv_briscola *t, int32_t at, rng_t *rng, int32_t root) {
     while (!t->done && s->plen < MAX_PATH) {
         int expand;
         int m = select_move(s, at, root, t, rng, &expand);
@@ -377,12 +427,11 @@ static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n
         }
 }
 
-static int halving(search *s, uint64_t *rng) {
+static int halving(search *s, rng_t *rng) {
     const cv_briscola *base = s->base;
     int8_t alive[CV_BR_HAND];
     int32_t kid[C];
-    int n = base->hand_len[base->current];
-    memcpy(alive, base->hands[base->current], (size_t)n);
+    int n = legal_moves(base, alive);
     if (s->p->bias) sort_alive(s, alive, kid, n, s->p->bias);
     for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, alive[i]);
     int rounds = 1;
@@ -395,11 +444,21 @@ static int halving(search *s, uint64_t *rng) {
         for (int64_t k = 0; k < per_move && budget >= n; k++) {
             cv_briscola world;
             determinize(base, s->p->weights, &world, rng);
-            uint64_t seed = cv_splitmix64(rng); /* the same random stream below every move of this world */
+            /* the same random stream below every move of this world (Python: random.Random(rng.random())) */
+            uint64_t seed = rng->py ? py_hash_unit(cv_pyrandom_random(rng->py)) : cv_splitmix64(&rng->fast);
+            if (rng->py) { /* seeded and twisted once, copied for each move */
+                cv_pyrandom_seed(&s->seeded, seed);
+                cv_pyrandom_u32(&s->seeded); /* the first draw twists the state ... */
+                s->seeded.index = 0;         /* ... and this puts its word back: the state right after */
+            }
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
                 cv_briscola t = world;
-                uint64_t local = seed;
+                rng_t local = {seed, NULL};
+                if (rng->py) {
+                    s->local = s->seeded;
+                    local.py = &s->local;
+                }
                 node *ch = s->nodes + kid[alive[i]];
                 cv_briscola_play(&t, alive[i]);
                 ch->avail++;
@@ -416,7 +475,7 @@ static int halving(search *s, uint64_t *rng) {
     return alive[0];
 }
 
-static int ucb_root(search *s, uint64_t *rng) {
+static int ucb_root(search *s, rng_t *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
         if (past_time(s)) return -1;
         cv_briscola world;
@@ -428,8 +487,10 @@ static int ucb_root(search *s, uint64_t *rng) {
     int best = -1;
     int64_t best_v = 0;
     double best_t = 0.0;
-    for (int i = 0; i < base->hand_len[base->current]; i++) { /* most visits, then most total */
-        int m = base->hands[base->current][i];
+    int8_t moves[CV_BR_HAND];
+    int n = legal_moves(base, moves);
+    for (int i = 0; i < n; i++) { /* most visits, then most total */
+        int m = moves[i];
         int32_t k = child(s, 0, m);
         int64_t v = k < 0 ? -1 : s->nodes[k].visits;
         double tot = k < 0 ? 0.0 : s->nodes[k].total;
@@ -456,7 +517,13 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
         s.stop.tv_nsec += (long)((p->seconds - whole) * 1e9);
         if (s.stop.tv_nsec >= 1000000000L) s.stop.tv_sec++, s.stop.tv_nsec -= 1000000000L;
     }
-    uint64_t rng = p->seed;
+    rng_t rng = {p->seed, NULL};
+    cv_pyrandom py;
+    if (p->mt) { /* random.Random.setstate: the 624 words and the index */
+        memcpy(py.state, p->mt, sizeof py.state);
+        py.index = (int)p->mt[CV_MT_N];
+        rng.py = &py;
+    }
     int move = p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;

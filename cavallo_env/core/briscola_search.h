@@ -9,9 +9,10 @@
  * (uniform, or by the inference weights the Python hooks compute once per
  * decision), the same rollout policies (smart, greedy, epsilon-random) and
  * the same evaluation (the exact minimax once at most one card is left in the
- * stock, else the estimate).  The random numbers are the fast generator's
- * (splitmix64), not Python's: the same kind of search, not the same moves,
- * so the core and the Python searches are compared by play strength.
+ * stock, else the estimate).  Given the state of the Python search's
+ * random.Random (mt), it draws the same numbers in the same order: the same
+ * visits and the same move as the Python search, bit for bit.  Without, the
+ * fast generator (splitmix64): the same search on other random numbers.
  */
 #ifndef CAVALLO_BRISCOLA_SEARCH_H
 #define CAVALLO_BRISCOLA_SEARCH_H
@@ -36,6 +37,8 @@ typedef struct {
     double win;             /* the evaluation's bonus for the side ahead */
     const double *weights;  /* NULL (uniform deals) or 40 hold weights of the other seat's cards */
     uint64_t seed;          /* the fast generator's seed */
+    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
+                             * index): then the search draws Python's numbers, as the Python search */
     double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
 } cv_brs_params;
 
