@@ -24,7 +24,8 @@ def core_extension(game: str) -> Extension:
     return Extension(
         f"cavallo_env.core._{game}",
         sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/pyrandom.c"] + SEARCH.get(game, []),
-        depends=[f"{CORE}/{game}.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"],
+        depends=[f"{CORE}/{game}.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h", f"{CORE}/_tables.pxi"]
+        + [src.replace(".c", ".h") for src in SEARCH.get(game, [])],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],
     )
