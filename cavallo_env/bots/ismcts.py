@@ -25,6 +25,12 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    for the searching team divided by ``scale`` (``reward="points"``), or its
    sign (``"win"``), or both (``"mixed"``).
 
+A game whose hooks have ``core_search`` (Briscola) runs the whole decision
+in the compiled core when ``cavallo_env.core.enabled()``: the same search in
+C on the core's own random numbers (so other moves than Python's, at the
+same strength); ``CAVALLO_CORE=python`` runs this module's search, and so
+does the option ``engine=python`` (``ismcts:1000,engine=python``).
+
 The move played is the root move visited most (the best mean after
 halving).  The random generator of a decision is seeded from the bot's seed
 and the view, so the same view always gets the same move and calls for other
@@ -39,7 +45,7 @@ from __future__ import annotations
 import math
 import random
 
-from .. import games
+from .. import core, games
 from ..budget import check
 from ..errors import ViewError
 from .base import Bot, BotSpecError, game_of, view_seed
@@ -47,8 +53,10 @@ from .base import Bot, BotSpecError, game_of, view_seed
 EXPANSIONS = ("greedy", "random")
 ROOTS = ("ucb", "halving")
 REWARDS = ("points", "win", "mixed")
+#: where a decision runs: the compiled core where the game has a core search and core.enabled(), or Python
+ENGINES = ("auto", "python")
 #: the options every game's search takes
-OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root")
+OPTIONS = ("c", "reward", "scale", "depth", "prior", "expand", "root", "engine")
 MAX_ITERATIONS = 10_000_000
 
 
@@ -76,7 +84,7 @@ def _best_quick(hooks, state, moves, rng: random.Random):
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def _check_options(iterations, reward, exploration, scale, depth, prior, expand, root) -> None:
+def _check_options(iterations, reward, exploration, scale, depth, prior, expand, root, engine="auto") -> None:
     """The generic options of an ``ismcts`` bot, each in its range (``BotSpecError`` naming it)."""
     if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
         raise BotSpecError(f"ismcts iterations must be an int in 1..{MAX_ITERATIONS}, got {iterations!r}")
@@ -94,6 +102,8 @@ def _check_options(iterations, reward, exploration, scale, depth, prior, expand,
         raise BotSpecError(f"unknown ismcts expand {expand!r}; known: {', '.join(EXPANSIONS)}")
     if root not in ROOTS:
         raise BotSpecError(f"unknown ismcts root {root!r}; known: {', '.join(ROOTS)}")
+    if engine not in ENGINES:
+        raise BotSpecError(f"unknown ismcts engine {engine!r}; known: {', '.join(ENGINES)}")
 
 
 class ISMCTSBot(Bot):
@@ -108,9 +118,10 @@ class ISMCTSBot(Bot):
 
     def __init__(self, iterations: int = 1000, seed=None, exploration: float = 0.4, reward: str = "points",
                  scale: float | None = None, depth: int | None = None, prior: float = 1.0, expand: str = "greedy",
-                 root: str = "halving", game: str | None = None, **search_options):
+                 root: str = "halving", game: str | None = None, engine: str = "auto", **search_options):
         super().__init__(seed)
-        _check_options(iterations, reward, exploration, scale, depth, prior, expand, root)
+        _check_options(iterations, reward, exploration, scale, depth, prior, expand, root, engine)
+        self.engine = engine
         self.iterations = iterations
         self.exploration = exploration
         self.reward = reward
@@ -229,6 +240,12 @@ class ISMCTSBot(Bot):
             if visits is not None:
                 visits[root_legal[0]] = 1
             return root_legal[0]
+        core_search = getattr(hooks, "core_search", None)
+        if core_search is not None and self.engine == "auto" and core.enabled():  # the whole decision in C (CAVALLO_CORE=python: not)
+            move, counts = core_search(base, rng, self._settings(hooks), bias)
+            if visits is not None:
+                visits.update((m, counts[m]) for m in root_legal)
+            return move
         run = _Search(self, game, hooks, bias)
         root = _Node()
         if self.root == "halving":
@@ -243,6 +260,13 @@ class ISMCTSBot(Bot):
                 ch = root.children.get(m)
                 visits[m] = ch.visits if ch is not None else 0
         return move
+
+
+    def _settings(self, hooks) -> dict:
+        """The generic options of this bot for ``hooks`` (what a game's ``core_search`` takes)."""
+        return {"iterations": self.iterations, "c": self.exploration, "expand": self.expand, "reward": self.reward,
+                "scale": self._scale if self._scale is not None else hooks.scale,
+                "depth": self._depth if self._depth is not None else hooks.depth, "root": self.root}
 
 
 class _Search:
@@ -390,7 +414,7 @@ def _parse_kv(arg: str) -> dict:
 
 _GENERIC = {"c": ("exploration", float), "exploration": ("exploration", float), "reward": ("reward", str),
             "scale": ("scale", float), "depth": ("depth", int), "prior": ("prior", float),
-            "expand": ("expand", str), "root": ("root", str)}
+            "expand": ("expand", str), "root": ("root", str), "engine": ("engine", str)}
 
 
 def from_spec(arg, seed=None, game: str | None = None) -> ISMCTSBot:

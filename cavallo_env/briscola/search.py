@@ -34,7 +34,10 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 
+from .. import core
+from ..budget import OverBudget, check, remaining
 from ..games.base import SearchHooks
 from .bots import HeuristicBot, greedy_card
 from .endgame import solve_state
@@ -211,8 +214,10 @@ class BriscolaSearch(SearchHooks):
         self.infer = infer
         self._heuristic = HeuristicBot()
 
-    def determinizer(self, base, seat: int):
-        other = 1 - seat
+    def _inference(self, base, other: int):
+        """How the determinizer deals ``other``'s hand: ``(weights, pool, known)`` (the hold
+        weights by card, the cards it draws from, whether it publicly holds the trump card),
+        or None for the uniform redeal."""
         n_opp = len(base.hands[other])
         if self.infer > 0 and base.stock and n_opp:
             w = hold_weights(base.moves, other, base.trump_suit, self.infer)
@@ -220,35 +225,44 @@ class BriscolaSearch(SearchHooks):
             known = base.trump_holder == other and trump in base.hands[other]
             pool0 = [c for c in base.hands[other] if c != trump] if known else list(base.hands[other])
             pool0 += base.stock
-            n = n_opp - known
             if any(w[c] != 1.0 for c in pool0):
+                return w, pool0, known
+        return None
 
-                def determinize_inferred(rng: random.Random):
-                    state = base.copy()
-                    pool = pool0[:]
-                    ws = [w[c] for c in pool]
-                    hand = []
-                    rnd = rng.random
-                    for _ in range(n):
-                        r = rnd() * sum(ws)
-                        k = 0
-                        last = len(pool) - 1
-                        while k < last:
-                            r -= ws[k]
-                            if r < 0:
-                                break
-                            k += 1
-                        hand.append(pool.pop(k))
-                        ws.pop(k)
-                    rng.shuffle(pool)
-                    if known:
-                        hand.append(trump)
-                    state.hands[other] = hand
-                    state.stock = tuple(pool)
-                    state._legal = None
-                    return state
+    def determinizer(self, base, seat: int):
+        other = 1 - seat
+        inferred = self._inference(base, other)
+        if inferred is not None:
+            w, pool0, known = inferred
+            trump = base.trump
+            n = len(base.hands[other]) - known
 
-                return determinize_inferred
+            def determinize_inferred(rng: random.Random):
+                state = base.copy()
+                pool = pool0[:]
+                ws = [w[c] for c in pool]
+                hand = []
+                rnd = rng.random
+                for _ in range(n):
+                    r = rnd() * sum(ws)
+                    k = 0
+                    last = len(pool) - 1
+                    while k < last:
+                        r -= ws[k]
+                        if r < 0:
+                            break
+                        k += 1
+                    hand.append(pool.pop(k))
+                    ws.pop(k)
+                rng.shuffle(pool)
+                if known:
+                    hand.append(trump)
+                state.hands[other] = hand
+                state.stock = tuple(pool)
+                state._legal = None
+                return state
+
+            return determinize_inferred
 
         def determinize(rng: random.Random):
             state = base.copy()
@@ -311,6 +325,29 @@ class BriscolaSearch(SearchHooks):
 
     def prior_scores(self, view, legal):
         return self._heuristic.move_scores(view, legal)
+
+    def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
+        """The whole decision in the compiled core (core/briscola_search.c): the same search as
+        the generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from
+        ``rng`` (given Python's numbers it makes the Python search's moves, bit for bit:
+        tests/test_core_search.py).  ``settings``: the bot's iterations, c, expand, reward, scale, depth, root;
+        ``bias``: None or the root's prior bias by move.  Returns the move and its root visits
+        by card; ``OverBudget`` when the deadline (``budget``) passes first."""
+        inferred = self._inference(base, 1 - base.current)
+        options = dict(settings, epsilon=self.epsilon, rollout=self.policy, win=self.win)
+        by_card = None
+        if bias is not None:
+            by_card = array("d", bytes(8 * NUM_CARDS))
+            for m, b in bias.items():
+                by_card[m] = b
+        weights = array("d", inferred[0]) if inferred is not None else None
+        left = remaining()
+        move, visits = core.extension("briscola").search(base, options, by_card, weights, rng.getrandbits(64),
+                                                         0.0 if left is None else max(left, 1e-9))
+        if move is None:
+            check()
+            raise OverBudget("the search passed its deadline")
+        return move, visits
 
 
 __all__ = ["BriscolaSearch"]

@@ -17,12 +17,14 @@ from libc.stdlib cimport calloc, free
 
 
 include "_tables.pxi"
+include "_briscola_search.pxi"
 
 
 cdef extern from "briscola.h":
     ctypedef struct cv_briscola:
         int8_t hands[2][3]
         uint8_t hand_len[2]
+        uint64_t hand_bits[2]
         int8_t stock[33]
         uint8_t drawn
         int8_t trump
