@@ -39,7 +39,6 @@ from ..briscola.engine import BriscolaState, random_deal
 from . import extension
 from .tables import REWARDS, RNGS, CoreTables, deck_array, where_array  # noqa: F401  (REWARDS, RNGS: public here too)
 
-
 OBS_SIZE = 376  # briscola-obs/1 (cavallo_env.briscola.encoding.OBS_SIZE)
 STATE_SIZE = 578  # briscola-state/1 (cavallo_env.briscola.encoding.STATE_SIZE)
 
