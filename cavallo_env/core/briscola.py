@@ -40,7 +40,6 @@ from . import extension
 from .bots import BotTables
 from .tables import REWARDS, RNGS, CoreTables, deck_array, where_array  # noqa: F401  (REWARDS, RNGS: public here too)
 
-
 OBS_SIZE = 376  # briscola-obs/1 (cavallo_env.briscola.encoding.OBS_SIZE)
 STATE_SIZE = 578  # briscola-state/1 (cavallo_env.briscola.encoding.STATE_SIZE)
 

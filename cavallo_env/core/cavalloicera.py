@@ -10,6 +10,7 @@ is built one table card at a time by the same seat)::
         actions = tables.random_actions()          # or a policy's choice, int32 (n,)
         rewards, done = tables.step(actions)       # float32 (n, 4), bool (n,)
         obs = tables.observe()                     # float32 (n, 702), cavalloicera-obs/1
+    states = tables.state()                        # float32 (n, 1018), cavalloicera-state/1
 
 Randomness, chosen once by ``rng`` (as ``BriscolaTables``):
 
@@ -36,7 +37,6 @@ from ..cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState, random_deal
 from . import extension
 from .bots import BotTables
 from .tables import CoreTables, where_array
-
 
 OBS_SIZE = 702  # cavalloicera-obs/1 (cavallo_env.cavalloicera.encoding.OBS_SIZE)
 STATE_SIZE = 1018  # cavalloicera-state/1 (cavallo_env.cavalloicera.encoding.STATE_SIZE)

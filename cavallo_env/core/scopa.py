@@ -46,7 +46,6 @@ from . import extension
 from .bots import BotTables
 from .tables import RNGS, CoreTables, deck_array, seed_array, where_array  # noqa: F401  (RNGS: public here too)
 
-
 NUM_ACTIONS = 120  # scopa-actions/1
 OBS_SIZE = 388  # scopa-obs/1 (cavallo_env.scopa.encoding.OBS_SIZE)
 STATE_SIZE = 420  # scopa-state/1 (cavallo_env.scopa.encoding.STATE_SIZE)
