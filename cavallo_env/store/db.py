@@ -13,7 +13,7 @@ from typing import Iterator
 from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from . import migrate
+from . import migrate, results
 from .schema import STATUSES, moves, tables
 from .urls import StoreError, is_memory, resolve, shown
 
@@ -25,14 +25,17 @@ _MOVES = (select(_m.move_no, _m.seat, _m.by, _m.move)
 _INSERT_MOVE = insert(moves)
 _MOVED = update(tables).where(_t.id == bindparam("tid"), _t.moves == bindparam("prev"), _t.status == "open")
 _NEXT = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"))
+_RESULT = {c: bindparam(f"v_{c}") for c in results.COLUMNS}  # the finished game's result, with its record
 _LAST = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"), finished_at=bindparam("now"),
-                      record=bindparam("rec"))
+                      record=bindparam("rec"), **_RESULT)
+_WHO = select(_t.id, _t.game, _t.deck, _t.ai, _t.human_seats, _t.player_id).where(_t.id == bindparam("tid"))
 # PostgreSQL: the move and the table's count in one statement, one round trip (autocommit: no BEGIN, no COMMIT)
 _PG_MOVE = """WITH moved AS (UPDATE tables SET moves = :n, touched_at = :now{last}
     WHERE id = :tid AND moves = :prev AND status = 'open' RETURNING id)
 INSERT INTO moves (table_id, move_no, seat, "by", move, at) SELECT id, :n, :seat, :by, :move, :now FROM moved"""
 _PG_NEXT = text(_PG_MOVE.format(last=""))
-_PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"))
+_PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"
+                                + "".join(f", {c} = :v_{c}" for c in results.COLUMNS)))
 _TOUCH = update(tables).where(_t.id == bindparam("tid")).values(touched_at=bindparam("now"))
 
 
@@ -202,8 +205,9 @@ class Store:
         if the table is not open at move ``move_no - 1`` any more (another server played it first)."""
         now = time.time()
         values = {"tid": table_id, "prev": move_no - 1, "n": move_no, "now": now}
-        if record is not None:
+        if record is not None:  # the game's result with its record, in the same statement
             values["rec"] = json.dumps(record, separators=(",", ":"))
+            values.update(self._result(table_id, record))
         row = {"table_id": table_id, "move_no": move_no, "seat": seat, "by": by,
                "move": json.dumps(move, separators=(",", ":")), "at": now}
         try:
@@ -218,6 +222,14 @@ class Store:
         except IntegrityError:  # (table_id, move_no) is there already: the lost race
             return False
         return True
+
+    def _result(self, table_id: str, record: dict) -> dict:
+        """The ``v_``-named values of the result columns of ``table_id`` finished with ``record``."""
+        with self._conn(self.engine) as conn:
+            row = conn.execute(_WHO, {"tid": table_id}).first()
+        if row is None:
+            return {f"v_{c}": None for c in results.COLUMNS}
+        return {f"v_{c}": v for c, v in results.result_columns(row, record).items()}
 
     def touch(self, table_id: str, when: float | None = None) -> None:
         """Mark ``table_id`` used at ``when`` (now)."""
