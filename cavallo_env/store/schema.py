@@ -44,6 +44,8 @@ tables = Table(
     Index("ix_tables_status_touched", "status", "touched_at"),
     Index("ix_tables_finished", "finished_at"),
     Index("ix_tables_player", "player_id"),
+    # the finished games still without a result (``results.fill``): found without reading every row
+    Index("ix_tables_results", "result_outcome", "result_skipped", "finished_at"),
 )
 
 moves = Table(

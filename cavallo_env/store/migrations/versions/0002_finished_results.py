@@ -26,10 +26,12 @@ def upgrade() -> None:
     with op.batch_alter_table("tables") as batch:
         for name, kind in COLUMNS:
             batch.add_column(sa.Column(name, kind))
+    op.create_index("ix_tables_results", "tables", ["result_outcome", "result_skipped", "finished_at"])
     results.fill(op.get_bind())
 
 
 def downgrade() -> None:
+    op.drop_index("ix_tables_results", "tables")
     with op.batch_alter_table("tables") as batch:
         for name, _ in COLUMNS:
             batch.drop_column(name)
