@@ -14,6 +14,7 @@ from sqlalchemy import bindparam, case, delete, func, insert, select, text, upda
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from . import migrate, results
+from .finished import FinishedGame
 from .schema import STATUSES, moves, tables
 from .urls import StoreError, is_memory, resolve, shown
 
@@ -37,21 +38,6 @@ _PG_NEXT = text(_PG_MOVE.format(last=""))
 _PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"
                                 + "".join(f", {c} = :v_{c}" for c in results.COLUMNS)))
 _TOUCH = update(tables).where(_t.id == bindparam("tid")).values(touched_at=bindparam("now"))
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """One finished game at the table: who played it against which AI, and its record (docs/contract.md)."""
-
-    table_id: str
-    game: str  # "cavalloicera", "briscola", "scopa"
-    deck: str  # "bresciane", "milanesi"
-    ai: str  # the AI's public bot spec, e.g. "policy:default"
-    human_seats: tuple  # the person's seats, e.g. (0,)
-    player_id: str | None  # the browser's anonymous id, if it sent one
-    player_name: str | None  # the display name, if given
-    finished_at: datetime  # UTC
-    record: dict  # the game record: ``cavallo replay`` replays it
 
 
 @dataclass(frozen=True)

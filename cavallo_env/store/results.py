@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, select, update
 
 from .. import people
 from ..errors import RecordError
+from .finished import FinishedGame
 from .schema import tables
 
 _t = tables.c
@@ -29,8 +30,6 @@ _FILL = (update(tables).where(_t.id == bindparam("tid"))
 def result_columns(row, record: dict) -> dict:
     """The ``result_*`` values of the finished game of ``row`` (its game, deck, ai, human_seats, player_id)
     with ``record``: its result, or why the record does not replay."""
-    from .db import FinishedGame  # the row's finished game, as people reads it (db imports this module)
-
     values = dict.fromkeys(COLUMNS)
     try:
         fg = FinishedGame(row.id, row.game, row.deck, row.ai, tuple(json.loads(row.human_seats)), row.player_id,
