@@ -183,6 +183,39 @@ def test_the_table_replays_no_record_and_counts_a_new_game_at_once(client, monke
     assert client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()["player"]["games"] == len(first) + 1
 
 
+def _copies(store, n: int) -> None:
+    """``n`` more finished games in ``store``: copies of its rows under new ids, their stored results with them."""
+    from sqlalchemy import insert, select
+
+    from cavallo_env.store.schema import tables
+
+    with store.engine.begin() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(select(tables))]
+        conn.execute(insert(tables), [{**rows[i % len(rows)], "id": f"copy-{i}"} for i in range(n)])
+
+
+def test_the_table_of_2000_games_is_sums_not_replays(client, monkeypatch):
+    import time
+
+    fgs = played_games(1)
+    store_with(client.store.url, fgs)
+    _copies(client.store, 2000 - len(fgs))
+    calls = []
+
+    def no_replay(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("/v1/stats replayed a record")
+
+    monkeypatch.setattr(people, "result_of", no_replay)
+    monkeypatch.setattr(people, "replay", no_replay)
+    t = time.perf_counter()
+    out = client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()
+    seconds = time.perf_counter() - t
+    assert out["games"] == 2000 and out["player"]["games"] == 2000 and len(out["player"]["history"]) == 100
+    assert sum(x["games"] for x in out["lines"]) == 2000 and out["complete"] and not calls
+    assert seconds < 3.0, seconds  # about 0.1 s; replaying 2,000 records took 2-5 s
+
+
 def test_the_stores_finished_ids_are_those_of_its_finished_games(client):
     db = client.store
     store_with(db.url, played_games(1) + [finished_game("scopa", "milanesi", 5, player_id="player-0002")])

@@ -258,7 +258,7 @@ class Store:
 
     def _result(self, table_id: str, record: dict) -> dict:
         """The ``v_``-named values of the result columns of ``table_id`` finished with ``record``."""
-        with self._conn(self.engine) as conn:
+        with self._conn(self.auto) as conn:
             row = conn.execute(_WHO, {"tid": table_id}).first()
         if row is None:
             return {f"v_{c}": None for c in results.COLUMNS}

@@ -35,8 +35,11 @@ def result_columns(row, record: dict) -> dict:
         fg = FinishedGame(row.id, row.game, row.deck, row.ai, tuple(json.loads(row.human_seats)), row.player_id,
                           None, datetime.now(timezone.utc), record)
         r = people.result_of(fg)
-    except (RecordError, ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
-        values["result_skipped"] = str(e)[:200] or type(e).__name__
+    except (RecordError, ValueError, KeyError) as e:  # as people.results_of says it
+        values["result_skipped"] = str(e)[:200]
+        return values
+    except Exception as e:  # noqa: BLE001  (a record the rules choke on is skipped, saying why: never a lost move)
+        values["result_skipped"] = f"{type(e).__name__}: {e}"[:200]
         return values
     values.update(result_options=json.dumps([list(kv) for kv in r.options], separators=(",", ":")),
                   result_outcome=r.outcome, result_ai_points=int(r.ai_points),
