@@ -15,8 +15,10 @@ AI: the AI's wins, draws and losses, its score share ``(W + D/2) / games``
 with the 95 % Wilson interval of ``evaluation.wilson_interval`` (the one
 used for bots against bots), and points per game of each side.  ``frames``
 turns a finished game's record into the positions of a move-by-move replay
-with every hand shown.  Nothing here reads a database: ``commands/people.py``
-and ``serve/routers/stats.py`` pass in what ``Store.finished_games`` gives.
+with every hand shown.  Nothing here reads a database: the store keeps each
+game's ``result_of`` when it finishes (``store/results.py``) and sums them in
+SQL (``Store.result_tallies``); ``lines_of`` makes the table's lines of those
+``Tally`` sums, as ``summarize`` does of ``Result`` objects.
 """
 
 from __future__ import annotations
