@@ -15,15 +15,17 @@ AI: the AI's wins, draws and losses, its score share ``(W + D/2) / games``
 with the 95 % Wilson interval of ``evaluation.wilson_interval`` (the one
 used for bots against bots), and points per game of each side.  ``frames``
 turns a finished game's record into the positions of a move-by-move replay
-with every hand shown.  Nothing here reads a database: ``commands/people.py``
-and ``serve/routers/stats.py`` pass in what ``Store.finished_games`` gives.
+with every hand shown.  Nothing here reads a database: the store keeps each
+game's ``result_of`` when it finishes (``store/results.py``) and sums them in
+SQL (``Store.result_tallies``); ``lines_of`` makes the table's lines of those
+``Tally`` sums, as ``summarize`` does of ``Result`` objects.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import asdict, dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from . import games
 from .errors import RecordError
@@ -159,18 +161,47 @@ class Line:
         return d
 
 
-def line_of(game_name: str, options: tuple, ai: str, results: list[Result]) -> Line:
-    """The ``Line`` of ``results`` (at least one), all of ``game_name`` with ``options`` and ``ai``."""
-    n = len(results)
-    wins = sum(r.outcome == WIN for r in results)
-    draws = sum(r.outcome == DRAW for r in results)
-    opts = dict(options)
-    return Line(game=game_name, label=games.label(game_name, opts), deck=opts.get("deck", ""), options=opts,
-                ai=ai, counted_as=games.counted_as(game_name, opts), games=n,
+class Tally(NamedTuple):
+    """The sums of one game, options and AI: what a ``Line`` is made of (``Store.result_tallies`` sums them in SQL)."""
+
+    game: str
+    options: tuple  # sorted (key, value) pairs
+    ai: str
+    games: int
+    wins: int
+    draws: int
+    ai_points: int  # the AI's team's points, summed
+    people_points: int
+
+
+def tally(game_name: str, options: tuple, ai: str, results: list[Result]) -> Tally:
+    """The ``Tally`` of ``results``, all of ``game_name`` with ``options`` and ``ai``."""
+    return Tally(game_name, options, ai, len(results), sum(r.outcome == WIN for r in results),
+                 sum(r.outcome == DRAW for r in results), sum(r.ai_points for r in results),
+                 sum(r.people_points for r in results))
+
+
+def line_of_tally(t: Tally) -> Line:
+    """The ``Line`` of a ``Tally`` of at least one game."""
+    n, wins, draws = t.games, t.wins, t.draws
+    opts = dict(t.options)
+    return Line(game=t.game, label=games.label(t.game, opts), deck=opts.get("deck", ""), options=opts,
+                ai=t.ai, counted_as=games.counted_as(t.game, opts), games=n,
                 wins=wins, draws=draws, losses=n - wins - draws,
                 score=(wins + draws / 2) / n, score_ci=wilson_interval(wins + draws / 2, n),
-                ai_points=sum(r.ai_points for r in results) / n,
-                people_points=sum(r.people_points for r in results) / n)
+                ai_points=t.ai_points / n, people_points=t.people_points / n)
+
+
+def line_of(game_name: str, options: tuple, ai: str, results: list[Result]) -> Line:
+    """The ``Line`` of ``results`` (at least one), all of ``game_name`` with ``options`` and ``ai``."""
+    return line_of_tally(tally(game_name, options, ai, results))
+
+
+def lines_of(tallies: Iterable[Tally]) -> list[Line]:
+    """One ``Line`` per ``Tally``: in the games' order, then by options and AI."""
+    order = {name: i for i, name in enumerate(games.names())}
+    return [line_of_tally(t) for t in sorted(tallies, key=lambda t: (order.get(t.game, len(order)),
+                                                                       repr(t.options), t.ai))]
 
 
 def summarize(results: Iterable[Result]) -> list[Line]:
@@ -178,9 +209,13 @@ def summarize(results: Iterable[Result]) -> list[Line]:
     groups: dict[tuple, list[Result]] = {}
     for r in results:
         groups.setdefault((r.game, r.options, r.ai), []).append(r)
-    order = {name: i for i, name in enumerate(games.names())}
-    keys = sorted(groups, key=lambda k: (order.get(k[0], len(order)), repr(k[1]), k[2]))
-    return [line_of(*k, groups[k]) for k in keys]
+    return lines_of(tally(*k, rs) for k, rs in groups.items())
+
+
+def report_of(tallies: Iterable[Tally], skipped: list[dict]) -> dict:
+    """The JSON form of the whole table from its tallies: ``lines``, the number of ``games`` and those ``skipped``."""
+    lines = lines_of(tallies)
+    return {"games": sum(x.games for x in lines), "lines": [x.to_dict() for x in lines], "skipped": skipped}
 
 
 def report(results: list[Result], skipped: list[dict]) -> dict:

@@ -79,6 +79,20 @@ def test_stats_show_the_table_chart_and_history_in_every_language(server, browse
     assert not errors, errors
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_table_page_links_to_the_stats_in_every_language(server, browser, lang):
+    ctx, page, errors = _open(browser, server, "/", lang)
+    link = page.locator("#stats-link")
+    table_words = json.loads((WEB / "i18n" / f"{lang}.json").read_text("utf-8"))
+    expect(link).to_have_text(table_words["statistics"])
+    link.click()
+    page.wait_for_url(f"{server}/stats")
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#all-title")).to_have_text(_words(lang)["all_title"])
+    ctx.close()
+    assert not errors, errors
+
+
 def test_stats_switch_language_and_work_without_a_player(server, browser):
     ctx, page, errors = _open(browser, server, "/stats", "en", player=None)
     expect(page.locator("#mine-empty")).to_be_visible()

@@ -163,26 +163,57 @@ def test_every_language_has_every_word_of_the_pages():
     assert used and used <= set(en), used - set(en)
 
 
-@pytest.mark.parametrize("bulk", [0, 50])
-def test_each_finished_game_is_read_and_replayed_once(client, monkeypatch, bulk):
-    monkeypatch.setattr(stats_router._Results, "BULK", bulk)  # 0: new games read in one query; 50: one by one
-    seen = []
-    real = people.results_of
-
-    def counting(finished):
-        finished = list(finished)
-        seen.append(sorted(fg.table_id for fg in finished))
-        return real(finished)
-
-    monkeypatch.setattr(stats_router.people, "results_of", counting)
+def test_the_table_replays_no_record_and_counts_a_new_game_at_once(client, monkeypatch):
     first = played_games(1)
-    store_with(client.store.url, first)
-    assert client.get("/v1/stats").json()["games"] == len(first)
+    store_with(client.store.url, first)  # each game's result is stored as it finishes
+
+    def no_replay(*args, **kwargs):
+        raise AssertionError("/v1/stats replayed a record")
+
+    monkeypatch.setattr(people, "result_of", no_replay)
+    monkeypatch.setattr(people, "replay", no_replay)
+    out = client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()
+    assert out["games"] == len(first) and out["player"]["games"] == len(first)
+    assert len(out["player"]["history"]) == len(first)
+    monkeypatch.undo()
+    monkeypatch.setattr(stats_router, "ANSWER_TTL", 0.0)
     late = finished_game("briscola", "milanesi", 21)
     store_with(client.store.url, [late])
     assert client.get("/v1/stats").json()["games"] == len(first) + 1
     assert client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()["player"]["games"] == len(first) + 1
-    assert seen == [sorted(fg.table_id for fg in first), [late.table_id]]
+
+
+def _copies(store, n: int) -> None:
+    """``n`` more finished games in ``store``: copies of its rows under new ids, their stored results with them."""
+    from sqlalchemy import insert, select
+
+    from cavallo_env.store.schema import tables
+
+    with store.engine.begin() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(select(tables))]
+        conn.execute(insert(tables), [{**rows[i % len(rows)], "id": f"copy-{i}"} for i in range(n)])
+
+
+def test_the_table_of_2000_games_is_sums_not_replays(client, monkeypatch):
+    import time
+
+    fgs = played_games(1)
+    store_with(client.store.url, fgs)
+    _copies(client.store, 2000 - len(fgs))
+    calls = []
+
+    def no_replay(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("/v1/stats replayed a record")
+
+    monkeypatch.setattr(people, "result_of", no_replay)
+    monkeypatch.setattr(people, "replay", no_replay)
+    t = time.perf_counter()
+    out = client.get("/v1/stats", params={"player_id": "p-anon-1"}).json()
+    seconds = time.perf_counter() - t
+    assert out["games"] == 2000 and out["player"]["games"] == 2000 and len(out["player"]["history"]) == 100
+    assert sum(x["games"] for x in out["lines"]) == 2000 and out["complete"] and not calls
+    assert seconds < 3.0, seconds  # about 0.1 s; replaying 2,000 records took 2-5 s
 
 
 def test_the_stores_finished_ids_are_those_of_its_finished_games(client):
@@ -200,7 +231,7 @@ def test_a_database_that_cannot_be_read_is_503(client, monkeypatch):
     def away(*args, **kwargs):
         raise OperationalError("SELECT", {}, Exception("connection refused"))
 
-    monkeypatch.setattr(client.store, "finished_ids", away)
+    monkeypatch.setattr(client.store, "result_tallies", away)
     monkeypatch.setattr(client.store, "finished_game", away)
     r = client.get("/v1/stats")
     assert r.status_code == 503 and "database did not answer" in r.json()["detail"]

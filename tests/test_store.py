@@ -33,12 +33,12 @@ def test_a_new_database_gets_the_newest_schema_and_its_tables_match_the_code(url
     from cavallo_env.store.schema import metadata
 
     store = open_store(url)
-    assert store.revision == schema_head() == "0001"
+    assert store.revision == schema_head() == "0002"
     with store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == [], diff  # the migrations make exactly the tables schema.py describes
     again = open_store(url)  # a second start finds it migrated
-    assert again.revision == "0001"
+    assert again.revision == "0002"
     store.close()
     again.close()
 
@@ -78,7 +78,7 @@ def test_the_default_database_is_a_file_in_the_users_data_directory(tmp_path, mo
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert resolve(None) == f"sqlite:///{tmp_path / 'data' / 'cavallo' / 'tables.sqlite3'}"
     store = open_store()
-    assert (tmp_path / "data" / "cavallo" / "tables.sqlite3").exists() and store.revision == "0001"
+    assert (tmp_path / "data" / "cavallo" / "tables.sqlite3").exists() and store.revision == "0002"
     monkeypatch.setenv("CAVALLO_DB", str(tmp_path / "env.sqlite3"))
     assert resolve(None) == f"sqlite:///{tmp_path / 'env.sqlite3'}"
 
@@ -161,9 +161,9 @@ def test_cavallo_serve_refuses_a_newer_schema_before_serving(tmp_path):
     path = tmp_path / "tables.sqlite3"
     store = open_store(str(path))
     with store.engine.begin() as conn:
-        conn.execute(text("UPDATE alembic_version SET version_num = '0002'"))
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
     store.close()
     out = subprocess.run([sys.executable, "-m", "cavallo_env.cli", "serve", "--bot", "greedy", "--port", "0",
                           "--db", str(path)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "cavallo serve: error: the database" in out.stderr, out.stderr
-    assert "schema revision '0002', newer than this cavallo-env knows" in out.stderr and "Traceback" not in out.stderr
+    assert "schema revision '9999', newer than this cavallo-env knows" in out.stderr and "Traceback" not in out.stderr

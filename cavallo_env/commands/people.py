@@ -77,12 +77,24 @@ def _check(args) -> None:
             raise ValueError(f"--export {args.export}: the records are written one per line: name the file .jsonl")
 
 
-def _export(path, finished, results) -> int:
+def _export(path, store, args) -> int:
+    """Write the records of the games counted (those that replay) to ``path``, read a batch at a time."""
     from .. import people
     from ..records import write_jsonl
 
-    good = {r.table_id for r in results}
-    return write_jsonl(path, (people.export_record(fg) for fg in finished if str(fg.table_id) in good))
+    finished = store.finished_games(game=args.game, player_id=args.player, limit=args.limit, replayed=True)
+    return write_jsonl(path, (people.export_record(fg) for fg in finished))
+
+
+def _read(store, args) -> tuple[list, list]:
+    """``(tallies, skipped)`` of the games asked for: the database's sums (each game's result is stored when it
+    finishes), no record replayed but those a server of schema 1 finished since the migration."""
+    from .. import people
+
+    store.fill_results()
+    tallies, _, _ = store.result_tallies(game=args.game, player_id=args.player, limit=args.limit)
+    skipped = store.skipped_games(game=args.game, player_id=args.player, limit=args.limit)
+    return [people.Tally(*t) for t in tallies], skipped
 
 
 def run(args) -> int:
@@ -93,26 +105,32 @@ def run(args) -> int:
     _check(args)
     try:
         store = open_database(args.db)
-        try:
-            finished = list(store.finished_games(game=args.game, player_id=args.player, limit=args.limit))
-        finally:
-            store.close()
     except StoreError as e:
         print(f"cavallo people: error: {e}", file=sys.stderr)
         return 2
-    results, skipped = people.results_of(finished)
-    source = shown(store.url)
+    try:
+        return _report(store, args, people, shown(store.url))
+    except StoreError as e:
+        print(f"cavallo people: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+
+
+def _report(store, args, people, source: str) -> int:
+    tallies, skipped = _read(store, args)
+    report = people.report_of(tallies, skipped)
     if args.json:
-        print(json.dumps({"database": source, **people.report(results, skipped)}, indent=1))
-    if not results:
+        print(json.dumps({"database": source, **report}, indent=1))
+    if not report["games"]:
         which = " of this player" if args.player else (f" of {games.get(args.game).title}" if args.game else "")
         print(f"cavallo people: no finished games{which} yet in {source}"
               + (f" ({len(skipped)} whose record does not replay)" if skipped else "")
               + ": play at the table (cavallo table) and come back", file=sys.stderr)
         return NOTHING
     if not args.json:
-        print(people.format_report(people.summarize(results), skipped, source))
+        print(people.format_report(people.lines_of(tallies), skipped, source))
     if args.export:
-        n = _export(args.export, finished, results)
+        n = _export(args.export, store, args)
         print(f"wrote {n} record{'s' if n != 1 else ''} to {args.export}", file=sys.stderr if args.json else sys.stdout)
     return 0

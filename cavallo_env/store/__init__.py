@@ -5,7 +5,9 @@
 ``postgresql://user@host/db`` a PostgreSQL server.  ``Store.finished_games``
 reads the finished games back as ``FinishedGame`` (game, deck, AI, the
 person's seats, player id and name, when, and the game record, which
-``cavallo replay`` replays).  ``cavallo_env.tables.TableStore`` writes
+``cavallo replay`` replays); each one's result from the AI's side is kept with
+its record (``results.py``) and ``Store.result_tallies`` sums them (``cavallo
+people``, ``/v1/stats``).  ``cavallo_env.tables.TableStore`` writes
 through it.  SQLAlchemy Core and Alembic do the work (the runtime extra).
 """
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterator
 
-from sqlalchemy import bindparam, delete, insert, select, text, update
+from sqlalchemy import bindparam, case, delete, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from . import migrate
+from . import migrate, results
+from .finished import FinishedGame
 from .schema import STATUSES, moves, tables
 from .urls import StoreError, is_memory, resolve, shown
 
@@ -25,30 +26,18 @@ _MOVES = (select(_m.move_no, _m.seat, _m.by, _m.move)
 _INSERT_MOVE = insert(moves)
 _MOVED = update(tables).where(_t.id == bindparam("tid"), _t.moves == bindparam("prev"), _t.status == "open")
 _NEXT = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"))
+_RESULT = {c: bindparam(f"v_{c}") for c in results.COLUMNS}  # the finished game's result, with its record
 _LAST = _MOVED.values(moves=bindparam("n"), touched_at=bindparam("now"), finished_at=bindparam("now"),
-                      record=bindparam("rec"))
+                      record=bindparam("rec"), **_RESULT)
+_WHO = select(_t.id, _t.game, _t.deck, _t.ai, _t.human_seats, _t.player_id).where(_t.id == bindparam("tid"))
 # PostgreSQL: the move and the table's count in one statement, one round trip (autocommit: no BEGIN, no COMMIT)
 _PG_MOVE = """WITH moved AS (UPDATE tables SET moves = :n, touched_at = :now{last}
     WHERE id = :tid AND moves = :prev AND status = 'open' RETURNING id)
 INSERT INTO moves (table_id, move_no, seat, "by", move, at) SELECT id, :n, :seat, :by, :move, :now FROM moved"""
 _PG_NEXT = text(_PG_MOVE.format(last=""))
-_PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"))
+_PG_LAST = text(_PG_MOVE.format(last=", finished_at = :now, record = :rec"
+                                + "".join(f", {c} = :v_{c}" for c in results.COLUMNS)))
 _TOUCH = update(tables).where(_t.id == bindparam("tid")).values(touched_at=bindparam("now"))
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """One finished game at the table: who played it against which AI, and its record (docs/contract.md)."""
-
-    table_id: str
-    game: str  # "cavalloicera", "briscola", "scopa"
-    deck: str  # "bresciane", "milanesi"
-    ai: str  # the AI's public bot spec, e.g. "policy:default"
-    human_seats: tuple  # the person's seats, e.g. (0,)
-    player_id: str | None  # the browser's anonymous id, if it sent one
-    player_name: str | None  # the display name, if given
-    finished_at: datetime  # UTC
-    record: dict  # the game record: ``cavallo replay`` replays it
 
 
 @dataclass(frozen=True)
@@ -106,7 +95,7 @@ def open_store(url: str | None = None) -> "Store":
     return Store(engine, full, revision)
 
 
-def _finished_query(columns, game, player_id, limit):
+def _finished_query(columns, game, player_id, limit, replayed=False):
     """``columns`` of the finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be an int >= 0 or None, got {limit!r}")
@@ -115,6 +104,8 @@ def _finished_query(columns, game, player_id, limit):
         q = q.where(_t.game == game)
     if player_id is not None:
         q = q.where(_t.player_id == player_id)
+    if replayed:  # only the games whose record replays (those with a result)
+        q = q.where(_t.result_outcome.is_not(None))
     q = q.order_by(_t.finished_at.desc(), _t.id)
     return q if limit is None else q.limit(limit)
 
@@ -157,12 +148,57 @@ class Store:
 
     # -- the finished games (helper "people", ``cavallo people``, /stats) ------------------------------------
     def finished_games(self, game: str | None = None, player_id: str | None = None,
-                       limit: int | None = None) -> Iterator[FinishedGame]:
-        """The finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``."""
+                       limit: int | None = None, replayed: bool = False) -> Iterator[FinishedGame]:
+        """The finished games, newest first: of ``game`` only, of ``player_id`` only, at most ``limit``; only those
+        whose record replays when ``replayed``. Read ``results.BATCH`` rows at a time: memory stays bounded."""
+        q = _finished_query([tables], game, player_id, limit, replayed)
         with self._conn(self.engine) as conn:
-            rows = conn.execute(_finished_query([tables], game, player_id, limit)).fetchall()
-        for row in rows:
-            yield _finished(row)
+            for row in conn.execution_options(yield_per=results.BATCH).execute(q):
+                yield _finished(row)
+
+    def fill_results(self, limit: int | None = None) -> int:
+        """Write the result of finished games that have none (at most ``limit``): those a server of schema 1
+        finished after the migration. How many."""
+        with self._conn(self.engine, True) as conn:
+            return results.fill(conn, limit)
+
+    def result_tallies(self, game: str | None = None, player_id: str | None = None,
+                       limit: int | None = None) -> tuple[list[tuple], int, int]:
+        """``(tallies, finished, skipped)`` of the ``limit`` most recent finished games (of ``game``, of
+        ``player_id``), summed in SQL without reading a record: per game, options and AI, the fields of
+        ``people.Tally``; how many finished games that is, and how many of them do not replay."""
+        recent = _finished_query([_t.game, _t.ai, _t.result_options, _t.result_outcome, _t.result_ai_points,
+                                  _t.result_people_points, _t.result_skipped], game, player_id, limit).subquery()
+        r = recent.c
+        won, drew = (func.sum(case((r.result_outcome == x, 1), else_=0)) for x in ("win", "draw"))
+        sums = (select(r.game, r.result_options, r.ai, func.count(), won, drew, func.sum(r.result_ai_points),
+                       func.sum(r.result_people_points))
+                .where(r.result_outcome.is_not(None)).group_by(r.game, r.result_options, r.ai))
+        counts = select(func.count(), func.count(r.result_skipped))
+        with self._conn(self.engine) as conn:
+            rows = conn.execute(sums).fetchall()
+            finished, skipped = conn.execute(counts).one()
+        return ([(g, results.options_of(o), ai, *(int(x) for x in rest)) for g, o, ai, *rest in rows],
+                int(finished), int(skipped))
+
+    def skipped_games(self, game: str | None = None, player_id: str | None = None,
+                      limit: int | None = None) -> list[dict]:
+        """``{"table_id", "reason"}`` of the games among ``finished_ids(game, player_id, limit)`` whose record
+        does not replay, newest first."""
+        recent = _finished_query([_t.id, _t.finished_at, _t.result_skipped], game, player_id, limit).subquery()
+        q = (select(recent.c.id, recent.c.result_skipped).where(recent.c.result_skipped.is_not(None))
+             .order_by(recent.c.finished_at.desc(), recent.c.id))
+        with self._conn(self.engine) as conn:
+            return [{"table_id": i, "reason": why} for i, why in conn.execute(q)]
+
+    def recent_results(self, player_id: str | None = None, limit: int = 100) -> list[tuple]:
+        """The ``limit`` most recent finished games (of ``player_id``) whose record replays, newest first, as the
+        fields of ``people.Result`` (``finished_at`` a Unix time), without reading a record."""
+        q = _finished_query([_t.id, _t.game, _t.result_options, _t.ai, _t.result_outcome, _t.result_ai_points,
+                             _t.result_people_points, _t.player_id, _t.finished_at], None, player_id, limit, True)
+        with self._conn(self.engine) as conn:
+            rows = conn.execute(q).fetchall()
+        return [(i, g, results.options_of(o), *rest) for i, g, o, *rest in rows]
 
     def finished_ids(self, game: str | None = None, player_id: str | None = None,
                      limit: int | None = None) -> list[str]:
@@ -202,8 +238,9 @@ class Store:
         if the table is not open at move ``move_no - 1`` any more (another server played it first)."""
         now = time.time()
         values = {"tid": table_id, "prev": move_no - 1, "n": move_no, "now": now}
-        if record is not None:
+        if record is not None:  # the game's result with its record, in the same statement
             values["rec"] = json.dumps(record, separators=(",", ":"))
+            values.update(self._result(table_id, record))
         row = {"table_id": table_id, "move_no": move_no, "seat": seat, "by": by,
                "move": json.dumps(move, separators=(",", ":")), "at": now}
         try:
@@ -218,6 +255,14 @@ class Store:
         except IntegrityError:  # (table_id, move_no) is there already: the lost race
             return False
         return True
+
+    def _result(self, table_id: str, record: dict) -> dict:
+        """The ``v_``-named values of the result columns of ``table_id`` finished with ``record``."""
+        with self._conn(self.auto) as conn:
+            row = conn.execute(_WHO, {"tid": table_id}).first()
+        if row is None:
+            return {f"v_{c}": None for c in results.COLUMNS}
+        return {f"v_{c}": v for c, v in results.result_columns(row, record).items()}
 
     def touch(self, table_id: str, when: float | None = None) -> None:
         """Mark ``table_id`` used at ``when`` (now)."""

@@ -34,9 +34,18 @@ tables = Table(
     Column("finished_at", Float),  # when the game ended (None: not finished)
     Column("ended_at", Float),  # when the table was closed, expired or dropped
     Column("record", Text),  # the game record (JSON, docs/contract.md) once finished
+    # a finished game's result from the AI's side, written with its record (schema 2: ``results.py``); or why
+    # its record does not replay (``result_skipped``; the result columns are then NULL)
+    Column("result_options", Text),  # JSON: the game's options as sorted [key, value] pairs (deck; Scopa's match)
+    Column("result_outcome", String(4)),  # "win", "draw" or "loss": the AI's team's
+    Column("result_ai_points", Integer),  # the AI's team's points (Scopa: the match totals)
+    Column("result_people_points", Integer),  # the person's team's points
+    Column("result_skipped", String(200)),
     Index("ix_tables_status_touched", "status", "touched_at"),
     Index("ix_tables_finished", "finished_at"),
     Index("ix_tables_player", "player_id"),
+    # the finished games still without a result (``results.fill``): found without reading every row
+    Index("ix_tables_results", "result_outcome", "result_skipped", "finished_at"),
 )
 
 moves = Table(

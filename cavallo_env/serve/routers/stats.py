@@ -24,66 +24,35 @@ router = APIRouter()
 MAX_GAMES = 5000
 #: a player's most recent games listed in their history
 HISTORY = 100
-#: seconds an answer of /v1/stats is kept: reading thousands of records on every request would be slow
+#: seconds an answer of /v1/stats is kept (each is a few SQL sums; many pages open at once share one)
 ANSWER_TTL = 15.0
+#: finished games without a result (finished by a server of schema 1 since the migration) replayed per request
+FILL = 50
 #: what a table id looks like (``secrets.token_urlsafe``); anything else is no table
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-class _Results:
-    """Per database: each finished game's ``people.Result``, or why it is skipped (a finished game never
-    changes, so its record is read and replayed once), and the table of ``/v1/stats`` for ``ANSWER_TTL``
-    seconds.  One thread at a time reads new games: a second request waits for the first one's work."""
-
-    MAX_RESULTS = 4 * MAX_GAMES
-    #: more new games than this are read in one query of the most recent games, fewer one by one
-    BULK = 50
+class _Answers:
+    """Per database: the table of ``/v1/stats``, for ``ANSWER_TTL`` seconds."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._of_db: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # db -> {"results", "table"}
-
-    def _entry(self, db) -> dict:
-        return self._of_db.setdefault(db, {"results": {}, "table": None})
-
-    def of(self, db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[list, int]:
-        """``(results, skipped)`` of the ``limit`` most recent finished games (of ``player_id``), newest first."""
-        ids = db.finished_ids(player_id=player_id, limit=limit)
-        with self._lock:
-            known = self._entry(db)["results"]
-            todo = [i for i in ids if i not in known]
-            if todo:
-                if len(known) + len(todo) > self.MAX_RESULTS:
-                    known.clear()
-                    todo = ids
-                self._read(db, todo, player_id, limit, known)
-            results = [known[i] for i in ids if isinstance(known.get(i), people.Result)]
-        return results, sum(1 for i in ids if isinstance(known.get(i), str))
-
-    def _read(self, db, todo: list, player_id, limit: int, known: dict) -> None:
-        if len(todo) > self.BULK:
-            wanted = set(todo)
-            finished = [fg for fg in db.finished_games(player_id=player_id, limit=limit) if fg.table_id in wanted]
-        else:
-            finished = [fg for fg in map(db.finished_game, todo) if fg is not None]
-        results, skipped = people.results_of(finished)
-        known.update((r.table_id, r) for r in results)
-        known.update((s["table_id"], s["reason"]) for s in skipped)
+        self._of_db: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # db -> (when, answer)
 
     def table(self, db, make) -> dict:
         """``make()``, or its answer of less than ``ANSWER_TTL`` seconds ago."""
         now = time.monotonic()
         with self._lock:
-            hit = self._entry(db)["table"]
+            hit = self._of_db.get(db)
         if hit is not None and now - hit[0] < ANSWER_TTL:
             return hit[1]
         value = make()
         with self._lock:
-            self._entry(db)["table"] = (now, value)
+            self._of_db[db] = (now, value)
         return value
 
 
-_CACHE = _Results()
+_CACHE = _Answers()
 
 
 def _page(name: str) -> FileResponse:
@@ -109,18 +78,25 @@ def _db(svc):
     return svc.store.db
 
 
-def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> tuple[dict, list]:
-    """The figures of the ``limit`` most recent finished games (of ``player_id``), and their results."""
-    results, skipped = _CACHE.of(db, player_id, limit)
-    n = len(results) + skipped
-    return {"games": len(results), "lines": [x.to_dict() for x in people.summarize(results)],
-            "skipped": skipped, "limit": limit, "complete": n < limit}, results
+def _table(db, player_id: str | None = None, limit: int = MAX_GAMES) -> dict:
+    """The figures of the ``limit`` most recent finished games (of ``player_id``): sums the database keeps,
+    no record read (each game's result is stored when it finishes, docs/database.md)."""
+    db.fill_results(FILL)
+    tallies, finished, skipped = db.result_tallies(player_id=player_id, limit=limit)
+    lines = people.lines_of(people.Tally(*t) for t in tallies)
+    return {"games": sum(x.games for x in lines), "lines": [x.to_dict() for x in lines],
+            "skipped": skipped, "limit": limit, "complete": finished < limit}
 
 
 def _player(db, player_id: str) -> dict:
-    out, results = _table(db, player_id)
-    out["history"] = [r.for_person() for r in results[:HISTORY]]
+    out = _table(db, player_id)
+    out["history"] = [_result(*row).for_person() for row in db.recent_results(player_id, HISTORY)]
     return out
+
+
+def _result(table_id, game, options, ai, outcome, ai_points, people_points, player_id, finished_at):
+    return people.Result(table_id, game, options, ai, outcome, ai_points, people_points, player_id,
+                         people.iso_time(finished_at))
 
 
 @router.get(f"/{API_VERSION}/stats", summary="The AI against people: W/D/L, score with its 95% Wilson interval, "
@@ -130,7 +106,7 @@ def stats(svc: Svc, player_id: str | None = None):
     with `player_id` (the page's anonymous id) also that player's own figures and most recent games."""
     check_player(player_id, None)
     db = _db(svc)
-    out = dict(_CACHE.table(db, lambda: _table(db)[0]))
+    out = dict(_CACHE.table(db, lambda: _table(db)))
     if player_id is not None:  # a player's own games, up to date: their last game is there as soon as it ends
         out["player"] = _player(db, player_id)
     return out
