@@ -51,7 +51,7 @@ def main(argv=None) -> int:
 
     from training.config import load
     from training.ppo import iteration
-    from training.rollout import PHASES, PriorWorkers, Timers
+    from training.rollout import PHASES, Timers, start_prior_workers
     from training.run import Run
 
     if args.config is None:
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     run = Run.start(cfg, Path(tempfile.mkdtemp(prefix="train-speed-")), args.device)
     dev = run.device
     run.league.add(run.model, 0)  # so that the snapshot share of the mix is played too
-    workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
+    workers = start_prior_workers(cfg)
 
     def one_update(timers):
         return iteration(run, timers, workers)[0]
