@@ -308,9 +308,8 @@ class Lockstep:
             self.tables = [learning.table(state) for state in states]
         # the same deals on the compiled core, stepped beside the tables: the prior and the fixed bots'
         # moves from C, batched (the same numbers and moves as the Python ones); None: the Python ones
+        # (prior workers, where a caller still hands some, compute the prior instead)
         self.core = core_tables(learning.game, deals, options) if core.enabled() else None
-        if self.core is not None:
-            workers = self.workers = None
         if workers is not None:
             workers.start(deals, options)
 
@@ -345,11 +344,12 @@ class Lockstep:
                     self.ctl[i, s] = code
         return deals, states
 
-    def step(self, i: int, action: int) -> None:
-        """Apply ``action`` to game ``i`` (and tell the prior workers)."""
-        self.tables[i].step(action)
+    def step(self, i: int, action: int):
+        """Apply ``action`` to game ``i`` (and tell the prior workers); the move it completes, or None."""
+        move = self.tables[i].step(action)
         if self.workers is not None:
             self.workers.stepped(i, action)
+        return move
 
     def play(self, idx, actions) -> None:
         """Apply ``actions[j]`` to game ``idx[j]`` for every j (one action per game)."""
@@ -392,7 +392,7 @@ class Lockstep:
             with self.timers.phase("bots"):
                 acts = self.core.bot_actions(bot, where)
             with self.timers.phase("engine"):
-                going = [self.tables[i].step(a) is None for i, a in zip(left.tolist(), acts[left].tolist())]
+                going = [self.step(i, a) is None for i, a in zip(left.tolist(), acts[left].tolist())]
                 self.core.step(acts)  # -1 (skipped) outside ``left``
             n += len(left)
             left = left[np.asarray(going, dtype=bool)]
@@ -411,7 +411,7 @@ class Lockstep:
         if not use_prior:
             return obs, mask, None
         with self.timers.phase("prior"):
-            if self.core is not None:
+            if self.core is not None and self.workers is None:
                 where = np.zeros(self.core.n, dtype=bool)
                 where[idx] = True
                 return obs, mask, self.core.prior(where)[idx]
