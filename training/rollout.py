@@ -17,7 +17,11 @@ seat belongs to the same network, builds their masks from
 heuristic prior, runs one forward pass and samples every action at once
 (Gumbel-max over the masked logits: an illegal action is never drawn).  The
 ``heuristic`` bot moves straight from the state (``Table.heuristic_move``,
-sharing the prior's cache); any other bot through its view.
+sharing the prior's cache); any other bot through its view.  On the compiled
+core (``cavallo_env.core.enabled()``) the rollout's deals are also dealt on
+the core's tables and stepped beside the ``Table``s, and the prior and the
+``greedy``/``heuristic`` moves come from there, batched over the games: the
+same numbers and the same moves, so a run is the same bit for bit.
 
 Random numbers: deals, seats and bot seeds come from ``rng`` (numpy), the
 sampled actions from ``gen`` (torch), always in the same order, so a run
