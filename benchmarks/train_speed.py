@@ -16,6 +16,10 @@ training); ``--game G`` takes ``configs/G.yaml`` (Cavalloìcera:
   encoder (feature updates, observation gathers, masks), inference (batched
   forward passes and sampling), the fixed bots, and the PPO update.
 
+On the compiled core (``cavallo_env.core.enabled()``) the prior and the
+fixed bots run in C and no prior workers are started; ``CAVALLO_CORE=python``
+measures the Python engines (the same run, bit for bit).
+
 Nothing is written to disk.  The machine's other load matters: the numbers
 are wall-clock.
 """
@@ -49,9 +53,10 @@ def main(argv=None) -> int:
 
     import tempfile
 
+    from cavallo_env import core
     from training.config import load
     from training.ppo import iteration
-    from training.rollout import PHASES, PriorWorkers, Timers
+    from training.rollout import PHASES, Timers, start_prior_workers
     from training.run import Run
 
     if args.config is None:
@@ -69,7 +74,7 @@ def main(argv=None) -> int:
     run = Run.start(cfg, Path(tempfile.mkdtemp(prefix="train-speed-")), args.device)
     dev = run.device
     run.league.add(run.model, 0)  # so that the snapshot share of the mix is played too
-    workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
+    workers = start_prior_workers(cfg)
 
     def one_update(timers):
         return iteration(run, timers, workers)[0]
@@ -87,7 +92,8 @@ def main(argv=None) -> int:
         workers.close()
     measured = sum(timers.values())
     out = {
-        "config": args.config, "game": cfg.game, "device": str(dev), "threads": cfg.threads, "prior_workers": cfg.prior_workers,
+        "config": args.config, "game": cfg.game, "device": str(dev), "threads": cfg.threads,
+        "core": core.enabled(), "prior_workers": workers.n if workers is not None else 0,
         "games_per_rollout": cfg.games,
         "updates": args.updates, "wall_s": wall, "decisions": decisions, "learner_samples": samples,
         "decisions_per_s": decisions / wall, "learner_samples_per_s": samples / wall,
@@ -99,7 +105,8 @@ def main(argv=None) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"train_speed: {cfg.game}, {args.config}, {out['device']}, {cfg.threads} torch thread(s), "
-          f"{cfg.prior_workers} prior worker(s), {cfg.games} games per rollout, "
+          f"{'compiled core' if out['core'] else 'Python engines'}, {out['prior_workers']} prior worker(s), "
+          f"{cfg.games} games per rollout, "
           f"{args.updates} updates in {wall:.1f} s")
     print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
     print(f"  learner samples/s (trained on)              {out['learner_samples_per_s']:10.0f}")

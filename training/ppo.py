@@ -42,7 +42,7 @@ from .config import ConfigError, PPOSection, TrainConfig
 from .interrupt import Guard
 from .logs import Progress, RunLog, label, plot_learning_curve
 from .model import PolicyNet
-from .rollout import PHASES, PriorWorkers, Timers, play_rollout
+from .rollout import PHASES, PriorWorkers, Timers, play_rollout, start_prior_workers
 from .run import Run
 
 Batch = advantages.Batch
@@ -206,7 +206,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, *, resume: bool = False
         log(f"run {run.run_dir}  game {cfg.game}  device {run.device}  seed {cfg.seed}  updates {cfg.updates} x {cfg.games} games")
         bar = Progress(cfg, counters["update"], enabled=progress, log=log)
         runlog = RunLog(run.run_dir, cfg)
-        workers = PriorWorkers(cfg.prior_workers, cfg.game) if cfg.prior_workers and cfg.model.prior else None
+        workers = start_prior_workers(cfg)
         try:
             # ---- 3. the updates
             while counters["update"] < end:

@@ -17,7 +17,11 @@ seat belongs to the same network, builds their masks from
 heuristic prior, runs one forward pass and samples every action at once
 (Gumbel-max over the masked logits: an illegal action is never drawn).  The
 ``heuristic`` bot moves straight from the state (``Table.heuristic_move``,
-sharing the prior's cache); any other bot through its view.
+sharing the prior's cache); any other bot through its view.  On the compiled
+core (``cavallo_env.core.enabled()``) the rollout's deals are also dealt on
+the core's tables and stepped beside the ``Table``s, and the prior and the
+``greedy``/``heuristic`` moves come from there, batched over the games: the
+same numbers and the same moves, so a run is the same bit for bit.
 
 Random numbers: deals, seats and bot seeds come from ``rng`` (numpy), the
 sampled actions from ``gen`` (torch), always in the same order, so a run
@@ -35,8 +39,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from cavallo_env import games
+from cavallo_env import core, games
 from cavallo_env.bots import make
+from cavallo_env.vector.games import spec
 
 LEARNER = 0
 GREEDY = -1
@@ -281,6 +286,14 @@ def _prior_worker(conn, game: str) -> None:
             conn.send(traceback.format_exc(limit=3))
 
 
+def start_prior_workers(cfg) -> PriorWorkers | None:
+    """The config's ``prior_workers`` processes, or None: the model reads no prior, none are asked
+    for, or the prior comes from the compiled core (``core.enabled()``), faster than any worker."""
+    if not (cfg.prior_workers and cfg.model.prior) or core.enabled():
+        return None
+    return PriorWorkers(cfg.prior_workers, cfg.game)
+
+
 class Lockstep:
     """The games of one rollout, stepped together: their tables, who controls each seat, the
     fixed bots, and the prior workers told of every action (see the module doc)."""
@@ -297,6 +310,10 @@ class Lockstep:
             deals, states = self._deal(rng, paired, options)
         with timers.phase("encoder"):
             self.tables = [learning.table(state) for state in states]
+        # the same deals on the compiled core, stepped beside the tables: the prior and the fixed bots'
+        # moves from C, batched (the same numbers and moves as the Python ones); None: the Python ones
+        # (prior workers, where a caller still hands some, compute the prior instead)
+        self.core = core_tables(learning.game, deals, options) if core.enabled() else None
         if workers is not None:
             workers.start(deals, options)
 
@@ -331,14 +348,26 @@ class Lockstep:
                     self.ctl[i, s] = code
         return deals, states
 
-    def step(self, i: int, action: int) -> None:
-        """Apply ``action`` to game ``i`` (and tell the prior workers)."""
-        self.tables[i].step(action)
+    def step(self, i: int, action: int):
+        """Apply ``action`` to game ``i`` (and tell the prior workers); the move it completes, or None."""
+        move = self.tables[i].step(action)
         if self.workers is not None:
             self.workers.stepped(i, action)
+        return move
+
+    def play(self, idx, actions) -> None:
+        """Apply ``actions[j]`` to game ``idx[j]`` for every j (one action per game)."""
+        for i, a in zip(idx.tolist(), actions.tolist()):
+            self.step(i, a)
+        if self.core is not None:
+            acts = np.full(self.core.n, -1, dtype=np.int32)
+            acts[idx] = actions
+            self.core.step(acts)
 
     def bot_moves(self, code: int, idx) -> int:
-        """Game by game, the fixed bot ``code`` plays its move in the games ``idx``; the actions taken."""
+        """The fixed bot ``code`` plays its whole move in the games ``idx``; the actions taken."""
+        if self.core is not None:
+            return self._core_bot_moves(code, idx)
         n = 0
         for i in idx.tolist():
             table = self.tables[i]
@@ -355,6 +384,24 @@ class Lockstep:
             n += len(acts)
         return n
 
+    def _core_bot_moves(self, code: int, idx) -> int:
+        """``bot_moves`` on the core: every game's next action of the bot's move at once, until each
+        game's move is complete (a capture is built over several actions)."""
+        bot = "heuristic" if code == HEURISTIC else "greedy"
+        left, n = np.asarray(idx, dtype=np.int64), 0
+        where = np.zeros(self.core.n, dtype=bool)
+        while len(left):
+            where[:] = False
+            where[left] = True
+            with self.timers.phase("bots"):
+                acts = self.core.bot_actions(bot, where)
+            with self.timers.phase("engine"):
+                going = [self.step(i, a) is None for i, a in zip(left.tolist(), acts[left].tolist())]
+                self.core.step(acts)  # -1 (skipped) outside ``left``
+            n += len(left)
+            left = left[np.asarray(going, dtype=bool)]
+        return n
+
     def inputs(self, idx: list, seats: list, use_prior: bool) -> tuple:
         """``(obs, mask, prior or None)`` of the games ``idx`` for their acting ``seats``."""
         learning, tables = self.learning, self.tables
@@ -368,6 +415,10 @@ class Lockstep:
         if not use_prior:
             return obs, mask, None
         with self.timers.phase("prior"):
+            if self.core is not None and self.workers is None:
+                where = np.zeros(self.core.n, dtype=bool)
+                where[idx] = True
+                return obs, mask, self.core.prior(where)[idx]
             prior = np.empty((len(idx), learning.prior_size), dtype=np.float32)
             if self.workers is None:
                 for j, i in enumerate(idx):
@@ -392,6 +443,17 @@ class Lockstep:
             diff = table.returns("points")[side]
             stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
         return np.asarray(still, dtype=np.int64)
+
+
+def core_tables(game: str, seeds: list, options: dict):
+    """The deals of ``seeds`` (with the game's ``options``) on the compiled core, as the engine deals
+    them (``rng="python"``: the same cards, and the same later deals of a Scopa match)."""
+    s = spec(game)
+    opts = games.get(game).check_options(options)
+    reward, kw = s.check_options(None, opts["deck"] if s.decks else None, opts["match"] if s.has_match else None)
+    tables = s.make(len(seeds), reward, "python", kw, "core")
+    s.reset(tables, np.asarray(seeds, dtype=np.uint64), None, kw)
+    return tables
 
 
 def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng: np.random.Generator,
@@ -434,7 +496,6 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
                 stats.learner_decisions += len(gi)
             stats.decisions += len(gi)
             with timers.phase("engine"):
-                for i, a in zip(gi.tolist(), actions.tolist()):
-                    lockstep.step(i, a)
+                lockstep.play(gi, actions)
         active = lockstep.finish(active, buf, stats, reward, reward_scale)
     return buf, stats

@@ -1,0 +1,48 @@
+"""The rollout on the compiled core plays the same games as on the Python engines: the prior and
+the fixed bots' moves taken from the core's tables (``training.rollout``) give the same batch, bit for
+bit, in every game (Scopa's matches to 11 included).  Skips, saying how to build the core, only when
+the extension is not built (fails instead with ``CAVALLO_REQUIRE_CORE=1``)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cavallo_env import core, games  # noqa: E402
+
+_MISSING = core.missing_reason()
+if _MISSING is not None:
+    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
+        raise ImportError(f"CAVALLO_REQUIRE_CORE=1 but {_MISSING}")
+    pytest.skip(_MISSING, allow_module_level=True)
+
+from training.advantages import batch as make_batch  # noqa: E402
+from training.model import ModelConfig, build_policy  # noqa: E402
+from training.rollout import play_rollout  # noqa: E402
+
+OPPONENTS = ["self", "heuristic", ("snapshot", 0), "greedy", "heuristic", "self", "greedy", "heuristic"] * 2
+
+
+def _rollout(monkeypatch, switch: str, game: str, options: dict):
+    monkeypatch.setenv("CAVALLO_CORE", switch)
+    learning = games.get(game).learning()
+    torch.manual_seed(0)
+    net = build_policy(ModelConfig(hidden=[32], prior=True), learning)
+    buf, stats = play_rollout(net, OPPONENTS, [net], learning, rng=np.random.default_rng(3),
+                              gen=torch.Generator().manual_seed(3), device="cpu", game_options=options)
+    return make_batch(buf.trajectories(), "gae"), stats
+
+
+@pytest.mark.parametrize("game, options", [("briscola", {"deck": "milanesi"}), ("scopa", {"match": True}),
+                                           ("scopa", {"match": False}), ("cavalloicera", {})])
+def test_the_core_rollout_is_the_python_rollout(monkeypatch, game, options):
+    py, py_stats = _rollout(monkeypatch, "python", game, options)
+    on_core, core_stats = _rollout(monkeypatch, "core", game, options)
+    for k in ("obs", "mask", "actions", "logp", "values", "advantages", "prior"):
+        assert np.array_equal(getattr(py, k), getattr(on_core, k)), k
+    assert (py_stats.decisions, py_stats.results) == (core_stats.decisions, core_stats.results)
+    assert set(py_stats.results) == {"self", "heuristic", "greedy", ("snapshot", 0)}
