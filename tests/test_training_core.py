@@ -38,7 +38,9 @@ def _rollout(monkeypatch, switch: str, game: str, options: dict):
 
 
 @pytest.mark.parametrize("game, options", [("briscola", {"deck": "milanesi"}), ("scopa", {"match": True}),
-                                           ("scopa", {"match": False}), ("cavalloicera", {})])
+                                           ("scopa", {"match": False}), ("cavalloicera", {}),
+                                           ("briscola", {"deck": "bresciane"}),
+                                           ("scopa", {"match": False, "deck": "bresciane"})])
 def test_the_core_rollout_is_the_python_rollout(monkeypatch, game, options):
     py, py_stats = _rollout(monkeypatch, "python", game, options)
     on_core, core_stats = _rollout(monkeypatch, "core", game, options)

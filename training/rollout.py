@@ -376,7 +376,8 @@ class Lockstep:
                     move = table.heuristic_move()
                 else:
                     st = table.state
-                    move = self.game.move_from_dict(self.bots[i].choose(self.game.make_view(st, st.current)))
+                    move = self.game.move_from_dict(self.bots[i].choose(self.game.make_view(st, st.current)),
+                                                    self.game.deck_of(st))
             with self.timers.phase("engine"):
                 acts = table.move_actions(move)
                 for a in acts:

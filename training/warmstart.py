@@ -224,7 +224,7 @@ class _Recorder:
         if self.soft > 0 and hasattr(bot, "move_and_visits"):
             move, visits = bot.move_and_visits(view, state.legal_moves())
         else:
-            move = self.game.move_from_dict(bot.choose(view))
+            move = self.game.move_from_dict(bot.choose(view), self.game.deck_of(state))
         acts = table.move_actions(move)
         if visits is not None:
             self.targets.extend(soft_targets(table, move, acts, visits, self.soft, learning.num_actions))
