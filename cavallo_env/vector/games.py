@@ -16,6 +16,7 @@ import inspect
 from dataclasses import dataclass
 
 from .. import core, games
+from .reference import PyTables
 
 BACKENDS = ("core", "python")
 
@@ -58,9 +59,7 @@ class TableSpec:
 
     def make(self, n: int, reward: str, rng: str, options: dict, backend: str):
         if backend == "python":
-            from .reference import PyTables
-
-            return PyTables(self.name, n, reward=reward, rng=rng, **options)
+            return PyTables(self.name, n, reward=reward, rng=rng, core_tables=self.tables, **options)
         module, name = self.tables.split(":")
         cls = getattr(importlib.import_module(module), name)
         extra = {"match": options["match"]} if self.has_match else {}

@@ -36,13 +36,14 @@ class PyTables:
     """n tables of ``game`` on the Python engines, with the core tables' API (see the module doc)."""
 
     def __init__(self, game: str, n: int, reward: str = "points", rng: str = "python", deck: str = "milanesi",
-                 match: bool = True):
+                 match: bool = True, core_tables: str = ""):
         if game not in _GAMES or rng not in RNGS:  # a bad reward, deck or match: the AEC env says what is wrong
             raise ValueError(f"game must be one of {_GAMES} and rng one of {RNGS}, got {game!r:.40}, {rng!r:.40}")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
         self.game, self.n, self.reward, self.rng = game, int(n), reward, rng
         self.deck, self.match = deck, match
+        self._core_tables = core_tables  # "module:class" of the game's core tables, whose deal checks it borrows
         g = self._g = games.get(game)
         kwargs = {"reward": reward}
         if game != "cavalloicera":
@@ -81,7 +82,7 @@ class PyTables:
         firsts = leaders if dealers is None else dealers
         ids = np.ascontiguousarray(ids, dtype=np.int8)
         firsts = np.ascontiguousarray(firsts, dtype=np.int8)
-        _check_deals(self.game, ids, firsts, self.n)  # the core's checks and words
+        _check_deals(self.game, self._core_tables, ids, firsts, self.n)  # the core's checks and words
         self._check_decks(decks)
         seeds = np.zeros(self.n, np.uint64) if seeds is None else seed_array(seeds, self.n)
         for i in self._rows(where_array(where, self.n)):
@@ -244,11 +245,9 @@ def _deal_names(game: str, g, state) -> dict:
     return {k: record[k] for k in keys}
 
 
-def _check_deals(game: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None:
+def _check_deals(game: str, core_tables: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None:
     """The core's checks of given deals, with its words (``CoreTables._deal_arrays``: no extension needed)."""
-    from .games import spec
-
-    module, name = spec(game).tables.split(":")
+    module, name = core_tables.split(":")
     cls = getattr(importlib.import_module(module), name)
     like = SimpleNamespace(n=n, CARDS=cls.CARDS, SEATS=cls.SEATS, DEAL_SEAT=cls.DEAL_SEAT)
     ids, _ = CoreTables._deal_arrays(like, ids, firsts)
