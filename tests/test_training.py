@@ -652,14 +652,17 @@ def test_ctrl_c_saves_the_last_finished_update_and_resume_continues_from_it(tmp_
 
     from training.ppo import train
 
-    d = tiny(updates=60, checkpoint_every=1000, prior_workers=1, model={"hidden": [16], "prior": True},
+    # far more updates than it plays before the SIGINT (on the core an update takes milliseconds);
+    # CAVALLO_CORE=python: the prior workers only run on the Python engines
+    d = tiny(updates=100000, checkpoint_every=1000, prior_workers=1, model={"hidden": [16], "prior": True},
              eval={"every": 1, "deals": 2, "jobs": 2})
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(d))
     runs = tmp_path / "runs"
     cmd = [sys.executable, "-m", "cavallo_env.cli", "train", "--no-progress"]
+    env = {**os.environ, "CAVALLO_CORE": "python"}
     p = subprocess.Popen(cmd + ["--config", str(path), "--runs", str(runs)], cwd=ROOT, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and p.poll() is None:
         metrics = list(runs.glob("*/metrics.csv"))
@@ -680,7 +683,7 @@ def test_ctrl_c_saves_the_last_finished_update_and_resume_continues_from_it(tmp_
     assert _weights(run_dir)[1]["step"] == saved
     # --resume continues from the saved update (here for one more)
     r = subprocess.run(cmd + ["--resume", str(run_dir), "--stop-at", str(saved + 1)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert f"resumed {run_dir} at update {saved} " in r.stderr
     assert [int(row["update"]) for row in csv.DictReader(open(run_dir / "metrics.csv"))] == list(range(1, saved + 2))
