@@ -661,8 +661,11 @@ def test_ctrl_c_saves_the_last_finished_update_and_resume_continues_from_it(tmp_
     runs = tmp_path / "runs"
     cmd = [sys.executable, "-m", "cavallo_env.cli", "train", "--no-progress"]
     env = {**os.environ, "CAVALLO_CORE": "python"}
+    # as from a terminal: Ctrl-C not ignored (a run started with SIGINT ignored, as nohup does, keeps it
+    # ignored; a test worker's ignored SIGINT, left by another test, would be inherited)
     p = subprocess.Popen(cmd + ["--config", str(path), "--runs", str(runs)], cwd=ROOT, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
+                         stderr=subprocess.PIPE, text=True, start_new_session=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and p.poll() is None:
         metrics = list(runs.glob("*/metrics.csv"))
