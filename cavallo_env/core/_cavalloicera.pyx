@@ -53,10 +53,6 @@ cdef extern from "cavalloicera.h":
 
 cdef extern from "cavalloicera_bots.h":
     int CV_CV_PRIOR_SIZE
-    int cv_cavalloicera_pysum_compensated
-
-import sys
-cv_cavalloicera_pysum_compensated = sys.version_info >= (3, 12)  # how this Python's sum() adds floats (pysum.h)
 
 NUM_ACTIONS = CV_CV_ACTIONS
 PRIOR_SIZE = CV_CV_PRIOR_SIZE

@@ -65,10 +65,6 @@ cdef extern from "scopa.h":
 
 cdef extern from "scopa_bots.h":
     int CV_SC_PRIOR_SIZE
-    int cv_scopa_pysum_compensated
-
-import sys
-cv_scopa_pysum_compensated = sys.version_info >= (3, 12)  # how this Python's sum() adds floats (pysum.h)
 
 NUM_ACTIONS = 120
 OBS_SIZE = CV_SC_OBS_SIZE

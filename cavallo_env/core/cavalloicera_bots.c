@@ -24,8 +24,6 @@
 #define COINS_10 9
 #define CUPS_FANTE 23
 
-int cv_cavalloicera_pysum_compensated = 0;
-
 /* bots._value: the award value of owning card c (CARD_VALUE), added in the same order */
 static double card_value(int c) {
     double v = 2.0 / 27; /* CARD_SHARE: one card toward "most cards" */
@@ -44,7 +42,7 @@ static double immediate_points(int card, uint64_t capture, uint64_t table, int p
     for (uint64_t b = capture; b; b &= b - 1) same_suit &= SUIT(CTZ(b)) == SUIT(card);
     int bonus = (capture == table) + (n == 1 && prev_placed >= 0 && capture == BIT(prev_placed)) + same_suit + (n >= 3);
     cv_pysum s = {0.0, 0.0};
-    for (uint64_t b = capture; b; b &= b - 1) cv_pysum_add(&s, card_value(CTZ(b)), cv_cavalloicera_pysum_compensated);
+    for (uint64_t b = capture; b; b &= b - 1) cv_pysum_add(&s, card_value(CTZ(b)));
     return (bonus + card_value(card)) + cv_pysum_result(&s);
 }
 
@@ -351,7 +349,7 @@ static double one_ply_score(const heur_info *h, int card, uint64_t capture) {
         for (uint64_t b = capture; b; b &= b - 1) same &= SUIT(CTZ(b)) == SUIT(card);
         int base = (capture == h->table) + (n == 1 && h->prev >= 0 && capture == BIT(h->prev)) + (n >= 3);
         cv_pysum s = {0.0, 0.0};
-        for (uint64_t b = capture; b; b &= b - 1) cv_pysum_add(&s, h->values[CTZ(b)], cv_cavalloicera_pysum_compensated);
+        for (uint64_t b = capture; b; b &= b - 1) cv_pysum_add(&s, h->values[CTZ(b)]);
         gain = ((base + same) + h->values[card]) + cv_pysum_result(&s);
     }
     if (h->next_size > 0 && h->unseen) {

@@ -25,9 +25,6 @@ enum { CV_CV_BOT_GREEDY = 0, CV_CV_BOT_HEURISTIC = 1 };
 #define CV_CV_PRIOR_SIZE 312 /* heuristic-prior/1: score (156) and choice (156) */
 #define CV_CV_PRIOR_CLIP 8.0
 
-/* whether sums of floats are added as Python >= 3.12's sum() does (pysum.h); set by the binding */
-extern int cv_cavalloicera_pysum_compensated;
-
 /* the next action of the greedy bot's move for the seat to act (-1 once over) */
 int cv_cavalloicera_greedy_action(const cv_cavalloicera *t);
 /* the next action of the heuristic bot's move (-1 once over; -2 without memory for the legal moves) */

@@ -50,11 +50,9 @@ static int sets_of_value(uint64_t table, int v, uint64_t *out) {
     return g.count;
 }
 
-int cv_scopa_pysum_compensated = 0; /* Python >= 3.12 adds floats with compensation (pysum.h) */
-
 static double taken(uint64_t set, const double *w) { /* sum(w[t] for t in set), in increasing id */
     cv_pysum s = {0.0, 0.0};
-    for (; set; set &= set - 1) cv_pysum_add(&s, w[CTZ(set)], cv_scopa_pysum_compensated);
+    for (; set; set &= set - 1) cv_pysum_add(&s, w[CTZ(set)]);
     return cv_pysum_result(&s);
 }
 

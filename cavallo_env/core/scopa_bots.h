@@ -23,9 +23,6 @@ enum { CV_SC_BOT_GREEDY = 0, CV_SC_BOT_HEURISTIC = 1 };
 #define CV_SC_PRIOR_CLIP 8.0
 #define CV_SC_MAX_SETS 2048 /* capture sets of one card value on any table (at most 1698) */
 
-/* whether sums of floats are added as Python >= 3.12's sum() does (pysum.h); set by the binding */
-extern int cv_scopa_pysum_compensated;
-
 /* the next action of the bot kind's move for the seat to act (-1 once over) */
 int cv_scopa_bot_action(const cv_scopa *t, int kind);
 /* the prior (240 floats) of the seat to act: zeros once over */
