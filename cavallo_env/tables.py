@@ -154,6 +154,7 @@ class TableSession:
             "game": game.name,
             "title": game.title,
             "deck": deck,
+            "move_fields": list(game.move_fields),  # a move's fields: with "capture", a game that takes table cards
             "options": dict(self.options),
             "ai": self.ai,
             "seats": self._seats(),
