@@ -172,6 +172,9 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
         opts = self.check_options(options)
         return BriscolaState((ids[0:3], ids[3:6]), ids[6], ids[7:], first, opts["deck"])
 
+    def move_actions(self, state, move) -> list[int]:
+        return [move]  # an action is the card played
+
     def random_actions(self, rng):
         return BriscolaRandomActions(rng)
 

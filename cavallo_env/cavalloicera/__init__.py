@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from ..games.base import Game, RandomActions
-from .actions import CAPTURE, TAKE, CavalloiceraActions
+from .actions import CAPTURE, TAKE, CavalloiceraActions, move_to_actions
 from .cards import NAMES, SUIT, SWORDS
 from .engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points, score
 from .search import CavalloiceraSearch
@@ -203,6 +203,9 @@ legend: capture bonuses, +1 each: [Scùa] the capture empties the table; [Picada
         ``first`` the dealer."""
         self.check_options(options)
         return CavalloiceraState([ids[k * 12:(k + 1) * 12] for k in range(4)], ids[48:52], first)
+
+    def move_actions(self, state, move) -> list[int]:
+        return move_to_actions(state, move[0], move[1])
 
     def random_actions(self, rng):
         return CavalloiceraRandomActions(rng)

@@ -232,6 +232,11 @@ class Game:
         """From now on the episode of ``raw_env`` (the game's bare AEC env, just reset) draws what it still
         draws (a match's later deals) from ``rng``; nothing by default (a deal draws nothing once dealt)."""
 
+    def move_actions(self, state, move) -> list[int]:
+        """The env's action ids that play ``move`` (a legal move of the seat to play) from ``state``: by
+        default the learning table's ``move_actions`` (a game may say it without building a table)."""
+        return self.learning().table(state).move_actions(move)
+
     def random_actions(self, rng: random.Random) -> "RandomActions":
         """One table's random actions drawn from ``rng`` as the core's ``random_actions()`` draws
         them with ``rng="python"`` (``RandomActions``)."""

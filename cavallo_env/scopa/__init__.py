@@ -18,7 +18,7 @@ methods take a ``deck`` (a view's: ``deck_of(view)``).
 
 from __future__ import annotations
 
-from .actions import CAPTURE, TAKE
+from .actions import CAPTURE, TAKE, move_to_actions
 from .cards import NAMES
 from ..games.base import Game, RandomActions
 from .engine import MONEY_SUIT, NUM_PLAYS, ScopaDeal, ScopaState, random_state, split_deck, state_from_deal
@@ -128,6 +128,9 @@ class Scopa(Game):
 
     def use_rng(self, raw_env, rng) -> None:
         raw_env.core.state.rng = rng  # a match's later deals
+
+    def move_actions(self, state, move) -> list[int]:
+        return move_to_actions(state, move)
 
     def random_actions(self, rng):
         return ScopaRandomActions(rng)

@@ -20,8 +20,8 @@ when drawn, its takes on the next calls), and what the game draws later
 Game-agnostic: what a table needs of its game is the ``Game``'s
 (``cavallo_env.games.base``): ``new_state``, ``state_from_ids`` (a deal in the
 core's ids), ``deal_of`` (a deal by names, for the env's reset), ``use_rng``,
-``random_actions`` (the core's random draws) and ``core_tables``; a bot's move
-becomes actions through the game's learning table (``move_actions``).
+``random_actions`` (the core's random draws), ``move_actions`` (a bot's move
+as actions) and ``core_tables``.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ class PyTables:
         state = engine_state(self.envs[i])
         view = self._g.make_view(state, state.current)
         move = self._g.move_from_dict(chooser.choose(view), view.get("deck"))
-        actions = self._g.learning().table(state).move_actions(move)
+        actions = self._g.move_actions(state, move)
         self._spelled[i] = actions[1:]
         return actions[0]
 
