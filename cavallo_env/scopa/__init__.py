@@ -196,6 +196,7 @@ Scopa (two players, 40 cards, {what})
             lines.append(f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)")
         return "\n".join(lines) + "\n"
 
+
 class ScopaRandomActions(RandomActions):
     """The core's random Scopa actions: a capture is planned only where the card has a choice of
     captures, and forgotten when a new deal of the match starts; a capture that is not the planned
