@@ -48,3 +48,27 @@ def test_the_core_rollout_is_the_python_rollout(monkeypatch, game, options):
         assert np.array_equal(getattr(py, k), getattr(on_core, k)), k
     assert (py_stats.decisions, py_stats.results) == (core_stats.decisions, core_stats.results)
     assert set(py_stats.results) == {"self", "heuristic", "greedy", ("snapshot", 0)}
+
+
+@pytest.mark.parametrize("game, options", [("scopa", {"match": True}), ("cavalloicera", {}), ("briscola", {})])
+def test_the_core_tables_say_when_a_move_is_being_built(game, options):
+    """``CoreTables.building(i)``, which the core rollout asks to finish a bot's move, is the Python
+    table's capture being built at every step of random play (a Scopa match's later deals included)."""
+    from training.rollout import core_tables
+
+    learning = games.get(game).learning()
+    seeds = list(range(40, 52))
+    on_core = core_tables(game, seeds, options, reward="points")
+    tables = [learning.table(learning.deal(s, **options)) for s in seeds]
+    rng = np.random.default_rng(0)
+    built = 0
+    while not on_core.done.all():
+        acts = np.full(on_core.n, -1, dtype=np.int32)
+        for i, t in enumerate(tables):
+            if not t.done:
+                assert on_core.building(i) == (getattr(t.game, "building", None) is not None), (game, i)
+                built += on_core.building(i)
+                acts[i] = t.legal_actions()[rng.integers(len(t.legal_actions()))]
+                t.step(int(acts[i]))
+        on_core.step(acts)
+    assert built > 0 or game == "briscola"
