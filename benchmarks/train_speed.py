@@ -91,12 +91,15 @@ def main(argv=None) -> int:
     outs = [b.result(args.config, args.updates) for b in benches]
     if len(outs) == 2:
         ratio = outs[1]["decisions_per_s"] / outs[0]["decisions_per_s"]
+        cpu_ratio = outs[1]["decisions_per_cpu_s"] / outs[0]["decisions_per_cpu_s"]
         if args.json:
-            print(json.dumps({"python": outs[0], "core": outs[1], "core_speedup": ratio}, indent=2))
+            print(json.dumps({"python": outs[0], "core": outs[1], "core_speedup": ratio,
+                              "core_speedup_cpu": cpu_ratio}, indent=2))
             return 0
         for out in outs:
             report(out, cfg)
-        print(f"core / python decisions/s: {ratio:.2f}x (one process, updates in turn)")
+        print(f"core / python decisions/s: {ratio:.2f}x (one process, updates in turn; "
+              f"per CPU second of this process: {cpu_ratio:.2f}x)")
         return 0
     if args.json:
         print(json.dumps(outs[0], indent=2))
@@ -120,7 +123,7 @@ class Bench:
             self.core = _core_enabled()
         self.n_workers = self.workers.n if self.workers is not None else 0
         self.timers = Timers()
-        self.wall = 0.0
+        self.wall = self.cpu = 0.0
         self.decisions = self.samples = 0
         self._one(Timers())  # warm-up
 
@@ -135,9 +138,10 @@ class Bench:
             return iteration(self.run, timers, self.workers)[0]
 
     def update(self) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         stats = self._one(self.timers)
         self.wall += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
         self.decisions += stats.decisions
         self.samples += stats.learner_decisions
 
@@ -154,8 +158,9 @@ class Bench:
             "config": config, "game": cfg.game, "device": str(self.run.device), "threads": cfg.threads,
             "core": self.core, "prior_workers": self.n_workers,
             "games_per_rollout": cfg.games,
-            "updates": updates, "wall_s": wall, "decisions": self.decisions, "learner_samples": self.samples,
+            "updates": updates, "wall_s": wall, "cpu_s": self.cpu, "decisions": self.decisions, "learner_samples": self.samples,
             "decisions_per_s": self.decisions / wall, "learner_samples_per_s": self.samples / wall,
+            "decisions_per_cpu_s": self.decisions / self.cpu,
             "shares": {p: self.timers[p] / wall for p in PHASES},
             "other_share": max(0.0, 1 - sum(self.timers.values()) / wall),
             "mix": cfg.league.mix,
@@ -193,6 +198,7 @@ def report(out: dict, cfg) -> None:
           f"{out['updates']} updates in {out['wall_s']:.1f} s")
     print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
     print(f"  learner samples/s (trained on)              {out['learner_samples_per_s']:10.0f}")
+    print(f"  decisions per CPU second of this process     {out['decisions_per_cpu_s']:10.0f}")
     print("  share of wall time:")
     for p in PHASES:
         print(f"    {p:<10} {100 * out['shares'][p]:5.1f}%")

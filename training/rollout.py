@@ -305,6 +305,7 @@ class Lockstep:
         self.game = games.get(learning.game)
         self.team_of = [learning.team_of(s) for s in range(learning.num_seats)]
         self.team_seat = [self.team_of.index(team) for team in (0, 1)]  # a seat of each team
+        self.teams = np.asarray(self.team_of, dtype=np.int64)  # the team of each seat, to index with seats
         self.ctl = np.zeros((len(opponents), learning.num_seats), dtype=np.int64)  # controller code per seat
         self.learner_team = np.zeros(len(opponents), dtype=np.int64)
         self.bot_seeds: dict[int, int] = {}  # game -> the seed of its greedy bot (the Python one's)
@@ -470,6 +471,7 @@ class CoreLockstep(Lockstep):
         # (every deal of a Scopa match), and their sum is the final one
         self.paid = np.zeros((self.tables.n, learning.num_seats), dtype=np.float32)
         self.where = np.zeros(self.tables.n, dtype=bool)
+        self.builds = "building" in self.tables.snapshot(0)  # whether the game builds captures over actions
 
     def current(self, active: np.ndarray) -> np.ndarray:
         return self.tables.current[active].astype(np.int64)
@@ -513,10 +515,14 @@ class CoreLockstep(Lockstep):
 
     def _building(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """bool: which games of ``idx`` (whose seat to act was ``seats``) are in the middle of a move: the
-        same seat to act and a capture being built (a Scopa match's next deal can start with the same seat)."""
+        same seat to act and a capture being built (a Scopa match's next deal can start with the same seat,
+        and a Briscola trick's winner leads the next one)."""
         t = self.tables
-        again = ((t.current[idx] == seats) & ~t.done[idx]).tolist()
-        return np.fromiter((a and t.building(i) for i, a in zip(idx.tolist(), again)), dtype=bool, count=len(idx))
+        out = np.zeros(len(idx), dtype=bool)
+        if self.builds:
+            for j in np.flatnonzero((t.current[idx] == seats) & ~t.done[idx]).tolist():
+                out[j] = t.building(int(idx[j]))
+        return out
 
     def inputs(self, idx: np.ndarray, seats: list, use_prior: bool) -> tuple:
         """``(obs, mask, prior or None)`` of the games ``idx`` for their acting ``seats`` (the seats to act)."""
@@ -577,8 +583,7 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
             with timers.phase("inference"):
                 actions, logp, values = sample_actions(nets[code], obs, mask, gen, device, prior)
             if code == LEARNER:
-                teams = np.fromiter((lockstep.team_of[s] for s in seats), dtype=np.int64, count=len(gi))
-                buf.add(obs, mask, actions, logp, values, gi * 2 + teams, prior)
+                buf.add(obs, mask, actions, logp, values, gi * 2 + lockstep.teams[cur[sel]], prior)
                 stats.learner_decisions += len(gi)
             stats.decisions += len(gi)
             with timers.phase("engine"):
