@@ -13,6 +13,8 @@ training); ``--game G`` takes ``configs/G.yaml`` (Cavalloìcera:
 - decisions/s: every decision taken in the training games (every seat,
   capture-building sub-steps included) per second of rollout + update wall
   time; learner samples/s: the decisions that are trained on;
+- decisions per CPU second of this process (steadier than wall time on a
+  loaded machine; prior worker processes are not counted);
 - the share of that time spent in the engine (legal actions, stepping), the
   encoder (feature updates, observation gathers, masks), inference (batched
   forward passes and sampling), the fixed bots, and the PPO update.
@@ -198,7 +200,8 @@ def report(out: dict, cfg) -> None:
           f"{out['updates']} updates in {out['wall_s']:.1f} s")
     print(f"  decisions/s (all seats, rollout + update)   {out['decisions_per_s']:10.0f}")
     print(f"  learner samples/s (trained on)              {out['learner_samples_per_s']:10.0f}")
-    print(f"  decisions per CPU second of this process     {out['decisions_per_cpu_s']:10.0f}")
+    workers = f" (its {out['prior_workers']} prior worker(s) not counted)" if out["prior_workers"] else ""
+    print(f"  decisions per CPU second of this process     {out['decisions_per_cpu_s']:10.0f}{workers}")
     print("  share of wall time:")
     for p in PHASES:
         print(f"    {p:<10} {100 * out['shares'][p]:5.1f}%")
