@@ -17,11 +17,12 @@ seat belongs to the same network, builds their masks from
 heuristic prior, runs one forward pass and samples every action at once
 (Gumbel-max over the masked logits: an illegal action is never drawn).  The
 ``heuristic`` bot moves straight from the state (``Table.heuristic_move``,
-sharing the prior's cache); any other bot through its view.  On the compiled
-core (``cavallo_env.core.enabled()``) the rollout's deals are also dealt on
-the core's tables and stepped beside the ``Table``s, and the prior and the
-``greedy``/``heuristic`` moves come from there, batched over the games: the
-same numbers and the same moves, so a run is the same bit for bit.
+sharing the prior's cache); any other bot through its view (``PyLockstep``).
+On the compiled core (``cavallo_env.core.enabled()``) the games are played on
+the core's tables instead (``CoreLockstep``): the observations, masks and
+results, the prior and the ``greedy``/``heuristic`` moves come from C,
+batched over the games, and no ``Table`` is made: the same numbers and the
+same moves, so a run is the same bit for bit.
 
 Random numbers: deals, seats and bot seeds come from ``rng`` (numpy), the
 sampled actions from ``gen`` (torch), always in the same order, so a run
@@ -299,10 +300,8 @@ class Lockstep:
     results (see the module doc).  ``PyLockstep`` plays them on the Python ``Table``s,
     ``CoreLockstep`` on the compiled core's tables; ``Lockstep.open`` picks one."""
 
-    def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
-                 timers: Timers):
-        self.learning, self.opponents, self.options, self.timers = learning, opponents, options, timers
-        self.game = games.get(learning.game)
+    def __init__(self, learning, opponents: list, rng: np.random.Generator, paired: bool, timers: Timers):
+        self.learning, self.opponents, self.timers = learning, opponents, timers
         self.team_of = [learning.team_of(s) for s in range(learning.num_seats)]
         self.team_seat = [self.team_of.index(team) for team in (0, 1)]  # a seat of each team
         self.teams = np.asarray(self.team_of, dtype=np.int64)  # the team of each seat, to index with seats
@@ -387,10 +386,11 @@ class PyLockstep(Lockstep):
     def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
                  timers: Timers, workers: PriorWorkers | None):
         with timers.phase("engine"):
-            super().__init__(learning, opponents, options, rng, paired, timers)
+            super().__init__(learning, opponents, rng, paired, timers)
             states = [learning.deal(seed, **options) for seed in self.deals]
         with timers.phase("encoder"):
             self.tables = [learning.table(state) for state in states]
+        self.game = games.get(learning.game)
         self.bots = {i: make(opponents[i], seed=seed, game=learning.game) for i, seed in self.bot_seeds.items()}
         self.workers = workers
         if workers is not None:
@@ -465,7 +465,7 @@ class CoreLockstep(Lockstep):
     def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
                  timers: Timers):
         with timers.phase("engine"):
-            super().__init__(learning, opponents, options, rng, paired, timers)
+            super().__init__(learning, opponents, rng, paired, timers)
             self.tables = core_tables(learning.game, self.deals, options, reward="points")
         # each game's points so far per seat: the core pays a deal's point difference when it ends it
         # (every deal of a Scopa match), and their sum is the final one
