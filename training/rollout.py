@@ -17,11 +17,12 @@ seat belongs to the same network, builds their masks from
 heuristic prior, runs one forward pass and samples every action at once
 (Gumbel-max over the masked logits: an illegal action is never drawn).  The
 ``heuristic`` bot moves straight from the state (``Table.heuristic_move``,
-sharing the prior's cache); any other bot through its view.  On the compiled
-core (``cavallo_env.core.enabled()``) the rollout's deals are also dealt on
-the core's tables and stepped beside the ``Table``s, and the prior and the
-``greedy``/``heuristic`` moves come from there, batched over the games: the
-same numbers and the same moves, so a run is the same bit for bit.
+sharing the prior's cache); any other bot through its view (``PyLockstep``).
+On the compiled core (``cavallo_env.core.enabled()``) the games are played on
+the core's tables instead (``CoreLockstep``): the observations, masks and
+results, the prior and the ``greedy``/``heuristic`` moves come from C,
+batched over the games, and no ``Table`` is made: the same numbers and the
+same moves, so a run is the same bit for bit.
 
 Random numbers: deals, seats and bot seeds come from ``rng`` (numpy), the
 sampled actions from ``gen`` (torch), always in the same order, so a run
@@ -295,32 +296,33 @@ def start_prior_workers(cfg) -> PriorWorkers | None:
 
 
 class Lockstep:
-    """The games of one rollout, stepped together: their tables, who controls each seat, the
-    fixed bots, and the prior workers told of every action (see the module doc)."""
+    """The games of one rollout, stepped together: their deals, who controls each seat, and their
+    results (see the module doc).  ``PyLockstep`` plays them on the Python ``Table``s,
+    ``CoreLockstep`` on the compiled core's tables; ``Lockstep.open`` picks one."""
 
-    def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
-                 timers: Timers, workers: PriorWorkers | None):
-        self.learning, self.opponents, self.timers, self.workers = learning, opponents, timers, workers
-        self.game = games.get(learning.game)
+    def __init__(self, learning, opponents: list, rng: np.random.Generator, paired: bool, timers: Timers):
+        self.learning, self.opponents, self.timers = learning, opponents, timers
         self.team_of = [learning.team_of(s) for s in range(learning.num_seats)]
+        self.team_seat = [self.team_of.index(team) for team in (0, 1)]  # a seat of each team
+        self.teams = np.asarray(self.team_of, dtype=np.int64)  # the team of each seat, to index with seats
         self.ctl = np.zeros((len(opponents), learning.num_seats), dtype=np.int64)  # controller code per seat
         self.learner_team = np.zeros(len(opponents), dtype=np.int64)
-        self.bots: dict[int, object] = {}
-        with timers.phase("engine"):
-            deals, states = self._deal(rng, paired, options)
-        with timers.phase("encoder"):
-            self.tables = [learning.table(state) for state in states]
-        # the same deals on the compiled core, stepped beside the tables: the prior and the fixed bots'
-        # moves from C, batched (the same numbers and moves as the Python ones); None: the Python ones
-        # (prior workers, where a caller still hands some, compute the prior instead)
-        self.core = core_tables(learning.game, deals, options) if core.enabled() else None
-        if workers is not None:
-            workers.start(deals, options)
+        self.bot_seeds: dict[int, int] = {}  # game -> the seed of its greedy bot (the Python one's)
+        self.deals = self._draw(rng, paired)
 
-    def _deal(self, rng: np.random.Generator, paired: bool, options: dict) -> tuple[list, list]:
-        """Each game's deal seed and state, learner team and controllers, drawn from ``rng`` in a
-        fixed order (a twin game of a pair copies the first one's)."""
-        deals, states = [], []
+    @staticmethod
+    def open(learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool, timers: Timers,
+             workers: PriorWorkers | None) -> "Lockstep":
+        """The games on the compiled core where it runs (``core.enabled()``) and no prior workers are
+        handed (they replay the Python tables), else on the Python tables: the same games either way."""
+        if core.enabled() and workers is None:
+            return CoreLockstep(learning, opponents, options, rng, paired, timers)
+        return PyLockstep(learning, opponents, options, rng, paired, timers, workers)
+
+    def _draw(self, rng: np.random.Generator, paired: bool) -> list:
+        """Each game's deal seed, learner team, controllers and bot seed, drawn from ``rng`` in a
+        fixed order (a twin game of a pair copies the first one's); the deal seeds."""
+        deals = []
         deal_seed = bot_seed = 0
         for i, opp in enumerate(self.opponents):
             twin = paired and i % 2 == 1  # the second game of a pair: the first one's deal, seats and bot seed
@@ -330,7 +332,6 @@ class Lockstep:
             if not twin:
                 deal_seed = int(rng.integers(1 << 62))
             deals.append(deal_seed)
-            states.append(self.learning.deal(deal_seed, **options))
             lt = int(self.learner_team[i - 1]) if twin else int(rng.integers(2))
             self.learner_team[i] = lt
             if opp == "self":
@@ -342,11 +343,67 @@ class Lockstep:
                 if not twin:  # drawn for every bot game: the deals stay the same
                     bot_seed = int(rng.integers(1 << 62))
                 if code != HEURISTIC:  # heuristic moves come from the state (Table.heuristic_move)
-                    self.bots[i] = make(opp, seed=bot_seed, game=self.learning.game)
+                    self.bot_seeds[i] = bot_seed
             for s, team in enumerate(self.team_of):
                 if team != lt:
                     self.ctl[i, s] = code
-        return deals, states
+        return deals
+
+    def finish(self, active: np.ndarray, buf: Buffer, stats: RolloutStats, reward: str, reward_scale: float):
+        """The games of ``active`` still playing; the finished ones' rewards go to ``buf``, results to ``stats``."""
+        over = self.over(active)
+        for i in active[over].tolist():
+            points = self.points(i)
+            for team in (0, 1):
+                buf.final[2 * i + team] = points[team] / reward_scale if reward == "points" else _sign(points[team])
+            opp = self.opponents[i]
+            diff = points[int(self.learner_team[i]) if opp != "self" else 0]
+            stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
+        return active[~over]
+
+    # what a subclass plays the games on
+    def current(self, active: np.ndarray) -> np.ndarray:
+        """int64: the seat to act in each game of ``active``."""
+        raise NotImplementedError
+
+    def over(self, active: np.ndarray) -> np.ndarray:
+        """bool: whether each game of ``active`` is over."""
+        raise NotImplementedError
+
+    def points(self, i: int) -> list:
+        """Game ``i``'s final point difference per team (team 0, team 1), as ``Table.returns("points")``."""
+        raise NotImplementedError
+
+
+def _sign(x: float) -> float:
+    """The ``"win"`` reward of a point difference (the engines' ``returns("win")``)."""
+    return float((x > 0) - (x < 0))
+
+
+class PyLockstep(Lockstep):
+    """The games on the Python ``Table``s, the prior workers told of every action."""
+
+    def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
+                 timers: Timers, workers: PriorWorkers | None):
+        with timers.phase("engine"):
+            super().__init__(learning, opponents, rng, paired, timers)
+            states = [learning.deal(seed, **options) for seed in self.deals]
+        with timers.phase("encoder"):
+            self.tables = [learning.table(state) for state in states]
+        self.game = games.get(learning.game)
+        self.bots = {i: make(opponents[i], seed=seed, game=learning.game) for i, seed in self.bot_seeds.items()}
+        self.workers = workers
+        if workers is not None:
+            workers.start(self.deals, options)
+
+    def current(self, active: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.tables[i].state.current for i in active), dtype=np.int64, count=len(active))
+
+    def over(self, active: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.tables[i].done for i in active), dtype=bool, count=len(active))
+
+    def points(self, i: int) -> list:
+        return self.tables[i].returns("points")
 
     def step(self, i: int, action: int):
         """Apply ``action`` to game ``i`` (and tell the prior workers); the move it completes, or None."""
@@ -355,19 +412,13 @@ class Lockstep:
             self.workers.stepped(i, action)
         return move
 
-    def play(self, idx, actions) -> None:
+    def play(self, idx: np.ndarray, actions: np.ndarray) -> None:
         """Apply ``actions[j]`` to game ``idx[j]`` for every j (one action per game)."""
         for i, a in zip(idx.tolist(), actions.tolist()):
             self.step(i, a)
-        if self.core is not None:
-            acts = np.full(self.core.n, -1, dtype=np.int32)
-            acts[idx] = actions
-            self.core.step(acts)
 
-    def bot_moves(self, code: int, idx) -> int:
-        """The fixed bot ``code`` plays its whole move in the games ``idx``; the actions taken."""
-        if self.core is not None:
-            return self._core_bot_moves(code, idx)
+    def bot_moves(self, code: int, idx: np.ndarray) -> int:
+        """The fixed bot ``code`` plays its whole move in the games ``idx``, one game at a time; the actions taken."""
         n = 0
         for i in idx.tolist():
             table = self.tables[i]
@@ -385,27 +436,9 @@ class Lockstep:
             n += len(acts)
         return n
 
-    def _core_bot_moves(self, code: int, idx) -> int:
-        """``bot_moves`` on the core: every game's next action of the bot's move at once, until each
-        game's move is complete (a capture is built over several actions)."""
-        bot = "heuristic" if code == HEURISTIC else "greedy"
-        left, n = np.asarray(idx, dtype=np.int64), 0
-        where = np.zeros(self.core.n, dtype=bool)
-        while len(left):
-            where[:] = False
-            where[left] = True
-            with self.timers.phase("bots"):
-                acts = self.core.bot_actions(bot, where)
-            with self.timers.phase("engine"):
-                going = [self.step(i, a) is None for i, a in zip(left.tolist(), acts[left].tolist())]
-                self.core.step(acts)  # -1 (skipped) outside ``left``
-            n += len(left)
-            left = left[np.asarray(going, dtype=bool)]
-        return n
-
-    def inputs(self, idx: list, seats: list, use_prior: bool) -> tuple:
+    def inputs(self, idx: np.ndarray, seats: list, use_prior: bool) -> tuple:
         """``(obs, mask, prior or None)`` of the games ``idx`` for their acting ``seats``."""
-        learning, tables = self.learning, self.tables
+        learning, tables, idx = self.learning, self.tables, idx.tolist()
         with self.timers.phase("engine"):
             legal = [tables[i].legal_actions() for i in idx]
         with self.timers.phase("encoder"):
@@ -416,10 +449,6 @@ class Lockstep:
         if not use_prior:
             return obs, mask, None
         with self.timers.phase("prior"):
-            if self.core is not None and self.workers is None:
-                where = np.zeros(self.core.n, dtype=bool)
-                where[idx] = True
-                return obs, mask, self.core.prior(where)[idx]
             prior = np.empty((len(idx), learning.prior_size), dtype=np.float32)
             if self.workers is None:
                 for j, i in enumerate(idx):
@@ -428,30 +457,92 @@ class Lockstep:
                 self.workers.fill(idx, tables, prior)
         return obs, mask, prior
 
-    def finish(self, active: np.ndarray, buf: Buffer, stats: RolloutStats, reward: str, reward_scale: float):
-        """The games of ``active`` still playing; the finished ones' rewards go to ``buf``, results to ``stats``."""
-        still = []
-        for i in active.tolist():
-            table = self.tables[i]
-            if not table.done:
-                still.append(i)
-                continue
-            ret = table.returns(reward)
-            for team in (0, 1):
-                buf.final[2 * i + team] = ret[team] / reward_scale if reward == "points" else ret[team]
-            opp = self.opponents[i]
-            side = int(self.learner_team[i]) if opp != "self" else 0
-            diff = table.returns("points")[side]
-            stats.results.setdefault(opp, []).append((1.0 if diff > 0 else 0.5 if diff == 0 else 0.0, diff))
-        return np.asarray(still, dtype=np.int64)
+
+class CoreLockstep(Lockstep):
+    """The games on the compiled core's tables, batched: the observations, masks, prior and fixed bots'
+    moves from C, no Python table at all (the same numbers and moves as ``PyLockstep``'s)."""
+
+    def __init__(self, learning, opponents: list, options: dict, rng: np.random.Generator, paired: bool,
+                 timers: Timers):
+        with timers.phase("engine"):
+            super().__init__(learning, opponents, rng, paired, timers)
+            self.tables = core_tables(learning.game, self.deals, options, reward="points")
+        # each game's points so far per seat: the core pays a deal's point difference when it ends it
+        # (every deal of a Scopa match), and their sum is the final one
+        self.paid = np.zeros((self.tables.n, learning.num_seats), dtype=np.float32)
+        self.where = np.zeros(self.tables.n, dtype=bool)
+        self.builds = "building" in self.tables.snapshot(0)  # whether the game builds captures over actions
+
+    def current(self, active: np.ndarray) -> np.ndarray:
+        return self.tables.current[active].astype(np.int64)
+
+    def over(self, active: np.ndarray) -> np.ndarray:
+        return self.tables.done[active]
+
+    def points(self, i: int) -> list:
+        return [float(self.paid[i, s]) for s in self.team_seat]
+
+    def _step(self, actions: np.ndarray) -> None:
+        """``actions[i]`` at every table (-1: skipped), and the points paid."""
+        rewards, _ = self.tables.step(actions)
+        self.paid += rewards
+
+    def play(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        """Apply ``actions[j]`` to game ``idx[j]`` for every j (one action per game)."""
+        acts = np.full(self.tables.n, -1, dtype=np.int32)
+        acts[idx] = actions
+        self._step(acts)
+
+    def _select(self, idx: np.ndarray) -> np.ndarray:
+        self.where[:] = False
+        self.where[idx] = True
+        return self.where
+
+    def bot_moves(self, code: int, idx: np.ndarray) -> int:
+        """The fixed bot ``code`` plays its whole move in the games ``idx``: every game's next action at
+        once, until each game's move is complete (a capture is built over several actions); the actions taken."""
+        bot, tables = "heuristic" if code == HEURISTIC else "greedy", self.tables
+        left, n = np.asarray(idx, dtype=np.int64), 0
+        while len(left):
+            with self.timers.phase("bots"):
+                acts = tables.bot_actions(bot, self._select(left))
+            with self.timers.phase("engine"):
+                seats = tables.current[left]
+                self._step(acts)  # -1 (skipped) outside ``left``
+                n += len(left)
+                left = left[self._building(left, seats)]
+        return n
+
+    def _building(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """bool: which games of ``idx`` (whose seat to act was ``seats``) are in the middle of a move: the
+        same seat to act and a capture being built (a Scopa match's next deal can start with the same seat,
+        and a Briscola trick's winner leads the next one)."""
+        t = self.tables
+        out = np.zeros(len(idx), dtype=bool)
+        if self.builds:
+            for j in np.flatnonzero((t.current[idx] == seats) & ~t.done[idx]).tolist():
+                out[j] = t.building(int(idx[j]))
+        return out
+
+    def inputs(self, idx: np.ndarray, seats: list, use_prior: bool) -> tuple:
+        """``(obs, mask, prior or None)`` of the games ``idx`` for their acting ``seats`` (the seats to act)."""
+        t = self.tables
+        with self.timers.phase("encoder"):
+            obs = t.observe()[idx]
+            mask = t.mask[idx].view(bool)
+        if not use_prior:
+            return obs, mask, None
+        with self.timers.phase("prior"):
+            return obs, mask, t.prior(self._select(idx))[idx]
 
 
-def core_tables(game: str, seeds: list, options: dict):
+def core_tables(game: str, seeds: list, options: dict, reward: str | None = None):
     """The deals of ``seeds`` (with the game's ``options``) on the compiled core, as the engine deals
-    them (``rng="python"``: the same cards, and the same later deals of a Scopa match)."""
+    them (``rng="python"``: the same cards, and the same later deals of a Scopa match); ``reward``:
+    the rewards its ``step`` pays (None: the env's default)."""
     s = spec(game)
     opts = games.get(game).check_options(options)
-    reward, kw = s.check_options(None, opts["deck"] if s.decks else None, opts["match"] if s.has_match else None)
+    reward, kw = s.check_options(reward, opts["deck"] if s.decks else None, opts["match"] if s.has_match else None)
     tables = s.make(len(seeds), reward, "python", kw, "core")
     s.reset(tables, np.asarray(seeds, dtype=np.uint64), None, kw)
     return tables
@@ -473,27 +564,26 @@ def play_rollout(learner, opponents: list, snapshot_nets: list, learning, *, rng
         raise ValueError(f"paired rollouts play every deal twice: an even number of games, got {len(opponents)}")
     timers = timers if timers is not None else Timers()
     use_prior = bool(getattr(learner.cfg, "prior", False))
-    lockstep = Lockstep(learning, opponents, dict(game_options or {}), rng, paired, timers,
-                     prior_workers if use_prior else None)
+    lockstep = Lockstep.open(learning, opponents, dict(game_options or {}), rng, paired, timers,
+                             prior_workers if use_prior else None)
     nets = [learner, *snapshot_nets]  # by controller code: LEARNER, then 1 + k
     buf, stats = Buffer(len(opponents)), RolloutStats()
     active = np.arange(len(opponents))
     while len(active):
-        cur = np.fromiter((lockstep.tables[i].state.current for i in active), dtype=np.int64, count=len(active))
+        cur = lockstep.current(active)
         who = lockstep.ctl[active, cur]
         for code in np.unique(who):
             sel = who == code
             gi = active[sel]
-            if code < 0:  # a fixed bot, one game at a time
+            if code < 0:  # a fixed bot
                 stats.decisions += lockstep.bot_moves(code, gi)
                 continue
             seats = cur[sel].tolist()
-            obs, mask, prior = lockstep.inputs(gi.tolist(), seats, use_prior)
+            obs, mask, prior = lockstep.inputs(gi, seats, use_prior)
             with timers.phase("inference"):
                 actions, logp, values = sample_actions(nets[code], obs, mask, gen, device, prior)
             if code == LEARNER:
-                teams = np.fromiter((lockstep.team_of[s] for s in seats), dtype=np.int64, count=len(gi))
-                buf.add(obs, mask, actions, logp, values, gi * 2 + teams, prior)
+                buf.add(obs, mask, actions, logp, values, gi * 2 + lockstep.teams[cur[sel]], prior)
                 stats.learner_decisions += len(gi)
             stats.decisions += len(gi)
             with timers.phase("engine"):

@@ -8,7 +8,7 @@ Python's ``random``, else the engine deals through the game's
 ``_engine_deals`` hook) and from given deals (``_deal_arrays`` checks them),
 and plays them: ``step(actions)`` (an illegal action raises a message naming
 the table and its legal actions, nothing played), ``random_actions()``,
-``observe()``, ``state()``, ``snapshot(i)``.  The input helpers turn seeds,
+``observe()``, ``state()``, ``snapshot(i)``, ``building(i)``.  The input helpers turn seeds,
 decks, ``where`` and actions into the arrays the binding takes, saying in
 words what is wrong.
 """
@@ -168,6 +168,11 @@ class CoreTables:
     def snapshot(self, i: int) -> dict:
         """Table i as a dict named like the engine state's attributes (for tests and debugging)."""
         return self._tables.snapshot(i)
+
+    def building(self, i: int) -> bool:
+        """Whether table i's seat to act is in the middle of a move: a capture built over several
+        actions, started and not complete (never in a game without one: its snapshot has no building)."""
+        return self.snapshot(i).get("building") is not None
 
     def _illegal(self, i: int, action: int) -> str:
         word = self.ACTION_WORD
