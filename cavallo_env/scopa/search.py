@@ -26,16 +26,25 @@ likely).  The stock is shuffled.
 Rollouts play ``quick_score``'s favourite move (what a move wins less the
 next seat's best answer, known in a determinization), a random one with
 probability ``epsilon``.
+
+Where the compiled core is on (``core.enabled()``), ``core_search`` runs the
+whole decision in C (core/scopa_search.c): the hands are weighed here, once
+per decision, and the iterations run in C, the other seat's kinds of player
+being the core's heuristic and greedy bots.  Every option keeps its meaning
+there; ``engine=python`` (or ``CAVALLO_CORE=python``) runs this module's
+search.
 """
 
 from __future__ import annotations
 
 import random
+from array import array
 from bisect import bisect_right, insort
 from itertools import combinations
 from math import comb
 
-from ..budget import check
+from .. import core
+from ..budget import OverBudget, check, remaining
 from ..errors import BotSpecError
 from ..games.base import SearchHooks
 from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
@@ -546,4 +555,33 @@ class ScopaSearch(SearchHooks):
 
     def prior_scores(self, view, legal):
         return heuristic_scores(Info(view), legal)
+
+    def core_deals(self, base, rng: random.Random) -> dict:
+        """The determinizations of a decision at ``base`` as the core's search takes them: the
+        hidden cards, the other seat's hand size, the weighed hands (drawn from ``rng`` as the
+        Python search's first determinization draws them) and the kinds of player."""
+        det = self.determinizer(base, base.current)
+        if det.plays:
+            det._weigh(rng)
+        return {"hidden": det.hidden, "n_other": det.n_other, "hands": det.hands or [], "cum": det.cum or [],
+                "kinds": det.kinds or [], "model": det.model, "other": det.other}
+
+    def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
+        """The whole decision in the compiled core (core/scopa_search.c): the same search as the
+        generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from ``rng``
+        (given Python's numbers it makes the Python search's moves, bit for bit:
+        tests/test_core_search_scopa.py).  ``settings``: the bot's iterations, c, expand, reward,
+        scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the move and
+        its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
+        deals = self.core_deals(base, rng)
+        options = dict(settings, epsilon=self.epsilon, lookahead=self.lookahead, model=self.model)
+        legal = base.legal_moves()
+        by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
+        left = remaining()
+        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64),
+                                                       0.0 if left is None else max(left, 1e-9))
+        if index is None:
+            check()
+            raise OverBudget("the search passed its deadline")
+        return legal[index], dict(zip(legal, visits))
 
