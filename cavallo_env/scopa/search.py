@@ -577,11 +577,11 @@ class ScopaSearch(SearchHooks):
         options = dict(settings, epsilon=self.epsilon, lookahead=self.lookahead, model=self.model)
         legal = base.legal_moves()
         by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
-        left = remaining()
-        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64),
-                                                       0.0 if left is None else max(left, 1e-9))
-        if index is None:
-            check()
-            raise OverBudget("the search passed its deadline")
-        return legal[index], dict(zip(legal, visits))
+        left = remaining()  # the C loop stops itself there (0: no deadline)
+        seconds = 0.0 if left is None else max(left, 1e-9)
+        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64), seconds)
+        if index is not None:
+            return legal[index], dict(zip(legal, visits))
+        check()
+        raise OverBudget("the search passed its deadline")
 
