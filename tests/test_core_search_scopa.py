@@ -219,15 +219,26 @@ def test_options_change_the_core_search(monkeypatch):
     assert len({tuple(sorted(v.items())) for v in runs.values()}) == len(runs)
 
 
+def _worst_view() -> dict:
+    """The costliest Scopa position of tests/fixtures/worst (the most legal moves), with its legal moves."""
+    import json
+    from pathlib import Path
+    path = Path(__file__).resolve().parent / "fixtures" / "worst" / "scopa.json"
+    view = json.loads(path.read_text(encoding="utf-8"))["positions"][0]["view"]
+    view.pop("legal_moves", None)
+    _, _, legal, _ = games.checked_view(dict(view))
+    return dict(view, legal_moves=[GAME.move_to_dict(m) for m in legal])
+
+
 def test_the_core_search_respects_the_deadline(monkeypatch):
     monkeypatch.delenv("CAVALLO_CORE", raising=False)
-    view = _view()
-    for root in ("ucb", "halving"):
-        bot = ISMCTSBot(5_000_000, seed=1, game="scopa", root=root)
-        t0 = time.perf_counter()
-        with pytest.raises(budget.OverBudget), budget.deadline(0.05):
-            bot.choose(view)
-        assert time.perf_counter() - t0 < 2.0
+    for view in (_view(), _worst_view()):
+        for root in ("ucb", "halving"):
+            bot = ISMCTSBot(5_000_000, seed=1, game="scopa", root=root)
+            t0 = time.perf_counter()
+            with pytest.raises(budget.OverBudget), budget.deadline(0.05):
+                bot.choose(view)
+            assert time.perf_counter() - t0 < 2.0
 
 
 def test_bad_input_is_refused():
