@@ -81,6 +81,24 @@ def test_rollout_and_evaluation_are_pythons(hooks_options):
     assert checked == 120
 
 
+@pytest.mark.parametrize("infer", [1.0, 0.5])
+def test_the_weighed_hands_are_pythons(infer):
+    """The inference's weights (every hand's, and of the kinds of player holding it), computed by the
+    core's bots, are _Determinizer._weigh's to the bit, on the same hands drawn from the same numbers."""
+    hooks = GAME.search(infer=infer)
+    weighed = 0
+    for k, state in enumerate(_bases(40, 7)):
+        deals = hooks.core_deals(state, random.Random(k))
+        det = hooks.determinizer(state, state.current)
+        if not det.plays:
+            assert deals["hands"] == []
+            continue
+        det._weigh(random.Random(k))
+        assert (deals["hands"], deals["cum"], deals["kinds"]) == (det.hands, det.cum, det.kinds)
+        weighed += 1
+    assert weighed >= 10
+
+
 SETTINGS = {"iterations": 200, "c": 0.4, "expand": "greedy", "reward": "points", "root": "halving"}
 
 

@@ -28,6 +28,17 @@ cdef extern from "scopa_search.h":
         const uint32_t *mt
         double seconds
 
+    ctypedef struct cv_scs_play:
+        int8_t card
+        uint64_t capture, table
+        uint64_t piles[2]
+        uint64_t kept
+        int8_t last_capturer
+        uint8_t stock, opp_hand, plays_left
+
+    int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands,
+                       int n_hands, int n_other, const double *model, double infer, double *cum,
+                       double *kinds) nogil
     int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) nogil
     double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind,
                                   uint64_t seed) nogil
@@ -203,3 +214,38 @@ def determinizations(state, dict deals, uint64_t seed=0, Py_ssize_t draws=1000, 
         kind = cv_scopa_determinize(&base, &p, &world, &rng)
         out.append((_ids(world.hands[other]), [world.initial[10 + k] for k in range(world.stock_pos, 30)], kind))
     return out
+
+
+def weigh(hands, plays, int seat, int money, model, double infer):
+    """_Determinizer._weigh's weights, computed by the core: ``hands`` (lists of the same size),
+    ``seat``'s ``plays`` since its hand was dealt (search._Play), ``model`` (3 floats), ``infer``.
+    Returns ``(cum, kinds)``: the cumulative weights of the hands and, per hand, of the kinds."""
+    cdef cv_scs_play rows[3]
+    cdef double m[3]
+    if len(plays) > 3 or not 0 <= seat <= 1 or not 0 <= money <= 1:
+        raise ValueError("weigh: at most 3 plays (a hand's), seat and money 0 or 1")
+    for k, pl in enumerate(plays):
+        memset(&rows[k], 0, sizeof(cv_scs_play))
+        rows[k].card = pl.move[0]
+        rows[k].capture = _mask(pl.move[1], 40, "a capture")
+        rows[k].table = _mask(pl.table, 40, "the table")
+        rows[k].piles[0] = _mask(pl.piles[0], 40, "a pile")
+        rows[k].piles[1] = _mask(pl.piles[1], 40, "a pile")
+        rows[k].kept = _mask(pl.kept, 3, "a round's later plays")
+        rows[k].last_capturer = -1 if pl.last_capturer is None else pl.last_capturer
+        rows[k].stock, rows[k].opp_hand, rows[k].plays_left = pl.stock, pl.opp_hand, pl.plays_left
+    n_hands = len(hands)
+    n_other = len(hands[0]) if n_hands else 0
+    cards = bytes([c for h in hands for c in h])
+    if len(cards) != n_hands * n_other or n_other > 3:
+        raise ValueError("weigh: the hands must hold the same number of cards, at most 3")
+    for k in range(3):
+        m[k] = model[k]
+    cum = array("d", bytes(8 * max(n_hands, 1)))
+    kinds = array("d", bytes(24 * max(n_hands, 1)))
+    cdef double[::1] c_view = cum, k_view = kinds
+    cdef const char *hp = cards
+    if cv_scopa_weigh(rows, len(plays), seat, money, <const int8_t *> hp, n_hands, n_other, m, infer,
+                      &c_view[0], &k_view[0]) == -2:
+        raise MemoryError("no memory to weigh the hands")
+    return list(cum[:n_hands]), [tuple(kinds[3 * h:3 * h + 3]) for h in range(n_hands)]

@@ -278,6 +278,60 @@ int cv_scopa_determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa 
     return kind;
 }
 
+/* -- the inference (likelihoods, _Determinizer._weigh) --------------------------------- */
+
+#define SLIP 0.1 /* search.SLIP */
+
+/* likelihoods: the chance that each kind of player (heuristic, greedy, any move), holding hand
+ * besides the cards it played then and later in the round, made the play */
+static void likelihoods(const cv_scs_play *pl, uint64_t hand, int seat, int money, moves_t *m, double out[3]) {
+    cv_scopa t;
+    memset(&t, 0, sizeof t);
+    t.hands[seat] = hand | pl->kept | BIT(pl->card);
+    t.hands[1 - seat] = (1ULL << pl->opp_hand) - 1; /* the bots read only its size */
+    t.table = pl->table;
+    t.piles[0] = pl->piles[0], t.piles[1] = pl->piles[1];
+    t.stock_pos = (uint8_t)(CV_SC_STOCK - pl->stock);
+    t.turn = (uint8_t)(CV_SC_PLAYS - pl->plays_left);
+    t.last_capturer = pl->last_capturer;
+    t.money = (uint8_t)money;
+    t.current = (uint8_t)seat;
+    t.build_card = t.plan_card = -1;
+    m->n = cv_scopa_moves(&t, m->card, m->capture);
+    if (m->n == 1) {
+        out[0] = out[1] = out[2] = 1.0;
+        return;
+    }
+    double slip = SLIP / m->n;
+    for (int k = 0; k < 2; k++) {
+        uint64_t capture;
+        int card = cv_scopa_bot_move(&t, k == 0 ? CV_SC_BOT_HEURISTIC : CV_SC_BOT_GREEDY, &capture);
+        out[k] = (1.0 - SLIP) * (double)(card == pl->card && capture == pl->capture) + slip;
+    }
+    out[2] = 1.0 / m->n;
+}
+
+int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands, int n_hands,
+                   int n_other, const double model[3], double infer, double *cum, double *kinds) {
+    moves_t *m = malloc(sizeof(moves_t));
+    if (!m) return -2;
+    double acc = 0.0;
+    for (int h = 0; h < n_hands; h++) {
+        uint64_t hand = 0;
+        for (int i = 0; i < n_other; i++) hand |= BIT(hands[h * n_other + i]);
+        double w[3] = {model[0], model[1], model[2]}, p[3];
+        for (int j = 0; j < n_plays; j++) {
+            likelihoods(plays + j, hand, seat, money, m, p);
+            for (int k = 0; k < 3; k++) w[k] *= p[k];
+        }
+        acc += pow(w[0] + w[1] + w[2], infer);
+        cum[h] = acc;
+        kinds[3 * h] = w[0], kinds[3 * h + 1] = w[0] + w[1], kinds[3 * h + 2] = w[0] + w[1] + w[2];
+    }
+    free(m);
+    return 0;
+}
+
 /* -- the tree walk (_Search.iterate, ismcts._best_quick) --------------------------------- */
 
 static int best_quick(search *s, const cv_scopa *t, const int16_t *untried, int nu, cv_search_rng *rng) {

@@ -51,6 +51,25 @@ typedef struct {
     double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
 } cv_scs_params;
 
+/* One play of the other seat since its current hand was dealt, and the public position before
+ * it (search._Play): what the inference weighs a possible hand by. */
+typedef struct {
+    int8_t card;          /* the card played ... */
+    uint64_t capture;     /* ... and the table cards it took (0: placed) */
+    uint64_t table, piles[2];
+    uint64_t kept;        /* the cards the seat played later in the same round: in its hand too */
+    int8_t last_capturer; /* -1: nobody */
+    uint8_t stock, opp_hand, plays_left;
+} cv_scs_play;
+
+/* _Determinizer._weigh's weights of n_hands possible hands (n_other cards each) of seat, given its
+ * plays: the kinds of player (model, by the rounds already over) times the likelihoods of the plays
+ * (search.likelihoods, with the core's heuristic and greedy bots), the sum raised to infer, into
+ * cum (n_hands cumulative weights) and kinds (n_hands x 3 cumulative weights of the kinds).
+ * Returns 0, or -2 when out of memory. */
+int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands, int n_hands,
+                   int n_other, const double model[3], double infer, double *cum, double *kinds);
+
 /* The move of the seat to play in base (a single deal, more than one legal move), as its index in
  * cv_scopa_moves(base)'s order, and the root visit count of every legal move (visits, as many).
  * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory. */

@@ -429,21 +429,30 @@ class _Determinizer:
         # the kinds of player before the plays from the current hand (used with no such play yet)
         self.model = player_model(self.past, other, base.money, deal.dealer) if modelled and self.past else MODEL
 
-    def _weigh(self, rng: random.Random) -> None:
+    def draw_hands(self, rng: random.Random) -> list:
+        """The other seat's possible hands the decision weighs: every one, or ``HANDS`` of them
+        drawn from ``rng`` (the first random numbers of the decision's search)."""
         hidden, n = self.hidden, self.n_other
         if comb(len(hidden), n) <= HANDS:
-            hands = [list(h) for h in combinations(hidden, n)]
-        else:
-            drawn: set = set()
-            hands = []
-            while len(hands) < HANDS:
-                check()
-                h = tuple(sorted(rng.sample(hidden, n)))
-                if h not in drawn:
-                    drawn.add(h)
-                    hands.append(list(h))
+            return [list(h) for h in combinations(hidden, n)]
+        drawn: set = set()
+        hands = []
+        while len(hands) < HANDS:
+            check()
+            h = tuple(sorted(rng.sample(hidden, n)))
+            if h not in drawn:
+                drawn.add(h)
+                hands.append(list(h))
+        return hands
+
+    def player_model(self) -> tuple:
+        """The kinds of player the other seat is, by its plays of the rounds already over."""
+        return player_model(self.past, self.other, self.template.money, self.template.deal.dealer)
+
+    def _weigh(self, rng: random.Random) -> None:
+        hands = self.draw_hands(rng)
         other, money, dealer = self.other, self.template.money, self.template.deal.dealer
-        model = player_model(self.past, other, money, dealer)
+        model = self.player_model()
         cum = []
         kinds = []
         acc = 0.0
@@ -559,12 +568,17 @@ class ScopaSearch(SearchHooks):
     def core_deals(self, base, rng: random.Random) -> dict:
         """The determinizations of a decision at ``base`` as the core's search takes them: the
         hidden cards, the other seat's hand size, the weighed hands (drawn from ``rng`` as the
-        Python search's first determinization draws them) and the kinds of player."""
+        Python search's first determinization draws them, weighed by the core as ``_weigh``
+        weighs them) and the kinds of player."""
         det = self.determinizer(base, base.current)
-        if det.plays:
-            det._weigh(rng)
-        return {"hidden": det.hidden, "n_other": det.n_other, "hands": det.hands or [], "cum": det.cum or [],
-                "kinds": det.kinds or [], "model": det.model, "other": det.other}
+        deals = {"hidden": det.hidden, "n_other": det.n_other, "hands": [], "cum": [], "kinds": [],
+                 "model": det.model, "other": det.other}
+        if det.plays:  # weighed in C as _weigh weighs them (likelihoods by the core's bots)
+            hands = det.draw_hands(rng)
+            cum, kinds = core.extension("scopa").weigh(hands, det.plays, det.other, base.money, det.player_model(),
+                                                       self.infer)
+            deals.update(hands=hands, cum=cum, kinds=kinds)
+        return deals
 
     def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
         """The whole decision in the compiled core (core/scopa_search.c): the same search as the
