@@ -99,46 +99,41 @@ def test_the_weighed_hands_are_pythons(infer):
     assert weighed >= 10
 
 
-SETTINGS = {"iterations": 200, "c": 0.4, "expand": "greedy", "reward": "points", "root": "halving"}
-
-
-def _searches(spec: dict, hooks_options: dict, state, bias, seed: int) -> tuple:
-    """The Python search's (move, visits) of ``state`` and the core's, given Python's random numbers."""
-    hooks = GAME.search(**hooks_options)
-    bot = ISMCTSBot(spec["iterations"], seed=0, game="scopa", exploration=spec["c"], reward=spec["reward"],
-                    expand=spec["expand"], root=spec["root"], depth=spec.get("depth"), engine="python",
-                    **hooks_options)
-    visits = {}
-    py_move = bot.search(state.copy(), random.Random(seed), None, bias, visits, game=GAME)
+def _python_and_core(spec: str, state, bias, seed: int) -> tuple:
+    """The Python search's (move, visits) of ``state`` for the bot ``spec`` and the core's with the
+    same settings (those the bot hands ``core_search``), given the same Python random numbers."""
+    bot = make(f"{spec},engine=python", seed=0, game="scopa")
+    hooks = bot.hooks()
+    python = {}
+    python_move = bot.search(state.copy(), random.Random(seed), None, bias, python, game=GAME)
     rng = random.Random(seed)
     deals = hooks.core_deals(state, rng)
     legal = state.legal_moves()
-    by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
-    options = _options(hooks, **dict(spec, depth=spec.get("depth", hooks.depth)))
-    index, counts = EXT.search(state, options, deals, by_move, 0, 0.0, rng.getstate()[1])
-    return (py_move, visits), (legal[index], dict(zip(legal, counts)))
+    index, counts = EXT.search(state, _options(hooks, **bot._settings(hooks)), deals,
+                               None if bias is None else array("d", map(bias.get, legal)), 0, 0.0,
+                               rng.getstate()[1])
+    return (python_move, python), (legal[index], dict(zip(legal, counts)))
 
 
-@pytest.mark.parametrize("spec, hooks_options", [
-    ({}, {}),
-    ({"root": "ucb"}, {}),
-    ({"root": "ucb", "c": 1.3, "reward": "mixed", "expand": "random"}, {"epsilon": 0.3, "lookahead": 0.0}),
-    ({"reward": "win", "depth": 0}, {"infer": 0.0}),
-    ({"root": "ucb", "depth": 3}, {"infer": 0.5, "model": 0}),
-    ({"iterations": 37}, {"model": 0, "epsilon": 0.0}),
+@pytest.mark.parametrize("spec", [
+    "ismcts:200",
+    "ismcts:200,root=ucb",
+    "ismcts:200,root=ucb,c=1.3,reward=mixed,expand=random,epsilon=0.3,lookahead=0",
+    "ismcts:200,reward=win,depth=0,infer=0",
+    "ismcts:200,root=ucb,depth=3,infer=0.5,model=0",
+    "ismcts:37,model=0,epsilon=0",
 ])
-def test_given_pythons_numbers_the_core_search_is_the_python_search(spec, hooks_options):
+def test_given_pythons_numbers_the_core_search_is_the_python_search(spec):
     """The whole decision, bit for bit: the move and every root visit count, with and without a prior."""
-    spec = dict(SETTINGS, **spec)
     rng = random.Random(17)
     inferred = 0
-    for k, state in enumerate(_bases(12, 31 + len(hooks_options))):
+    for k, state in enumerate(_bases(12, 31 + len(spec))):
         legal = state.legal_moves()
         bias = {m: -rng.random() for m in legal} if k % 2 else None
-        py, got = _searches(spec, hooks_options, state, bias, k)
-        assert got == py, (state.deal.moves, py, got)
-        inferred += bool(GAME.search(**hooks_options).core_deals(state, random.Random(0))["hands"])
-    assert hooks_options.get("infer") == 0.0 or inferred >= 3  # the weighed hands were part of it
+        python, core_search = _python_and_core(spec, state, bias, k)
+        assert core_search == python, (state.deal.moves, python, core_search)
+        inferred += bool(make(spec, game="scopa").hooks().core_deals(state, random.Random(0))["hands"])
+    assert "infer=0" in spec.split(",") or inferred >= 3  # the weighed hands were part of it
 
 
 def _sample_draws(hooks, state, draws: int):
@@ -187,8 +182,8 @@ def _view(seed: int = 5, moves: int = 7):
 
 
 def _decide(spec: str, view, seed: int = 3):
-    bot = make(spec, seed=seed, game="scopa")
-    return bot.move_and_visits(view, GAME.legal_moves_of(view))
+    """The bot's move and root visits at ``view``."""
+    return make(spec, seed=seed, game="scopa").move_and_visits(view, GAME.legal_moves_of(view))
 
 
 def test_the_core_search_is_used_and_repeatable(monkeypatch):
@@ -278,12 +273,10 @@ def test_bad_input_is_refused():
 
 
 def test_search_speed_benchmark_runs(capsys):
-    import importlib.util
+    """benchmarks/search_speed.py times Scopa's two searches on the same positions in one run."""
+    import runpy
     from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "search_speed.py"
-    spec = importlib.util.spec_from_file_location("search_speed", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.main(["ismcts:20", "--deals", "1", "--game", "scopa"]) == 0
-    out = capsys.readouterr().out
-    assert "(scopa, " in out and "core mean" in out
+    bench = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "search_speed.py"))
+    assert bench["main"](["ismcts:20", "--game", "scopa", "--deals", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "(scopa, " in printed and "core mean" in printed and "same move" in printed
