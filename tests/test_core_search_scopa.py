@@ -83,13 +83,16 @@ def test_rollout_and_evaluation_are_pythons(hooks_options):
 
 @pytest.mark.parametrize("infer", [1.0, 0.5])
 def test_the_weighed_hands_are_pythons(infer):
-    """The inference's weights (every hand's, and of the kinds of player holding it), computed by the
-    core's bots, are _Determinizer._weigh's to the bit, on the same hands drawn from the same numbers."""
+    """The inference's weights (the kinds of player by the rounds over, every hand's weight and of the
+    kinds of player holding it), computed by the core's bots, are _Determinizer._weigh's to the bit,
+    on the same hands drawn from the same numbers."""
     hooks = GAME.search(infer=infer)
     weighed = 0
     for k, state in enumerate(_bases(40, 7)):
         deals = hooks.core_deals(state, random.Random(k))
         det = hooks.determinizer(state, state.current)
+        assert deals["model"] == det.model
+        assert EXT.player_model(det.past, det.other, state.money) == det.player_model()
         if not det.plays:
             assert deals["hands"] == []
             continue

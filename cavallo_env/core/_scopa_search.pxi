@@ -36,6 +36,7 @@ cdef extern from "scopa_search.h":
         int8_t last_capturer
         uint8_t stock, opp_hand, plays_left
 
+    void cv_scopa_player_model(const cv_scs_play *past, int n_past, int seat, int money, double *model) nogil
     int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands,
                        int n_hands, int n_other, const double *model, double infer, double *cum,
                        double *kinds) nogil
@@ -216,14 +217,10 @@ def determinizations(state, dict deals, uint64_t seed=0, Py_ssize_t draws=1000, 
     return out
 
 
-def weigh(hands, plays, int seat, int money, model, double infer):
-    """_Determinizer._weigh's weights, computed by the core: ``hands`` (lists of the same size),
-    ``seat``'s ``plays`` since its hand was dealt (search._Play), ``model`` (3 floats), ``infer``.
-    Returns ``(cum, kinds)``: the cumulative weights of the hands and, per hand, of the kinds."""
-    cdef cv_scs_play rows[3]
-    cdef double m[3]
-    if len(plays) > 3 or not 0 <= seat <= 1 or not 0 <= money <= 1:
-        raise ValueError("weigh: at most 3 plays (a hand's), seat and money 0 or 1")
+cdef void _plays(cv_scs_play *rows, object plays, int most, int seat, int money) except *:
+    """search._Play objects as rows (at most ``most``)."""
+    if len(plays) > most or not 0 <= seat <= 1 or not 0 <= money <= 1:
+        raise ValueError(f"at most {most} plays; seat and money 0 or 1")
     for k, pl in enumerate(plays):
         memset(&rows[k], 0, sizeof(cv_scs_play))
         rows[k].card = pl.move[0]
@@ -234,6 +231,27 @@ def weigh(hands, plays, int seat, int money, model, double infer):
         rows[k].kept = _mask(pl.kept, 3, "a round's later plays")
         rows[k].last_capturer = -1 if pl.last_capturer is None else pl.last_capturer
         rows[k].stock, rows[k].opp_hand, rows[k].plays_left = pl.stock, pl.opp_hand, pl.plays_left
+
+
+def player_model(past, int seat, int money):
+    """search.player_model of ``seat``'s ``past`` plays (search._Play, the rounds already over),
+    computed by the core: a tuple of 3 floats."""
+    cdef cv_scs_play rows[18]
+    cdef double m[3]
+    _plays(rows, past, 18, seat, money)
+    cv_scopa_player_model(rows, len(past), seat, money, m)
+    if m[0] != m[0]:
+        raise MemoryError("no memory to weigh the plays")
+    return (m[0], m[1], m[2])
+
+
+def weigh(hands, plays, int seat, int money, model, double infer):
+    """_Determinizer._weigh's weights, computed by the core: ``hands`` (lists of the same size),
+    ``seat``'s ``plays`` since its hand was dealt (search._Play), ``model`` (3 floats), ``infer``.
+    Returns ``(cum, kinds)``: the cumulative weights of the hands and, per hand, of the kinds."""
+    cdef cv_scs_play rows[3]
+    cdef double m[3]
+    _plays(rows, plays, 3, seat, money)
     n_hands = len(hands)
     n_other = len(hands[0]) if n_hands else 0
     cards = bytes([c for h in hands for c in h])

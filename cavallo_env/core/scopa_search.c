@@ -4,6 +4,7 @@
  * float expressions are Python's, in Python's order, so the values are the same. */
 #include "search_common.h" /* first: it asks for POSIX clocks */
 
+#include "pysum.h"
 #include "scopa_bots.h"
 #include "scopa_search.h"
 
@@ -156,6 +157,16 @@ typedef struct {
     double score[MAX_MOVES];
 } moves_t;
 
+/* the other seat's modelled replies of a decision, by all its bot reads (search.model_move's cache):
+ * its hand, the table, the piles, the plays made and the last capturer */
+typedef struct {
+    uint64_t hand, table, piles[2], capture;
+    uint8_t used, kind, turn;
+    int8_t last_capturer, card;
+} reply_t;
+
+#define REPLIES (1 << 14) /* slots; filled to half at most, then the replies are worked out every time */
+
 typedef struct {
     const cv_scopa *base;
     const cv_scs_params *p;
@@ -167,6 +178,8 @@ typedef struct {
     int8_t team[MAX_PATH];
     int plen;
     cv_deadline deadline;
+    reply_t *replies;    /* NULL: none kept */
+    int32_t n_replies;
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
@@ -184,12 +197,41 @@ static double evaluate(search *s, const cv_scopa *t) { /* ScopaSearch.evaluate *
     return v + (t->current == 0 ? s->p->lookahead * best : -s->p->lookahead * best);
 }
 
+static int same_reply(const reply_t *r, const cv_scopa *t, int kind, uint64_t hand) {
+    return r->kind == kind && r->hand == hand && r->table == t->table && r->piles[0] == t->piles[0] &&
+           r->piles[1] == t->piles[1] && r->turn == t->turn && r->last_capturer == t->last_capturer;
+}
+
+/* the kind of player's move (heuristic 0, greedy 1) for the seat to play: kept, or worked out */
+static int reply(search *s, const cv_scopa *t, int kind, uint64_t *capture) {
+    int bot = kind == 0 ? CV_SC_BOT_HEURISTIC : CV_SC_BOT_GREEDY;
+    if (!s->replies) return cv_scopa_bot_move(t, bot, capture);
+    uint64_t hand = t->hands[t->current], h = hand ^ (t->table * 31) ^ (t->piles[0] * 131) ^ (t->piles[1] * 1031);
+    h = cv_splitmix64(&h) ^ (uint64_t)(t->turn * 2 + kind);
+    uint32_t at = (uint32_t)cv_splitmix64(&h) & (REPLIES - 1);
+    while (s->replies[at].used) { /* open addressing, linear probing */
+        reply_t *r = s->replies + at;
+        if (same_reply(r, t, kind, hand)) {
+            *capture = r->capture;
+            return r->card;
+        }
+        at = (at + 1) & (REPLIES - 1);
+    }
+    int card = cv_scopa_bot_move(t, bot, capture);
+    if (s->n_replies < REPLIES / 2) {
+        s->n_replies++;
+        s->replies[at] = (reply_t){hand, t->table, {t->piles[0], t->piles[1]}, *capture, 1, (uint8_t)kind, t->turn,
+                                   t->last_capturer, (int8_t)card};
+    }
+    return card;
+}
+
 /* model_move: the index among m of the other seat's kind of player's move, -1 for none (the
  * any-move player, or the searching seat to play) */
-static int model_move(const search *s, const cv_scopa *t, int kind, const moves_t *m) {
+static int model_move(search *s, const cv_scopa *t, int kind, const moves_t *m) {
     if (kind == 2 || t->current != s->other) return -1;
     uint64_t capture;
-    int card = cv_scopa_bot_move(t, kind == 0 ? CV_SC_BOT_HEURISTIC : CV_SC_BOT_GREEDY, &capture);
+    int card = reply(s, t, kind, &capture);
     for (int i = 0; i < m->n; i++)
         if (m->card[i] == card && m->capture[i] == capture) return i;
     return -1;
@@ -309,6 +351,20 @@ static void likelihoods(const cv_scs_play *pl, uint64_t hand, int seat, int mone
         out[k] = (1.0 - SLIP) * (double)(card == pl->card && capture == pl->capture) + slip;
     }
     out[2] = 1.0 / m->n;
+}
+
+void cv_scopa_player_model(const cv_scs_play *past, int n_past, int seat, int money, double model[3]) {
+    static const double prior[3] = {0.6, 0.3, 0.1}; /* search.MODEL */
+    moves_t *m = malloc(sizeof(moves_t));
+    double w[3] = {prior[0], prior[1], prior[2]}, p[3];
+    for (int j = 0; j < n_past && m; j++) {
+        likelihoods(past + j, 0, seat, money, m, p);
+        for (int k = 0; k < 3; k++) w[k] *= p[k];
+    }
+    cv_pysum total = {0.0, 0.0}; /* sum(w), as the Python that runs this adds it */
+    for (int k = 0; k < 3; k++) cv_pysum_add(&total, w[k]);
+    for (int k = 0; k < 3; k++) model[k] = m ? w[k] / cv_pysum_result(&total) : NAN;
+    free(m);
 }
 
 int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands, int n_hands,
@@ -508,6 +564,7 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
     s->base = base, s->p = p, s->w = weights.w[base->money], s->other = 1 - base->current;
     cv_deadline_start(&s->deadline, p->seconds);
     root->n = cv_scopa_moves(base, root->card, root->capture);
+    s->replies = p->modelled ? calloc(REPLIES, sizeof(reply_t)) : NULL; /* without: worked out every time */
     cv_search_rng rng = {p->seed, NULL};
     cv_pyrandom py;
     if (p->mt) cv_search_setstate(&py, p->mt), rng.py = &py;
@@ -517,6 +574,7 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
         visits[i] = k < 0 ? 0 : s->tree.nodes[k].visits;
     }
     free(s->tree.nodes);
+    free(s->replies);
     free(s);
     free(root);
     return move;

@@ -62,6 +62,10 @@ typedef struct {
     uint8_t stock, opp_hand, plays_left;
 } cv_scs_play;
 
+/* search.player_model: the chance that seat is each kind of player (MODEL updated by its n_past
+ * plays of the rounds already over, whole hands known), into model (NaN when out of memory). */
+void cv_scopa_player_model(const cv_scs_play *past, int n_past, int seat, int money, double model[3]);
+
 /* _Determinizer._weigh's weights of n_hands possible hands (n_other cards each) of seat, given its
  * plays: the kinds of player (model, by the rounds already over) times the likelihoods of the plays
  * (search.likelihoods, with the core's heuristic and greedy bots), the sum raised to infer, into

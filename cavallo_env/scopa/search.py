@@ -570,13 +570,14 @@ class ScopaSearch(SearchHooks):
         hidden cards, the other seat's hand size, the weighed hands (drawn from ``rng`` as the
         Python search's first determinization draws them, weighed by the core as ``_weigh``
         weighs them) and the kinds of player."""
-        det = self.determinizer(base, base.current)
+        det = _Determinizer(base, base.current, self.infer)  # (its kinds of player worked out in C here)
+        ext = core.extension("scopa")
+        model = ext.player_model(det.past, det.other, base.money)  # player_model, by the core's bots
         deals = {"hidden": det.hidden, "n_other": det.n_other, "hands": [], "cum": [], "kinds": [],
-                 "model": det.model, "other": det.other}
+                 "model": model if self.model and det.past else MODEL, "other": det.other}
         if det.plays:  # weighed in C as _weigh weighs them (likelihoods by the core's bots)
             hands = det.draw_hands(rng)
-            cum, kinds = core.extension("scopa").weigh(hands, det.plays, det.other, base.money, det.player_model(),
-                                                       self.infer)
+            cum, kinds = ext.weigh(hands, det.plays, det.other, base.money, model, self.infer)
             deals.update(hands=hands, cum=cum, kinds=kinds)
         return deals
 
