@@ -154,6 +154,7 @@ class TableSession:
             "game": game.name,
             "title": game.title,
             "deck": deck,
+            "move_fields": list(game.move_fields),  # a move's fields: with "capture", a game that takes table cards
             "options": dict(self.options),
             "ai": self.ai,
             "seats": self._seats(),
@@ -220,10 +221,10 @@ class TableSession:
         if unknown:
             raise TableError(f"invalid move: unknown field(s) {', '.join(map(repr, unknown))[:80]}; "
                              f"known: {', '.join(MOVE_FIELDS)}", code="invalid_move")
-        if game.name == "briscola":  # a Briscola move is a card: a capture is no part of it
+        if "capture" not in game.move_fields:  # a move is a card (Briscola): a capture is no part of it
             if move_dict.get("capture"):
-                raise TableError("invalid move: a Briscola move plays a card and takes nothing ('capture' must "
-                                 "be empty)", code="invalid_move")
+                raise TableError(f"invalid move: a {game.title} move plays a card and takes nothing ('capture' "
+                                 "must be empty)", code="invalid_move")
             move_dict = {"play": move_dict.get("play")}
         deck = self.options["deck"]
         try:

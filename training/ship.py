@@ -24,6 +24,7 @@ import json
 import sys
 from pathlib import Path
 
+from cavallo_env import games
 from cavallo_env.evaluation import duplicate_eval, format_result
 
 
@@ -78,9 +79,14 @@ def pick_checkpoint(run: Path, *, update: int | None = None, pick: str = "last",
 
 
 def single_deal_options(cfg) -> dict:
-    """The options a run's model is evaluated with when shipped: Scopa on single deals."""
+    """The options a run's model is evaluated with when shipped: a game of matches (Scopa) on single deals."""
     options = dict(cfg.game_options)
-    return dict(options, match=False) if "match" in options or cfg.game == "scopa" else options
+    return dict(options, match=False) if "match" in options or _has_matches(cfg.game) else options
+
+
+def _has_matches(game: str) -> bool:
+    """Whether ``game`` plays matches of several deals (its option ``match``: Scopa)."""
+    return "match" in games.get(game).options
 
 
 def selector(game: str, options: dict, opponent: str, deals: int, seed: int, jobs: int, record: list | None = None):
@@ -181,7 +187,7 @@ def main(argv=None) -> int:
                  "kind": "model", "training": info, "evals": []}
     ckpt.save(out, model, ship_meta)
     modes = [(eval_options, args.deals)]
-    if game == "scopa" and args.match_deals:
+    if _has_matches(game) and args.match_deals:
         modes.append((dict(options, match=True), args.match_deals))
     ship_meta["evals"] = _evaluate(out, game, modes, args)
     ckpt.save(out, model, ship_meta)

@@ -14,7 +14,7 @@ when an env is built (``env()``/``raw_env()``).
 
 from __future__ import annotations
 
-from ..games.base import Game
+from ..games.base import Game, RandomActions
 from .cards import POINTS, card_name
 from .engine import BriscolaState, random_deal
 from .search import BriscolaSearch
@@ -38,6 +38,9 @@ class Briscola(Game):
         "greedy": "cavallo_env.briscola.bots:GreedyBot",
         "heuristic": "cavallo_env.briscola.bots:HeuristicBot",
     }
+    core_tables = "cavallo_env.core.briscola:BriscolaTables"
+    core_deal_keys = ("ids", "leaders")
+    deal_keys = ("hands", "trump", "stock", "leader")
 
     # -- rules -------------------------------------------------------------------
     def new_state(self, seed=None, **options):
@@ -96,6 +99,20 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
   - Terms: a "carico" is a loaded card (A or 3); a "liscio" a card worth nothing.
 """
 
+    legend = ("Briscola: the face-up card's suit is trump; a trick goes to the higher trump, else to the higher "
+              "card of the suit led (A > 3 > K > Q > J > 7 .. 2); A 11, 3 10, K 4, Q 3, J 2 points; over 60 of 120 "
+              "wins.")
+
+    def deal_notes(self, view: dict) -> str:
+        return f"  trump card: {view['trump']}\n"
+
+    def move_note(self, before: dict, after: dict) -> str:
+        """The second card of a trick: who took it, and its points."""
+        if len(before["trick"]) != 1:
+            return ""
+        taker = 0 if len(after["piles"][0]) > len(before["piles"][0]) else 1
+        return f"   -> trick to seat {taker} (+{after['points'][taker] - before['points'][taker]})"
+
     def view_text(self, view: dict, options: dict | None = None) -> str:
         me, stock = view["seat"], view["stock_size"]
         piles = [len(view["piles"][me]), len(view["piles"][1 - me])]
@@ -147,6 +164,27 @@ Briscola (two players, 40 cards, one deal of 20 tricks)
     # -- search ------------------------------------------------------------------------
     def search(self, **options):
         return BriscolaSearch(**options)
+
+    # -- the batched env -----------------------------------------------------------------
+    def state_from_ids(self, ids: list, first: int, rng=None, **options):
+        """``ids``: the hands of seats 0 and 1 (0:3, 3:6), the trump card (6), the stock top first
+        (7:); ``first`` the leader."""
+        opts = self.check_options(options)
+        return BriscolaState((ids[0:3], ids[3:6]), ids[6], ids[7:], first, opts["deck"])
+
+    def move_actions(self, state, move) -> list[int]:
+        return [move]  # an action is the card played
+
+    def random_actions(self, rng):
+        return BriscolaRandomActions(rng)
+
+
+class BriscolaRandomActions(RandomActions):
+    """The core's random Briscola actions: a card of the hand, as ``random_playout`` draws it."""
+
+    def next(self, state) -> int:  # every action is a move: the env's core is the state
+        hand = state.hands[state.current]
+        return hand[int(self.rng.random() * len(hand))]
 
 
 GAME = Briscola()

@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
-from ..games.base import Game
-from .actions import CavalloiceraActions
+from ..games.base import Game, RandomActions
+from .actions import CAPTURE, TAKE, CavalloiceraActions, move_to_actions
 from .cards import NAMES, SUIT, SWORDS
 from .engine import BREAKDOWN_KEYS, CavalloiceraState, capture_points, score
 from .search import CavalloiceraSearch
@@ -65,6 +65,10 @@ class Cavalloicera(Game):
         "greedy": "cavallo_env.cavalloicera.bots:GreedyBot",
         "heuristic": "cavallo_env.cavalloicera.bots:HeuristicBot",
     }
+    move_fields = ("play", "capture")
+    core_tables = "cavallo_env.core.cavalloicera:CavalloiceraTables"
+    core_deal_keys = ("ids", "dealers")
+    deal_keys = ("dealer", "hands", "table")
 
     breakdown_keys = BREAKDOWN_KEYS
     item_labels = {
@@ -143,6 +147,12 @@ Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
   Bonuses + awards: the higher total wins; equal totals are a draw.
 """
 
+    legend = """\
+legend: capture bonuses, +1 each: [Scùa] the capture empties the table; [Picada] it takes, by rank, just the card
+  the previous player placed; [Simili] the played and taken cards are all of one suit; [Quadriglia] 3+ table cards.
+  End-of-deal awards from each team's pile: Most cards +2, Most swords +1, La Mata (the 2-swords) +1, 10-coins +1,
+  F-cups (Fante of cups) +1, Napula (A-2-3 of swords: the length of the swords run from A). F/C/R = Fante/Cavallo/Re."""
+
     def view_text(self, view: dict, options: dict | None = None) -> str:
         """The position as seat ``view["seat"]`` sees it: the table, its hand, both piles, the score so far."""
         state = self.state_from_view(view)  # every public fact replayed; only hidden hands are made up
@@ -186,6 +196,48 @@ Cavalloìcera in short (the full rules: docs/rules/cavalloicera.md)
     # -- search
     def search(self, **options):
         return CavalloiceraSearch(**options)
+
+    # -- the batched env
+    def state_from_ids(self, ids: list, first: int, rng=None, **options):
+        """``ids``: the hands of seats 0..3 (0:12, 12:24, 24:36, 36:48), the table (48:52);
+        ``first`` the dealer."""
+        self.check_options(options)
+        return CavalloiceraState([ids[k * 12:(k + 1) * 12] for k in range(4)], ids[48:52], first)
+
+    def move_actions(self, state, move) -> list[int]:
+        return move_to_actions(state, move[0], move[1])
+
+    def random_actions(self, rng):
+        return CavalloiceraRandomActions(rng)
+
+
+class CavalloiceraRandomActions(RandomActions):
+    """The core's random Cavalloìcera actions: every capture drawn is planned, and forgotten once
+    a move is played; a capture started elsewhere draws one of the card's capture sets."""
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        self.plan = (-1, ())  # the capture drawn: (card, sorted set), for its takes
+
+    def next(self, core) -> int:
+        rng = self.rng
+        if core.building is None:
+            card, capture = rng.choice(core.state.legal_moves())
+            if not capture:
+                return card
+            self.plan = (card, tuple(sorted(capture)))
+            return CAPTURE + card
+        card, taken, sets = core.building
+        plan_card, plan = self.plan
+        if plan_card != card or plan[:len(taken)] != tuple(taken):  # a capture started elsewhere: draw a set
+            ordered = sorted(tuple(sorted(s)) for s in sets)
+            plan = ordered[rng._randbelow(len(ordered))]
+            self.plan = (card, plan)
+        return TAKE + plan[len(taken)]
+
+    def played(self, core) -> None:
+        if core.building is None:
+            self.plan = (-1, ())  # the core forgets the drawn capture once a move is played
 
 
 GAME = Cavalloicera()

@@ -173,8 +173,9 @@ def capture_points(card: int, capture: tuple, table_after_empty: bool, prev_plac
 
 
 def random_deal(seed=None) -> tuple[list[list[int]], list[int], int]:
-    """A shuffled deal ``(hands, table, dealer)`` from ``random.Random(seed)``."""
-    rng = random.Random(seed)
+    """A shuffled deal ``(hands, table, dealer)`` from ``random.Random(seed)`` (``seed`` a ``random.Random``:
+    drawn from that generator)."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     deck = list(range(NUM_CARDS))
     _shuffle(rng, deck)  # == rng.shuffle(deck)
     dealer = rng.randrange(NUM_SEATS)

@@ -58,29 +58,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
-#: The terms the deal below shows (docs/rules/cavalloicera.md has the rules).
-LEGEND = """\
-legend: capture bonuses, +1 each: [Scùa] the capture empties the table; [Picada] it takes, by rank, just the card
-  the previous player placed; [Simili] the played and taken cards are all of one suit; [Quadriglia] 3+ table cards.
-  End-of-deal awards from each team's pile: Most cards +2, Most swords +1, La Mata (the 2-swords) +1, 10-coins +1,
-  F-cups (Fante of cups) +1, Napula (A-2-3 of swords: the length of the swords run from A). F/C/R = Fante/Cavallo/Re.
-"""
-
-
 STEPS = 5
 
 
 def _step(n: int, text: str) -> None:
     print(f"\n=== {n}/{STEPS}  {text}", flush=True)
-
-
-#: one line per game on what the two-player deals below show
-TWO_PLAYER_LEGEND = {
-    "briscola": "Briscola: the face-up card's suit is trump; a trick goes to the higher trump, else to the higher card "
-                "of the suit led (A > 3 > K > Q > J > 7 .. 2); A 11, 3 10, K 4, Q 3, J 2 points; over 60 of 120 wins.",
-    "scopa": "Scopa: a card must take a table card of its value, else a set summing to it; [scopa] = the table swept "
-             "(+1); each deal +1 for most cards, most diamonds, the settebello (7 of diamonds) and the primiera.",
-}
 
 
 def _shipped_ai(spec: str, game: str) -> str:
@@ -109,23 +91,15 @@ def show_two_player(game_name: str, specs, seed: int, out=None, names=None) -> d
     bots = [make(spec, seed=derive_seed("demo", game_name, seed, s), game=game_name) for s, spec in enumerate(specs)]
     names = list(names or specs)
     deck = game.deck_of(state)
-    out.write(TWO_PLAYER_LEGEND[game_name] + "\n")
+    out.write(game.legend + "\n" + game.deal_notes(game.make_view(state, state.current)))
     n = 0
     while not state.done:
         seat = state.current
         view = game.make_view(state, seat)
         move = game.move_from_dict(bots[seat].choose(view), deck)
         n += 1
-        extra = ""
-        if n == 1 and game_name == "briscola":
-            out.write(f"  trump card: {view['trump']}\n")
         game.play(state, move)
-        after = game.make_view(state, seat)
-        if game_name == "scopa" and after["scope"][seat] > view["scope"][seat]:
-            extra = "  [scopa]"
-        if game_name == "briscola" and n % 2 == 0:
-            taker = 0 if len(after["piles"][0]) > len(view["piles"][0]) else 1
-            extra = f"   -> trick to seat {taker} (+{after['points'][taker] - view['points'][taker]})"
+        extra = game.move_note(view, game.make_view(state, seat))
         out.write(f"  {n:>2}. seat {seat} ({names[seat]}): {game.describe_move(move, deck)}{extra}\n")
     res = game.outcome(state)
     p = res["points"]
@@ -149,7 +123,7 @@ def show_deal(bot_spec: str, seed: int, out=None) -> dict:
     w(f"table: {_cards(state.table)}\n")
     for s in range(4):
         w(f"seat {s} holds: {_cards(state.hands[s])}\n")
-    w("\n" + LEGEND + "\n")
+    w("\n" + CAVALLOICERA.legend + "\n\n")
     while not state.done:
         seat = state.current
         answer = bots[seat].choose(make_view(state, seat))

@@ -80,8 +80,7 @@ class ScopaTables(BotTables, CoreTables):
         """Start table i from the first deal ``ids[i]`` (40 card ids, ``split_deck``'s order) dealt by
         ``dealers[i]``, its generator seeded with ``seeds[i]`` (default 0) for the later deals and the
         random moves; ``bases`` (n, 2): match totals carried in.  Returns ``(current, mask)``."""
-        ids, dealers = self._deal_arrays(ids, dealers)
-        _check_kings(ids)
+        ids, dealers = self._deal_arrays(ids, dealers)  # and check_ids: no table with three or four kings
         seeds = np.zeros(self.n, np.uint64) if seeds is None else seed_array(seeds, self.n)
         decks = deck_array(decks, self.n)
         if bases is not None:
@@ -100,6 +99,10 @@ class ScopaTables(BotTables, CoreTables):
     def _fallback_deals(self, seeds, decks):
         raise RuntimeError("this Python's random.Random differs from the core's Mersenne Twister (a match's "
                            "later deals come from it): use rng='fast' or the Python engine")
+
+    @staticmethod
+    def check_ids(ids: np.ndarray) -> None:
+        _check_kings(ids)
 
     # -- play ------------------------------------------------------------------------
     def random_actions(self) -> np.ndarray:

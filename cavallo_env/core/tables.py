@@ -88,7 +88,13 @@ class CoreTables:
         bad = np.flatnonzero((seats < 0) | (seats >= self.SEATS))
         if bad.size:
             raise ValueError(f"table {bad[0]}: the {word} must be {_seat_words(self.SEATS)}, got {seats[bad[0]]}")
+        self.check_ids(ids)
         return ids, seats
+
+    @staticmethod
+    def check_ids(ids: np.ndarray) -> None:
+        """The game's own checks of reset_deals' ids (int8 (n, CARDS), each row a permutation), with its
+        words; none by default."""
 
     def _after_reset(self, where):
         if where is None:

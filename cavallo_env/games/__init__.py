@@ -7,8 +7,8 @@ duplicate evaluation, records and replay, the view protocol, ``cavallo serve``,
 ``cavallo play`` and the command line's ``--game``/``--deck`` -- reaches a game
 only through ``get(name)``, ``of_view(view)`` or ``of_record(record)``.  A few
 places add polish per game that a new game can do without: ``cavallo serve``'s
-view schemas (a game without one is checked by its own rules), the demo's
-one-line legends and the benchmarks' speed targets.
+view schemas (a game without one is checked by its own rules) and the
+benchmarks' speed targets.
 
 Game modules are imported on first use, so ``import cavallo_env`` stays light.
 """

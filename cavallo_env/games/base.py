@@ -44,6 +44,9 @@ class Game:
     options: dict = {}
     #: bot name -> ``"module:attribute"`` of this game's own bots (greedy, heuristic)
     bots: dict = {}
+    #: the fields of this game's move dicts (docs/contract.md): the card played, and in a game that
+    #: captures the table cards it takes
+    move_fields: tuple = ("play",)
 
     # -- options ---------------------------------------------------------------
     def check_options(self, options: dict) -> dict:
@@ -64,7 +67,8 @@ class Game:
 
     # -- rules -----------------------------------------------------------------
     def new_state(self, seed=None, **options):
-        """A random start from ``random.Random(seed)`` (any value it accepts)."""
+        """A random start from ``random.Random(seed)`` (any value it accepts); ``seed`` a
+        ``random.Random``: drawn from that generator itself (a match's later deals too)."""
         raise NotImplementedError
 
     def state_from_deal(self, deal, **options):
@@ -167,6 +171,19 @@ class Game:
     #: the words a person reads for the breakdown's items and the bonuses (``{key: label}``)
     item_labels: dict = {}
 
+    #: a short legend of the terms a deal watched move by move shows (``cavallo demo``)
+    legend = ""
+
+    def deal_notes(self, view: dict) -> str:
+        """Lines a person watching a deal reads before its first move (``cavallo demo``), from the
+        first view (none by default)."""
+        return ""
+
+    def move_note(self, before: dict, after: dict) -> str:
+        """A short note on what a move caused, for a person watching (``cavallo demo``): from the
+        mover's views before and after it; ``""`` for nothing."""
+        return ""
+
     def after_move(self, state, viewer: int) -> dict:
         """What the last move caused that ``viewer`` may know, beyond the move itself (a trick's
         winner and draws, where the table's last cards went), as JSON: shown after each move by
@@ -192,6 +209,39 @@ class Game:
         in order: the one deal once it is over, for a game of one deal."""
         return [self.outcome(state)] if state.done else []
 
+    # -- the batched env (``cavallo_env.vector``) -----------------------------------
+    #: the compiled core's tables of this game (``cavallo_env.core``): ``"module:class"`` ("" for none: the
+    #: batched env does not play the game), and the keywords of their ``reset_deals``, in order
+    core_tables = ""
+    core_deal_keys: tuple = ("ids", "leaders")
+    #: the keys of a deal given by names (``state_from_deal``'s, the AEC env's ``reset(options={"deal": ...})``)
+    deal_keys: tuple = ()
+
+    def deal_of(self, state) -> dict:
+        """The deal ``state`` started from, by names (``deal_keys``, read from its record)."""
+        record = self.to_record(state)
+        return {k: record[k] for k in self.deal_keys}
+
+    def state_from_ids(self, ids: list, first: int, rng: random.Random, **options):
+        """A start from a deal as the core's ``reset_deals`` takes it: ``ids`` the card ids in the core's
+        order (``cavallo_env.core.<game>.deal_ids``), ``first`` the seat it names (leader or dealer),
+        ``rng`` the generator of what the game draws later (a match's next deals)."""
+        raise NotImplementedError
+
+    def use_rng(self, raw_env, rng: random.Random) -> None:
+        """From now on the episode of ``raw_env`` (the game's bare AEC env, just reset) draws what it still
+        draws (a match's later deals) from ``rng``; nothing by default (a deal draws nothing once dealt)."""
+
+    def move_actions(self, state, move) -> list[int]:
+        """The env's action ids that play ``move`` (a legal move of the seat to play) from ``state``: by
+        default the learning table's ``move_actions`` (a game may say it without building a table)."""
+        return self.learning().table(state).move_actions(move)
+
+    def random_actions(self, rng: random.Random) -> "RandomActions":
+        """One table's random actions drawn from ``rng`` as the core's ``random_actions()`` draws
+        them with ``rng="python"`` (``RandomActions``)."""
+        raise NotImplementedError
+
     # -- environments ------------------------------------------------------------
     def learning(self):
         """The game's learning interface (``cavallo_env.games.learning.Learning``):
@@ -215,6 +265,26 @@ class Game:
 
     def __repr__(self):
         return f"<Game {self.name}>"
+
+
+class RandomActions:
+    """The compiled core's ``random_actions()`` with ``rng="python"``, draw for draw, at one table
+    driven by the game's AEC env (the batched env's Python path, ``cavallo_env.vector.reference``).
+
+    ``next(core)`` is the next action of a uniformly random legal move of the env's ``core`` (the
+    move ``random_playout`` draws, spelled as actions: a capture planned when drawn, its takes on
+    the next calls); ``played(core)`` is told of every action played at the table, whoever chose it
+    (what the core forgets of its plan then).  One object a table and deal: ``Game.random_actions``.
+    """
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def next(self, core) -> int:
+        raise NotImplementedError
+
+    def played(self, core) -> None:
+        """After each action at the table: nothing to forget by default."""
 
 
 class SearchHooks:

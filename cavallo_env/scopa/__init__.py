@@ -18,9 +18,10 @@ methods take a ``deck`` (a view's: ``deck_of(view)``).
 
 from __future__ import annotations
 
+from .actions import CAPTURE, TAKE, move_to_actions
 from .cards import NAMES
-from ..games.base import Game
-from .engine import NUM_PLAYS, random_state, state_from_deal
+from ..games.base import Game, RandomActions
+from .engine import MONEY_SUIT, NUM_PLAYS, ScopaDeal, ScopaState, random_state, split_deck, state_from_deal
 from .search import ScopaSearch
 from .views import move_from_dict, move_to_dict, render_text
 
@@ -43,6 +44,10 @@ class Scopa(Game):
         "greedy": "cavallo_env.scopa.bots:GreedyBot",
         "heuristic": "cavallo_env.scopa.bots:HeuristicBot",
     }
+    move_fields = ("play", "capture")
+    core_tables = "cavallo_env.core.scopa:ScopaTables"
+    core_deal_keys = ("ids", "dealers", "seeds")
+    deal_keys = ("dealer", "hands", "table", "stock")
 
     def check_options(self, options: dict) -> dict:
         out = super().check_options(options)
@@ -108,6 +113,28 @@ class Scopa(Game):
     def search(self, **options):
         return ScopaSearch(**options)
 
+    # -- the batched env -----------------------------------------------------------------
+    def deal_of(self, state) -> dict:
+        """The match's first deal, by names."""
+        first = self.to_record(state)["deals"][0]
+        return {k: first[k] for k in self.deal_keys}
+
+    def state_from_ids(self, ids: list, first: int, rng, **options):
+        """``ids``: ``split_deck``'s order (the hands of seats 0 and 1, the table, the stock top
+        first); ``first`` the dealer; the later deals of a match drawn from ``rng``."""
+        opts = self.check_options(options)
+        deal = ScopaDeal(*split_deck(ids, first), money=MONEY_SUIT[opts["deck"]])
+        return ScopaState(deal, opts["deck"], opts["match"], rng)
+
+    def use_rng(self, raw_env, rng) -> None:
+        raw_env.core.state.rng = rng  # a match's later deals
+
+    def move_actions(self, state, move) -> list[int]:
+        return move_to_actions(state, move)
+
+    def random_actions(self, rng):
+        return ScopaRandomActions(rng)
+
     # -- interchange and texts ---------------------------------------------------------
     def render(self, state) -> str:
         return render_text(state)
@@ -149,6 +176,14 @@ Scopa (two players, 40 cards, {what})
             return self.rules_summary
         return self._RULES.format(what="one deal", end="")
 
+    legend = ("Scopa: a card must take a table card of its value, else a set summing to it; [scopa] = the table "
+              "swept (+1); each deal +1 for most cards, most diamonds, the settebello (7 of diamonds) and the "
+              "primiera.")
+
+    def move_note(self, before: dict, after: dict) -> str:
+        seat = before["seat"]
+        return "  [scopa]" if after["scope"][seat] > before["scope"][seat] else ""
+
     def view_text(self, view: dict, options: dict | None = None) -> str:
         me = view["seat"]
         lines = [f"play {len(view['history']) + 1} of 36 of this deal: your move ---",
@@ -160,6 +195,43 @@ Scopa (two players, 40 cards, {what})
         if self.check_options(options or {})["match"]:  # a single deal has no match score
             lines.append(f"Match:       you {view['totals'][me]}, opponent {view['totals'][1 - me]} (first to 11)")
         return "\n".join(lines) + "\n"
+
+
+class ScopaRandomActions(RandomActions):
+    """The core's random Scopa actions: a capture is planned only where the card has a choice of
+    captures, and forgotten when a new deal of the match starts; a capture that is not the planned
+    one takes a uniformly random legal table card at each step."""
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        self.plan = (-1, ())  # the capture drawn: (card, sorted set), for its takes
+        self.deals = 0  # the deals completed, to see a new one start
+
+    def next(self, core) -> int:
+        rng = self.rng
+        if core.building is None:
+            moves = core.state.legal_moves()
+            card, capture = rng.choice(moves)
+            if not capture:
+                return card
+            if sum(1 for c, _ in moves if c == card) > 1:
+                self.plan = (card, tuple(sorted(capture)))
+            return CAPTURE + card
+        card, taken, _ = core.building
+        plan_card, plan = self.plan
+        if plan_card == card and set(taken) <= set(plan):
+            rest = sorted(set(plan) - set(taken))
+            if rest and core.legal_mask()[TAKE + rest[0]]:
+                return TAKE + rest[0]
+        takes = core.legal_actions()  # not building the planned capture: a uniform legal take
+        return takes[rng._randbelow(len(takes))]
+
+    def played(self, core) -> None:
+        deals = len(core.state.results)
+        if deals != self.deals:
+            self.deals = deals
+            self.plan = (-1, ())  # a new deal: the core forgets its planned capture
+
 
 GAME = Scopa()
 

@@ -592,10 +592,11 @@ class ScopaState(Copyable):
 
 
 def random_state(seed=None, deck: str = "milanesi", match: bool = True) -> ScopaState:
-    """A random start from ``random.Random(seed)``: the first dealer at random, then
-    the deck shuffled (seat 0's 3 cards, seat 1's 3, the table's 4, the stock)."""
+    """A random start from ``random.Random(seed)`` (``seed`` a ``random.Random``: that generator, kept for
+    the later deals): the first dealer at random, then the deck shuffled (seat 0's 3 cards, seat 1's 3,
+    the table's 4, the stock)."""
     check_deck(deck)
-    rng = random.Random(seed)
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     dealer = rng.randrange(2)
     deal = ScopaDeal(*draw_deal(rng, dealer), money=MONEY_SUIT[deck])
     return ScopaState(deal, deck, match, rng)

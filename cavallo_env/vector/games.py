@@ -86,12 +86,10 @@ class TableSpec:
         return tables.reset_deals(**kwargs, where=where)
 
 
-#: game -> its core tables ("module:class") and their reset_deals keywords
-TABLES = {
-    "briscola": ("cavallo_env.core.briscola:BriscolaTables", ("ids", "leaders")),
-    "cavalloicera": ("cavallo_env.core.cavalloicera:CavalloiceraTables", ("ids", "dealers")),
-    "scopa": ("cavallo_env.core.scopa:ScopaTables", ("ids", "dealers", "seeds")),
-}
+#: game -> its core tables ("module:class") and their reset_deals keywords (``Game.core_tables``,
+#: ``Game.core_deal_keys``): every game with core tables
+TABLES = {name: (g.core_tables, g.core_deal_keys) for name, g in ((n, games.get(n)) for n in sorted(games.names()))
+          if g.core_tables}
 _SPECS: dict = {}
 
 

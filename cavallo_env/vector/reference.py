@@ -9,12 +9,19 @@ tables (``reset``, ``reset_deals``, ``step``, ``random_actions``,
 ``observe``) with the same arguments and errors.
 
 Randomness is the core's ``rng="python"``: a table's ``random.Random(seed)``
-deals as the engine's ``random_deal`` / ``random_state`` and goes on to draw
-``random_actions()`` exactly as the core does (``random_playout``'s moves,
-spelled as actions; a capture planned when drawn, its takes on the next
-calls), and Scopa's later deals of a match; so the two paths give the same
-arrays.  ``rng="fast"`` (the core's splitmix64) has no Python twin: here it
-deals as ``"python"`` does.  Slow (a Python env a table): the reference.
+deals as the game's ``new_state`` (the engine's ``random_deal`` /
+``random_state``) and goes on to draw ``random_actions()`` exactly as the
+core does (``random_playout``'s moves, spelled as actions; a capture planned
+when drawn, its takes on the next calls), and what the game draws later
+(Scopa's later deals of a match); so the two paths give the same arrays.
+``rng="fast"`` (the core's splitmix64) has no Python twin: here it deals as
+``"python"`` does.  Slow (a Python env a table): the reference.
+
+Game-agnostic: what a table needs of its game is the ``Game``'s
+(``cavallo_env.games.base``): ``new_state``, ``state_from_ids`` (a deal in the
+core's ids), ``deal_of`` (a deal by names, for the env's reset), ``use_rng``,
+``random_actions`` (the core's random draws), ``move_actions`` (a bot's move
+as actions) and ``core_tables``.
 """
 
 from __future__ import annotations
@@ -26,31 +33,29 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import games
+from ..bots import make
 from ..core.tables import RNGS, CoreTables, action_array, seed_array, where_array
-from ..games.shuffle import shuffle
-
-_GAMES = ("briscola", "cavalloicera", "scopa")
+from ..games.cardenv import engine_state
 
 
 class PyTables:
-    """n tables of ``game`` on the Python engines, with the core tables' API (see the module doc)."""
+    """n tables of ``game`` on the Python engines, with the core tables' API (see the module doc).
 
-    def __init__(self, game: str, n: int, reward: str = "points", rng: str = "python", deck: str = "milanesi",
-                 match: bool = True, core_tables: str = ""):
-        if game not in _GAMES or rng not in RNGS:  # a bad reward, deck or match: the AEC env says what is wrong
-            raise ValueError(f"game must be one of {_GAMES} and rng one of {RNGS}, got {game!r:.40}, {rng!r:.40}")
+    ``options``: the AEC env's keyword options besides the reward (a deck, Scopa's ``match``), also the
+    game's options of its deals; ``core_tables``: ``"module:class"`` of the game's core tables, whose deal
+    checks it borrows."""
+
+    def __init__(self, game: str, n: int, reward: str = "points", rng: str = "python", core_tables: str = "",
+                 **options):
+        g = self._g = games.get(game)  # a bad reward or option: the AEC env says what is wrong
+        if rng not in RNGS:
+            raise ValueError(f"rng must be one of {RNGS}, got {rng!r:.40}")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of tables must be an int >= 1, got {n!r:.40}")
         self.game, self.n, self.reward, self.rng = game, int(n), reward, rng
-        self.deck, self.match = deck, match
-        self._core_tables = core_tables  # "module:class" of the game's core tables, whose deal checks it borrows
-        g = self._g = games.get(game)
-        kwargs = {"reward": reward}
-        if game != "cavalloicera":
-            kwargs["deck"] = deck
-        if game == "scopa":
-            kwargs["match"] = match
-        self.envs = [g.raw_env(**kwargs) for _ in range(self.n)]
+        self.options = options
+        self._core_tables = core_tables
+        self.envs = [g.raw_env(reward=reward, **options) for _ in range(self.n)]
         e = self.envs[0]
         self.NUM_ACTIONS = e.num_actions
         self._agents = e.possible_agents
@@ -60,9 +65,7 @@ class PyTables:
         self.done = np.ones(self.n, bool)
         self._obs = np.zeros((self.n, e.obs_size), np.float32)
         self._actions = np.full(self.n, -1, np.int32)
-        self._rngs = [random.Random(0) for _ in range(self.n)]
-        self._plan = [(-1, ())] * self.n  # the capture a random action drew: (card, set), for its takes
-        self._deals = [0] * self.n  # Scopa: the deals completed, to see a new one start
+        self._random = [g.random_actions(random.Random(0)) for _ in range(self.n)]  # each table's random moves
         self._bots: dict = {}  # bot name -> the Python bot (made on first use)
         self._spelled = [[] for _ in range(self.n)]  # the rest of each table's bot move, as actions
 
@@ -73,7 +76,7 @@ class PyTables:
         self._check_decks(decks)
         for i in self._rows(where_array(where, self.n)):
             rng = random.Random(int(seeds[i]))
-            self._start(i, self._random_state(rng), rng)
+            self._start(i, self._g.new_state(rng, **self.options), rng)
         return self.current, self.mask
 
     def reset_deals(self, ids, leaders=None, decks=None, where=None, *, dealers=None, seeds=None):
@@ -82,12 +85,12 @@ class PyTables:
         firsts = leaders if dealers is None else dealers
         ids = np.ascontiguousarray(ids, dtype=np.int8)
         firsts = np.ascontiguousarray(firsts, dtype=np.int8)
-        _check_deals(self.game, self._core_tables, ids, firsts, self.n)  # the core's checks and words
+        _check_deals(self._core_tables, ids, firsts, self.n)  # the core's checks and words
         self._check_decks(decks)
         seeds = np.zeros(self.n, np.uint64) if seeds is None else seed_array(seeds, self.n)
         for i in self._rows(where_array(where, self.n)):
             rng = random.Random(int(seeds[i]))
-            self._start(i, self._state_of(ids[i].tolist(), int(firsts[i]), rng), rng)
+            self._start(i, self._g.state_from_ids(ids[i].tolist(), int(firsts[i]), rng, **self.options), rng)
         return self.current, self.mask
 
     # -- play ----------------------------------------------------------------------
@@ -108,9 +111,8 @@ class PyTables:
 
     def random_actions(self) -> np.ndarray:
         """int32 (n,): the core's ``random_actions()`` with ``rng="python"``, draw for draw."""
-        draw = _RANDOM[self.game]
         for i, env in enumerate(self.envs):
-            self._actions[i] = -1 if self.done[i] else draw(self, i, env.core)
+            self._actions[i] = -1 if self.done[i] else self._random[i].next(env.core)
         return self._actions
 
     def bot_actions(self, bot: str, where=None) -> np.ndarray:
@@ -121,8 +123,6 @@ class PyTables:
             raise ValueError(f"bot must be one of {', '.join(map(repr, _CORE_BOTS))}, got {bot!r:.40}")
         chooser = self._bots.get(bot)
         if chooser is None:
-            from ..bots import make  # the bots' registry: imported when a Python bot first plays
-
             chooser = self._bots[bot] = make(bot, game=self.game)
         where = where_array(where, self.n)
         for i in range(self.n):
@@ -140,16 +140,16 @@ class PyTables:
     # -- inside --------------------------------------------------------------------
     def _bot_action(self, i: int, chooser) -> int:
         core = self.envs[i].core
-        if getattr(core, "building", None) is not None:  # the bot's capture, on its way: its next take
+        if getattr(core, "building", None) is not None:  # a capture on its way (games.captures): the bot's next take
             spelled = self._spelled[i]
             if not spelled:
                 raise NotImplementedError(f"table {i}: the Python path's bots continue only the captures they "
                                           f"started; this one was started by another player")
             return spelled.pop(0)
-        state = getattr(core, "state", core)
+        state = engine_state(self.envs[i])
         view = self._g.make_view(state, state.current)
         move = self._g.move_from_dict(chooser.choose(view), view.get("deck"))
-        actions = _move_actions(self.game, state, move)
+        actions = self._g.move_actions(state, move)
         self._spelled[i] = actions[1:]
         return actions[0]
 
@@ -157,17 +157,15 @@ class PyTables:
         return range(self.n) if where is None else np.flatnonzero(where).tolist()
 
     def _check_decks(self, decks) -> None:
-        if decks is not None and decks != self.deck:
-            raise ValueError(f"these tables play the {self.deck!r} deck (made with it), got {decks!r:.40}")
+        deck = self.options.get("deck")
+        if decks is not None and decks != deck:
+            raise ValueError(f"these tables play the {deck!r} deck (made with it), got {decks!r:.40}")
 
     def _start(self, i: int, state, rng: random.Random) -> None:
         env = self.envs[i]
-        env.reset(options={"deal": _deal_names(self.game, self._g, state)})
-        if self.game == "scopa":  # the later deals of a match, and the random moves: the table's generator
-            env.core.state.rng = rng
-        self._rngs[i] = rng
-        self._deals[i] = 0
-        self._plan[i] = (-1, ())
+        env.reset(options={"deal": self._g.deal_of(state)})
+        self._g.use_rng(env, rng)  # what the game draws later, and the random moves: the table's generator
+        self._random[i] = self._g.random_actions(rng)
         self._spelled[i] = []
         self._refresh(i)
 
@@ -175,12 +173,7 @@ class PyTables:
         env = self.envs[i]
         env.step(a)
         self.rewards[i] = [env.rewards[agent] for agent in self._agents]
-        core = env.core
-        if getattr(core, "building", None) is None and self.game == "cavalloicera":
-            self._plan[i] = (-1, ())  # the core forgets the drawn capture once a move is played
-        if self.game == "scopa" and len(core.state.results) != self._deals[i]:
-            self._deals[i] = len(core.state.results)
-            self._plan[i] = (-1, ())  # a new deal: the core forgets its planned capture
+        self._random[i].played(env.core)
         self._refresh(i)
 
     def _refresh(self, i: int) -> None:
@@ -193,38 +186,6 @@ class PyTables:
             self.current[i] = self._agents.index(agent)
             self.mask[i] = env.observe(agent)["action_mask"]
 
-    def _random_state(self, rng: random.Random):
-        if self.game == "briscola":
-            from ..briscola.engine import random_deal
-
-            return random_deal(rng, self.deck)
-        if self.game == "scopa":
-            from ..scopa.engine import MONEY_SUIT, ScopaDeal, ScopaState, draw_deal
-
-            dealer = rng.randrange(2)
-            return ScopaState(ScopaDeal(*draw_deal(rng, dealer), money=MONEY_SUIT[self.deck]), self.deck, self.match, rng)
-        from ..cavalloicera.engine import HAND_SIZE, NUM_CARDS, NUM_SEATS, CavalloiceraState
-
-        deck = list(range(NUM_CARDS))
-        shuffle(rng, deck)  # as engine.random_deal, on this table's generator
-        dealer = rng.randrange(NUM_SEATS)
-        hands = [sorted(deck[k * HAND_SIZE:(k + 1) * HAND_SIZE]) for k in range(NUM_SEATS)]
-        return CavalloiceraState(hands, sorted(deck[NUM_SEATS * HAND_SIZE:]), dealer)
-
-    def _state_of(self, ids: list, first: int, rng: random.Random):
-        if self.game == "briscola":
-            from ..briscola.engine import BriscolaState
-
-            return BriscolaState((ids[0:3], ids[3:6]), ids[6], ids[7:], first, self.deck)
-        if self.game == "scopa":
-            from ..scopa.engine import MONEY_SUIT, ScopaDeal, ScopaState, split_deck
-
-            deal = ScopaDeal(*split_deck(ids, first), money=MONEY_SUIT[self.deck])
-            return ScopaState(deal, self.deck, self.match, rng)
-        from ..cavalloicera.engine import CavalloiceraState
-
-        return CavalloiceraState([ids[k * 12:(k + 1) * 12] for k in range(4)], ids[48:52], first)
-
     def _illegal(self, i: int, a: int) -> str:
         if not 0 <= a < self.NUM_ACTIONS:
             return f"table {i}: action {a} is not an action id 0..{self.NUM_ACTIONS - 1}"
@@ -235,93 +196,13 @@ class PyTables:
         return f"table {i}: action {a} ({env.action_name(a)}) is not legal for seat {self.current[i]}; legal: {legal}"
 
 
-def _deal_names(game: str, g, state) -> dict:
-    """The deal ``state`` started from, by names (what the AEC env's ``reset(options={"deal": ...})`` takes)."""
-    record = g.to_record(state)
-    if game == "scopa":
-        first = record["deals"][0]
-        return {k: first[k] for k in ("dealer", "hands", "table", "stock")}
-    keys = ("hands", "trump", "stock", "leader") if game == "briscola" else ("dealer", "hands", "table")
-    return {k: record[k] for k in keys}
-
-
-def _check_deals(game: str, core_tables: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None:
-    """The core's checks of given deals, with its words (``CoreTables._deal_arrays``: no extension needed)."""
+def _check_deals(core_tables: str, ids: np.ndarray, firsts: np.ndarray, n: int) -> None:
+    """The core's checks of given deals, with its words (``CoreTables._deal_arrays`` and the game's
+    ``check_ids``: no extension needed)."""
     module, name = core_tables.split(":")
     cls = getattr(importlib.import_module(module), name)
-    like = SimpleNamespace(n=n, CARDS=cls.CARDS, SEATS=cls.SEATS, DEAL_SEAT=cls.DEAL_SEAT)
-    ids, _ = CoreTables._deal_arrays(like, ids, firsts)
-    if game == "scopa":
-        from ..core.scopa import _check_kings
-
-        _check_kings(ids)
+    like = SimpleNamespace(n=n, CARDS=cls.CARDS, SEATS=cls.SEATS, DEAL_SEAT=cls.DEAL_SEAT, check_ids=cls.check_ids)
+    CoreTables._deal_arrays(like, ids, firsts)
 
 
 _CORE_BOTS = ("greedy", "heuristic")  # the bots of the core's bot_actions (cavallo_env.core.bots)
-
-
-def _move_actions(game: str, state, move) -> list:
-    """The action ids that play ``move`` (``(card, capture)``; Briscola: a card) from ``state``."""
-    if game == "briscola":
-        return [move]
-    card, capture = move
-    if game == "cavalloicera":
-        from ..cavalloicera.actions import move_to_actions
-
-        return move_to_actions(state, card, capture)
-    from ..scopa.actions import move_to_actions
-
-    return move_to_actions(state, move)
-
-
-# ---------------------------------------------------------------- random actions, draw for draw as the core
-
-
-def _briscola_random(tables: PyTables, i: int, state) -> int:
-    hand = state.hands[state.current]
-    return hand[int(tables._rngs[i].random() * len(hand))]  # random_playout's choice
-
-
-def _cavalloicera_random(tables: PyTables, i: int, core) -> int:
-    from ..cavalloicera.actions import CAPTURE, TAKE
-
-    rng = tables._rngs[i]
-    if core.building is None:
-        card, capture = rng.choice(core.state.legal_moves())
-        if not capture:
-            return card
-        tables._plan[i] = (card, tuple(sorted(capture)))
-        return CAPTURE + card
-    card, taken, sets = core.building
-    plan_card, plan = tables._plan[i]
-    if plan_card != card or plan[:len(taken)] != tuple(taken):  # a capture started elsewhere: draw a set
-        ordered = sorted(tuple(sorted(s)) for s in sets)
-        plan = ordered[rng._randbelow(len(ordered))]
-        tables._plan[i] = (card, plan)
-    return TAKE + plan[len(taken)]
-
-
-def _scopa_random(tables: PyTables, i: int, core) -> int:
-    from ..scopa.actions import CAPTURE, TAKE
-
-    rng = tables._rngs[i]
-    if core.building is None:
-        state = core.state
-        moves = state.legal_moves()
-        card, capture = rng.choice(moves)
-        if not capture:
-            return card
-        if sum(1 for c, _ in moves if c == card) > 1:
-            tables._plan[i] = (card, tuple(sorted(capture)))
-        return CAPTURE + card
-    card, taken, sets = core.building
-    plan_card, plan = tables._plan[i]
-    if plan_card == card and set(taken) <= set(plan):
-        rest = sorted(set(plan) - set(taken))
-        if rest and core.legal_mask()[TAKE + rest[0]]:
-            return TAKE + rest[0]
-    takes = core.legal_actions()  # not building the planned capture: a uniform legal take
-    return takes[rng._randbelow(len(takes))]
-
-
-_RANDOM = {"briscola": _briscola_random, "cavalloicera": _cavalloicera_random, "scopa": _scopa_random}

@@ -60,7 +60,7 @@ function shownView() {
 function turnText(snap) {
   if (app.final) return snap.done ? (snap.options.match ? t("match_over") : t("game_over")) : t("deal_over");
   if (snap.done) return snap.options.match ? t("match_over") : t("game_over");
-  if (snap.your_turn) return t("your_turn") + " — " + (snap.game === "briscola" ? t("pick_card_briscola") : t("pick_card"));
+  if (snap.your_turn) return t("your_turn") + " — " + (tricks(snap) ? t("pick_card_briscola") : t("pick_card"));
   return t("ai_thinking", { who: seatName(snap.to_play) });
 }
 
@@ -101,7 +101,7 @@ function extrasEls(v) {
   const snap = app.snap;
   const names = teamNames();
   const out = [];
-  if (snap.game === "briscola") {
+  if (tricks(snap)) {
     out.push(el("div", { class: "box", id: "trump" }, el("h3", { text: t("trump") }),
       cardEl(v.trump, { cls: "trump-mark small", extra: t("trump") })));
   }
@@ -113,14 +113,14 @@ function extrasEls(v) {
     ...v.piles.map((p, team) => el("div", { class: "pile", "data-pile": team },
       el("span", { class: "stack" }, p.length ? backEl("mini") : null),
       el("div", { "data-team": team }, `${names[team]}: ${t("pile_n", { n: p.length })}`)))));
-  if (snap.game === "briscola") {
+  if (tricks(snap)) {
     const trick = lastTrick(v);
     if (trick) out.push(trick);
   }
   return out;
 }
 
-// Briscola: the last complete trick, its winner's card marked
+// a trick game (Briscola): the last complete trick, its winner's card marked
 function lastTrick(v) {
   const h = v.history;
   const done = h.length - (h.length % 2);
@@ -135,7 +135,7 @@ function lastTrick(v) {
 function drawFelt(v) {
   const snap = app.snap;
   const felt = $("felt");
-  if (snap.game === "briscola") {
+  if (tricks(snap)) {
     $("felt-title").textContent = t("trick");
     const n = snap.seats.length;
     const won = app.final && snap.last && snap.last.trick ? snap.last.trick.winner : null;  // the deal's last trick
@@ -161,7 +161,7 @@ function drawHand(v) {
   const snap = app.snap;
   const hinted = app.hint ? app.hint.play : null;
   $("hand").replaceChildren(...v.hand.map((c) => cardEl(c, {
-    onclick: () => clickHand(c), pressed: snap.game === "briscola" ? undefined : app.selected === c,
+    onclick: () => clickHand(c), pressed: tricks(snap) ? undefined : app.selected === c,
     cls: [app.selected === c ? "selected" : "", c === hinted ? "in-set" : "",
       snap.your_turn && movesOf(c).length ? "playable" : ""].join(" ").trim(),
   })));

@@ -13,6 +13,9 @@ const pace = () => (PACE_PARAM !== null && Number(PACE_PARAM) >= 0 && Number(PAC
 // ?seed=<n> asks for a table dealt from that seed (a server started with --table-seeds: tests, screenshots)
 const SEED_PARAM = /^\d{1,30}$/.test(PARAMS.get("seed") || "") ? Number(PARAMS.get("seed")) : undefined;
 const $ = (id) => document.getElementById(id);
+// a game whose move is one card played to a trick (Briscola), not a card that takes table cards:
+// its moves have no "capture" field (the snapshot's move_fields, Game.move_fields)
+const tricks = (snap) => !snap.move_fields.includes("capture");
 
 const app = {
   T: {}, rules: {}, lang: "en", languages: ["en"], catalog: null, ais: [],
@@ -114,7 +117,7 @@ function bonusText(bonuses) {
 }
 function moveText(m) {
   let s;
-  if (app.snap && app.snap.game === "briscola") s = t("play_card", { card: cardName(m.play) });
+  if (app.snap && tricks(app.snap)) s = t("play_card", { card: cardName(m.play) });
   else if (!m.capture || !m.capture.length) s = t("place", { card: cardName(m.play) });
   else s = t("takes", { card: cardName(m.play), cards: cardList(m.capture) });
   return s + bonusText(m.bonuses) + trickText(m.trick);
@@ -387,7 +390,7 @@ function finalView(prev, last) {
   const v = prev.view;
   const team = (seat) => prev.seats[seat].team;
   const piles = v.piles.map((p) => p.slice());
-  if (prev.game === "briscola") return { trick: v.trick.concat([last.play]), table: [], piles, leader: v.leader };
+  if (tricks(prev)) return { trick: v.trick.concat([last.play]), table: [], piles, leader: v.leader };
   const taken = last.capture && last.capture.length;
   if (taken) piles[team(last.seat)].push(last.play, ...last.capture);
   const table = taken ? v.table.filter((c) => !last.capture.includes(c)) : v.table.concat([last.play]);
@@ -453,7 +456,7 @@ async function send(move) {
   app.busy = true;
   try {
     const body = { play: move.play, expect: app.snap.moves };
-    if (app.snap.game !== "briscola") body.capture = move.capture || [];
+    if (!tricks(app.snap)) body.capture = move.capture || [];
     const snap = await api("POST", `/v1/tables/${id}/move`, body);
     if (!current(id)) return;
     app.selected = null; app.picked.clear();
@@ -520,7 +523,7 @@ async function hint() {
     const m = app.snap.legal.find((x) => x.play === h.move.play && sameSet(x.capture || [], h.move.capture || [])) || h.move;
     say(t("hint_says", { move: moveText(m) }));
     app.hint = m;
-    if (app.snap.game !== "briscola" && movesOf(m.play).length > 1) {
+    if (!tricks(app.snap) && movesOf(m.play).length > 1) {
       app.selected = m.play; app.picked = new Set(m.capture || []);
     }
     render();
