@@ -27,14 +27,6 @@ static double weight(int c, int money) { /* search._weights */
     return v;
 }
 
-typedef struct {
-    double w[2][C]; /* by the money suit */
-} weights_t;
-
-static void weights_init(weights_t *k) {
-    for (int m = 0; m < 2; m++)
-        for (int c = 0; c < C; c++) k->w[m][c] = weight(c, m);
-}
 
 static int popcount(uint64_t x) { return __builtin_popcountll(x); }
 
@@ -86,10 +78,9 @@ static double quick_score(const cv_scopa *t, const double *w, int card, uint64_t
 
 /* -- the evaluation (static_eval, ScopaSearch.evaluate) -------------------------------- */
 
-static double tail[41][42]; /* search._TAIL: tail[r][k] = P(Binomial(r, 1/2) >= k) */
+typedef double tail_t[41][42]; /* search._TAIL: tail[r][k] = P(Binomial(r, 1/2) >= k) */
 
-static void tail_init(void) {
-    if (tail[0][0] == 1.0) return;
+static void tail_init(tail_t tail) {
     for (int r = 0; r <= 40; r++) {
         uint64_t acc = 0, row[41], total = 1ULL << r;
         row[0] = 1;
@@ -102,7 +93,7 @@ static void tail_init(void) {
     }
 }
 
-static double p_at_least(int have, int remaining, int need) { /* search._p_at_least */
+static double p_at_least(const tail_t tail, int have, int remaining, int need) { /* search._p_at_least */
     int k = need - have;
     if (k <= 0) return 1.0;
     if (k > remaining) return 0.0;
@@ -134,13 +125,13 @@ static double primiera_estimate(const cv_scopa *t) { /* static_eval's primiera p
     return d > 0.9 ? 0.9 : d < -0.9 ? -0.9 : d;
 }
 
-static double static_eval(const cv_scopa *t) {
+static double static_eval(const tail_t tail, const cv_scopa *t) {
     if (t->done) return (double)((int)t->res_points[0] - (int)t->res_points[1]);
     uint64_t p0 = t->piles[0], p1 = t->piles[1], money = 0x3FFULL << (10 * t->money);
     double v = (double)((int)t->scope[0] - (int)t->scope[1]);
     int c0 = popcount(p0), c1 = popcount(p1), m0 = popcount(p0 & money), m1 = popcount(p1 & money);
-    v += p_at_least(c0, 40 - c0 - c1, 21) - p_at_least(c1, 40 - c0 - c1, 21);
-    v += p_at_least(m0, 10 - m0 - m1, 6) - p_at_least(m1, 10 - m0 - m1, 6);
+    v += p_at_least(tail, c0, 40 - c0 - c1, 21) - p_at_least(tail, c1, 40 - c0 - c1, 21);
+    v += p_at_least(tail, m0, 10 - m0 - m1, 6) - p_at_least(tail, m1, 10 - m0 - m1, 6);
     uint64_t sette = BIT(t->money * 10 + 6);
     if (p0 & sette) v += 1.0;
     else if (p1 & sette) v -= 1.0;
@@ -170,7 +161,8 @@ typedef struct {
 typedef struct {
     const cv_scopa *base;
     const cv_scs_params *p;
-    const double *w;     /* search._W of the deal's money suit */
+    double w[C];         /* search._W of the deal's money suit */
+    tail_t tail;         /* search._TAIL */
     int other;           /* the seat the search does not play */
     cv_tree tree;
     moves_t moves;       /* the legal moves of the position at hand */
@@ -183,8 +175,15 @@ typedef struct {
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
+static void search_init(search *s, const cv_scs_params *p, int money, int other) {
+    s->p = p;
+    s->other = other;
+    for (int c = 0; c < C; c++) s->w[c] = weight(c, money);
+    tail_init(s->tail);
+}
+
 static double evaluate(search *s, const cv_scopa *t) { /* ScopaSearch.evaluate */
-    double v = static_eval(t);
+    double v = static_eval(s->tail, t);
     if (t->done) return v;
     moves_t *m = &s->moves;
     m->n = cv_scopa_moves(t, m->card, m->capture);
@@ -551,9 +550,6 @@ static int run(search *s, root_t *root, cv_search_rng *rng) {
 }
 
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) {
-    static weights_t weights;
-    if (weights.w[1][6] == 0.0) weights_init(&weights);
-    tail_init();
     search *s = calloc(1, sizeof(search));
     root_t *root = malloc(sizeof(root_t));
     if (!s || !root) {
@@ -561,7 +557,8 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
         free(root);
         return -2;
     }
-    s->base = base, s->p = p, s->w = weights.w[base->money], s->other = 1 - base->current;
+    search_init(s, p, base->money, 1 - base->current);
+    s->base = base;
     cv_deadline_start(&s->deadline, p->seconds);
     root->n = cv_scopa_moves(base, root->card, root->capture);
     s->replies = p->modelled ? calloc(REPLIES, sizeof(reply_t)) : NULL; /* without: worked out every time */
@@ -581,12 +578,9 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
 }
 
 double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind, uint64_t seed) {
-    static weights_t weights;
-    if (weights.w[1][6] == 0.0) weights_init(&weights);
-    tail_init();
     search *s = calloc(1, sizeof(search));
     if (!s) return NAN;
-    s->p = p, s->w = weights.w[state->money], s->other = other;
+    search_init(s, p, state->money, other);
     cv_scopa t = *state;
     cv_search_rng rng = {seed, NULL};
     cv_pyrandom py;
