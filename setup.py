@@ -16,7 +16,10 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 CORE = "cavallo_env/core"
 
 
-SEARCH = {"briscola": [f"{CORE}/briscola_search.c"]}  # a game's ISMCTS search in C, where it has one
+SEARCH = {  # a game's ISMCTS search in C, where it has one
+    "briscola": [f"{CORE}/briscola_search.c"],
+    "scopa": [f"{CORE}/scopa_search.c"],
+}
 
 
 def core_extension(game: str) -> Extension:

@@ -25,7 +25,7 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    for the searching team divided by ``scale`` (``reward="points"``), or its
    sign (``"win"``), or both (``"mixed"``).
 
-A game whose hooks have ``core_search`` (Briscola) runs the whole decision
+A game whose hooks have ``core_search`` (Briscola, Scopa) runs the whole decision
 in the compiled core when ``cavallo_env.core.enabled()``: the same search in
 C on the core's own random numbers (so other moves than Python's, at the
 same strength); ``CAVALLO_CORE=python`` runs this module's search, and so

@@ -1,7 +1,8 @@
 /* Briscola's ISMCTS decision in C: see briscola_search.h.  Each function
  * names the Python it mirrors (cavallo_env/bots/ismcts.py: _Search;
  * cavallo_env/briscola/search.py: BriscolaSearch; briscola/endgame.py: _solve). */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
+#include "search_common.h" /* first: it asks for POSIX clocks */
+
 #include "briscola_search.h"
 
 #include <math.h>
@@ -20,40 +21,11 @@ static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     return SUIT(card) == trump_suit;
 }
 
-/* The search's random numbers: the fast generator, or Python's random.Random (py != NULL) drawn as
- * the Python search draws them (random(), _randbelow for choice and shuffle), move for move. */
-typedef struct {
-    uint64_t fast;
-    cv_pyrandom *py;
-} rng_t;
-
-static double rnd(rng_t *r) {
-    return r->py ? cv_pyrandom_random(r->py) : (double)(cv_splitmix64(&r->fast) >> 11) * 0x1.0p-53;
-}
-
-static int below(rng_t *r, int n) { /* random.Random._randbelow(n) with py */
-    return (int)(r->py ? cv_pyrandom_below(r->py, (uint32_t)n) : cv_fast_below(&r->fast, (uint32_t)n));
-}
-
-/* hash(x) of a float 0 <= x < 1 (CPython's _Py_HashDouble), as random.Random(x) seeds with it */
-static uint64_t py_hash_unit(double x) {
-    const uint64_t mod = (1ULL << 61) - 1;
-    int e;
-    double m = frexp(x, &e);
-    uint64_t h = 0;
-    while (m) {
-        h = ((h << 28) & mod) | h >> (61 - 28);
-        m *= 268435456.0;
-        e -= 28;
-        uint64_t y = (uint64_t)m;
-        m -= (double)y;
-        h += y;
-        if (h >= mod) h -= mod;
-    }
-    e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
-    h = ((h << e) & mod) | h >> (61 - e);
-    return h;
-}
+/* the search's random numbers and hash(x) of a float, as the Python search's (search_common.h) */
+typedef cv_search_rng rng_t;
+#define rnd cv_search_random
+#define below cv_search_below
+#define py_hash_unit cv_py_hash_unit
 
 static double trump_worth(int c) { return 2.0 + 0.4 * STR(c); } /* search._TRUMP_WORTH */
 

@@ -355,6 +355,11 @@ static void play(cv_scopa *t, cv_pyrandom *py, int card, uint64_t capture) {
     t->current = (uint8_t)(seat ^ 1);
 }
 
+void cv_scopa_play(cv_scopa *t, int card, uint64_t capture) {
+    play(t, NULL, card, capture);
+    refresh(t);
+}
+
 /* CaptureBuilder._build: the capture played if one set is consistent with taken, else built on */
 static int build(cv_scopa *t, cv_pyrandom *py, int card, uint64_t taken) {
     scan_t s;

@@ -88,6 +88,9 @@ void cv_scopa_deal_seed(cv_scopa *t, cv_pyrandom *py, uint64_t seed, int deck, i
 int cv_scopa_legal(const cv_scopa *t, int action);
 /* apply a legal action (trusted); returns 1 when it completed a move (a card played) */
 int cv_scopa_act(cv_scopa *t, cv_pyrandom *py, int action);
+/* play a legal move whole (trusted): card and the table cards it takes (0: placed); a later deal
+ * of a match comes from the table's own generator */
+void cv_scopa_play(cv_scopa *t, int card, uint64_t capture);
 /* the legal mask (120 bytes) */
 void cv_scopa_mask(const cv_scopa *t, uint8_t *mask);
 /* the legal capture sets of card (in the hand to play) on the table, in the engine's order;

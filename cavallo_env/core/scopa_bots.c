@@ -135,14 +135,21 @@ typedef struct {
     double score[MAX_MOVES];
 } moves_t;
 
-static void legal_moves(const info *k, moves_t *m) {
-    m->n = 0;
-    for (uint64_t b = k->hand; b; b &= b - 1) {
-        int c = CTZ(b), got = sets_of_value(k->table, CV_SC_VALUE[c], m->capture + m->n);
-        if (got == 0) m->capture[m->n] = 0, got = 1;
-        for (int i = 0; i < got; i++) m->card[m->n + i] = (int8_t)c;
-        m->n += got;
+static int moves_of(uint64_t hand, uint64_t table, int8_t *cards, uint64_t *captures) {
+    int n = 0;
+    for (uint64_t b = hand; b; b &= b - 1) {
+        int c = CTZ(b), got = sets_of_value(table, CV_SC_VALUE[c], captures + n);
+        if (got == 0) captures[n] = 0, got = 1;
+        for (int i = 0; i < got; i++) cards[n + i] = (int8_t)c;
+        n += got;
     }
+    return n;
+}
+
+static void legal_moves(const info *k, moves_t *m) { m->n = moves_of(k->hand, k->table, m->card, m->capture); }
+
+int cv_scopa_moves(const cv_scopa *t, int8_t *cards, uint64_t *captures) {
+    return t->done ? 0 : moves_of(t->hands[t->current], t->table, cards, captures);
 }
 
 /* -- greedy (bots.greedy_move) --------------------------------------------------------- */
@@ -345,13 +352,25 @@ static int greedy_pick(const cv_scopa *t, moves_t *m) {
     return best;
 }
 
+static int bot_pick(const cv_scopa *t, int kind, moves_t *m) { /* the bot's move among m (filled) */
+    if (kind == CV_SC_BOT_GREEDY) return greedy_pick(t, m);
+    heur_ctx h;
+    uint8_t ok[MAX_MOVES];
+    return heuristic_pick(t, &h, m, ok);
+}
+
 int cv_scopa_bot_action(const cv_scopa *t, int kind) {
     if (t->done) return -1;
     moves_t m;
-    if (kind == CV_SC_BOT_GREEDY) return action_of(t, &m, greedy_pick(t, &m));
-    heur_ctx h;
-    uint8_t ok[MAX_MOVES];
-    return action_of(t, &m, heuristic_pick(t, &h, &m, ok));
+    return action_of(t, &m, bot_pick(t, kind, &m));
+}
+
+int cv_scopa_bot_move(const cv_scopa *t, int kind, uint64_t *capture) {
+    if (t->done) return -1;
+    moves_t m;
+    int i = bot_pick(t, kind, &m);
+    *capture = m.capture[i];
+    return m.card[i];
 }
 
 void cv_scopa_prior(const cv_scopa *t, float *out) {

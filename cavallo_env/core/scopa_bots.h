@@ -25,6 +25,12 @@ enum { CV_SC_BOT_GREEDY = 0, CV_SC_BOT_HEURISTIC = 1 };
 
 /* the next action of the bot kind's move for the seat to act (-1 once over) */
 int cv_scopa_bot_action(const cv_scopa *t, int kind);
+/* the bot kind's whole move for the seat to play between turns: its card (-1 once over) and
+ * *capture, the table cards it takes (0: the card is placed) */
+int cv_scopa_bot_move(const cv_scopa *t, int kind, uint64_t *capture);
+/* ScopaDeal.legal_moves of the seat to play (by card id, each card's capture sets in the engine's
+ * order, capture 0: placed) into cards/captures (room for CV_SC_HAND * CV_SC_MAX_SETS); how many */
+int cv_scopa_moves(const cv_scopa *t, int8_t *cards, uint64_t *captures);
 /* the prior (240 floats) of the seat to act: zeros once over */
 void cv_scopa_prior(const cv_scopa *t, float *out);
 

@@ -26,16 +26,25 @@ likely).  The stock is shuffled.
 Rollouts play ``quick_score``'s favourite move (what a move wins less the
 next seat's best answer, known in a determinization), a random one with
 probability ``epsilon``.
+
+Where the compiled core is on (``core.enabled()``), ``core_search`` runs the
+whole decision in C (core/scopa_search.c): the hands are weighed here, once
+per decision, and the iterations run in C, the other seat's kinds of player
+being the core's heuristic and greedy bots.  Every option keeps its meaning
+there; ``engine=python`` (or ``CAVALLO_CORE=python``) runs this module's
+search.
 """
 
 from __future__ import annotations
 
 import random
+from array import array
 from bisect import bisect_right, insort
 from itertools import combinations
 from math import comb
 
-from ..budget import check
+from .. import core
+from ..budget import OverBudget, check, remaining
 from ..errors import BotSpecError
 from ..games.base import SearchHooks
 from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristic_scores
@@ -420,21 +429,30 @@ class _Determinizer:
         # the kinds of player before the plays from the current hand (used with no such play yet)
         self.model = player_model(self.past, other, base.money, deal.dealer) if modelled and self.past else MODEL
 
-    def _weigh(self, rng: random.Random) -> None:
+    def draw_hands(self, rng: random.Random) -> list:
+        """The other seat's possible hands the decision weighs: every one, or ``HANDS`` of them
+        drawn from ``rng`` (the first random numbers of the decision's search)."""
         hidden, n = self.hidden, self.n_other
         if comb(len(hidden), n) <= HANDS:
-            hands = [list(h) for h in combinations(hidden, n)]
-        else:
-            drawn: set = set()
-            hands = []
-            while len(hands) < HANDS:
-                check()
-                h = tuple(sorted(rng.sample(hidden, n)))
-                if h not in drawn:
-                    drawn.add(h)
-                    hands.append(list(h))
+            return [list(h) for h in combinations(hidden, n)]
+        drawn: set = set()
+        hands = []
+        while len(hands) < HANDS:
+            check()
+            h = tuple(sorted(rng.sample(hidden, n)))
+            if h not in drawn:
+                drawn.add(h)
+                hands.append(list(h))
+        return hands
+
+    def player_model(self) -> tuple:
+        """The kinds of player the other seat is, by its plays of the rounds already over."""
+        return player_model(self.past, self.other, self.template.money, self.template.deal.dealer)
+
+    def _weigh(self, rng: random.Random) -> None:
+        hands = self.draw_hands(rng)
         other, money, dealer = self.other, self.template.money, self.template.deal.dealer
-        model = player_model(self.past, other, money, dealer)
+        model = self.player_model()
         cum = []
         kinds = []
         acc = 0.0
@@ -546,4 +564,39 @@ class ScopaSearch(SearchHooks):
 
     def prior_scores(self, view, legal):
         return heuristic_scores(Info(view), legal)
+
+    def core_deals(self, base, rng: random.Random) -> dict:
+        """The determinizations of a decision at ``base`` as the core's search takes them: the
+        hidden cards, the other seat's hand size, the weighed hands (drawn from ``rng`` as the
+        Python search's first determinization draws them, weighed by the core as ``_weigh``
+        weighs them) and the kinds of player."""
+        det = _Determinizer(base, base.current, self.infer)  # (its kinds of player worked out in C here)
+        ext = core.extension("scopa")
+        model = ext.player_model(det.past, det.other, base.money)  # player_model, by the core's bots
+        deals = {"hidden": det.hidden, "n_other": det.n_other, "hands": [], "cum": [], "kinds": [],
+                 "model": model if self.model and det.past else MODEL, "other": det.other}
+        if det.plays:  # weighed in C as _weigh weighs them (likelihoods by the core's bots)
+            hands = det.draw_hands(rng)
+            cum, kinds = ext.weigh(hands, det.plays, det.other, base.money, model, self.infer)
+            deals.update(hands=hands, cum=cum, kinds=kinds)
+        return deals
+
+    def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
+        """The whole decision in the compiled core (core/scopa_search.c): the same search as the
+        generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from ``rng``
+        (given Python's numbers it makes the Python search's moves, bit for bit:
+        tests/test_core_search_scopa.py).  ``settings``: the bot's iterations, c, expand, reward,
+        scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the move and
+        its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
+        deals = self.core_deals(base, rng)
+        options = dict(settings, epsilon=self.epsilon, lookahead=self.lookahead, model=self.model)
+        legal = base.legal_moves()
+        by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
+        left = remaining()  # the C loop stops itself there (0: no deadline)
+        seconds = 0.0 if left is None else max(left, 1e-9)
+        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64), seconds)
+        if index is not None:
+            return legal[index], dict(zip(legal, visits))
+        check()
+        raise OverBudget("the search passed its deadline")
 

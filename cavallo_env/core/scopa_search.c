@@ -1,0 +1,592 @@
+/* Scopa's ISMCTS decision in C: see scopa_search.h.  Each function names the
+ * Python it mirrors (cavallo_env/bots/ismcts.py: _Search; cavallo_env/scopa/search.py:
+ * ScopaSearch, _Determinizer, greedy_rollout, quick_score, static_eval).  The
+ * float expressions are Python's, in Python's order, so the values are the same. */
+#include "search_common.h" /* first: it asks for POSIX clocks */
+
+#include "pysum.h"
+#include "scopa_bots.h"
+#include "scopa_search.h"
+
+#define C CV_SC_CARDS
+#define SUIT(c) ((c) / 10)
+#define RANK(c) ((c) % 10)
+#define BIT(c) (1ULL << (c))
+#define CTZ(b) __builtin_ctzll(b)
+#define VAL(c) ((int)CV_SC_VALUE[c])
+#define MAX_MOVES (CV_SC_HAND * CV_SC_MAX_SETS)
+#define MAX_PATH 40 /* a deal has 36 plays */
+#define KEY(card, capture) ((uint64_t)(card) << C | (capture)) /* a move in the tree */
+
+/* -- what a move wins (search._W, capture_gain, quick_score) ----------------------------- */
+
+static double weight(int c, int money) { /* search._weights */
+    static const double rank_w[10] = {0.3, 0, 0, 0, 0.02, 0.15, 0.3, 0, 0, 0};
+    double v = 0.05 + (SUIT(c) == money ? 0.15 : 0.0) + rank_w[RANK(c)] * 0.5;
+    if (RANK(c) == 6 && SUIT(c) == money) v += 1.0;
+    return v;
+}
+
+
+static int popcount(uint64_t x) { return __builtin_popcountll(x); }
+
+static double capture_gain(const cv_scopa *t, const double *w, int card, uint64_t capture) {
+    double g = w[card];
+    for (uint64_t b = capture; b; b &= b - 1) g += w[CTZ(b)];
+    if (capture == t->table && t->turn < CV_SC_PLAYS - 1) g += 1.0;
+    return g;
+}
+
+/* the next seat's best answer on the table a move leaves (left, ascending; then extra, or -1) */
+static double best_answer(const cv_scopa *t, const double *w, uint64_t left, int extra, int total) {
+    double sweep = t->turn < CV_SC_PLAYS - 2 ? 1.0 : 0.0, best = 0.0;
+    int n = popcount(left) + (extra >= 0);
+    for (uint64_t h = t->hands[1 - t->current]; h; h &= h - 1) {
+        int c = CTZ(h), v = VAL(c);
+        double r = 0.0;
+        uint64_t all = extra >= 0 ? left | BIT(extra) : left; /* the same card set: r is a max */
+        for (uint64_t b = all; b; b &= b - 1)
+            if (VAL(CTZ(b)) == v) {
+                double x = w[c] + w[CTZ(b)] + (n == 1 ? sweep : 0.0);
+                if (x > r) r = x;
+            }
+        if (!r && total == v) { /* the whole table adds up to it: summed in the list's order */
+            r = w[c] + sweep;
+            for (uint64_t b = left; b; b &= b - 1) r += w[CTZ(b)];
+            if (extra >= 0) r += w[extra];
+        }
+        if (r > best) best = r;
+    }
+    return best;
+}
+
+static double quick_score(const cv_scopa *t, const double *w, int card, uint64_t capture) {
+    int total = 0;
+    for (uint64_t b = t->table; b; b &= b - 1) total += VAL(CTZ(b));
+    if (capture) {
+        double g = w[card];
+        for (uint64_t b = capture; b; b &= b - 1) {
+            g += w[CTZ(b)];
+            total -= VAL(CTZ(b));
+        }
+        if (capture == t->table) return t->turn < CV_SC_PLAYS - 1 ? g + 1.0 : g;
+        return g - best_answer(t, w, t->table & ~capture, -1, total);
+    }
+    double g = -0.01 * VAL(card) - 0.3 * w[card];
+    return g - best_answer(t, w, t->table, card, total + VAL(card));
+}
+
+/* -- the evaluation (static_eval, ScopaSearch.evaluate) -------------------------------- */
+
+typedef double tail_t[41][42]; /* search._TAIL: tail[r][k] = P(Binomial(r, 1/2) >= k) */
+
+static void tail_init(tail_t tail) {
+    for (int r = 0; r <= 40; r++) {
+        uint64_t acc = 0, row[41], total = 1ULL << r;
+        row[0] = 1;
+        for (int k = 1; k <= r; k++) row[k] = row[k - 1] * (uint64_t)(r - k + 1) / (uint64_t)k; /* comb(r, k) */
+        tail[r][r + 1] = 0.0;
+        for (int k = r; k >= 0; k--) {
+            acc += row[k];
+            tail[r][k] = (double)acc / (double)total;
+        }
+    }
+}
+
+static double p_at_least(const tail_t tail, int have, int remaining, int need) { /* search._p_at_least */
+    int k = need - have;
+    if (k <= 0) return 1.0;
+    if (k > remaining) return 0.0;
+    return tail[remaining][k];
+}
+
+static double primiera_estimate(const cv_scopa *t) { /* static_eval's primiera part */
+    int b0[4] = {0}, b1[4] = {0}, out[4] = {0};
+    for (int c = 0; c < C; c++) {
+        int p = CV_SC_PRIMIERA[c], s = SUIT(c);
+        int *b = t->piles[0] >> c & 1 ? b0 : t->piles[1] >> c & 1 ? b1 : out;
+        if (p > b[s]) b[s] = p;
+    }
+    double e0 = 0.0, e1 = 0.0;
+    int dead0 = 0, dead1 = 0;
+    for (int s = 0; s < 4; s++) {
+        int o = out[s];
+        double x0 = o > b0[s] ? fmax(b0[s], (b0[s] + o) / 2.0) : b0[s];
+        double x1 = o > b1[s] ? fmax(b1[s], (b1[s] + o) / 2.0) : b1[s];
+        dead0 |= !b0[s] && !o;
+        dead1 |= !b1[s] && !o;
+        e0 += x0;
+        e1 += x1;
+    }
+    if (dead0 && !dead1) return -0.8;
+    if (dead1 && !dead0) return 0.8;
+    if (dead0 || dead1) return 0.0;
+    double d = (e0 - e1) / 12.0;
+    return d > 0.9 ? 0.9 : d < -0.9 ? -0.9 : d;
+}
+
+static double static_eval(const tail_t tail, const cv_scopa *t) {
+    if (t->done) return (double)((int)t->res_points[0] - (int)t->res_points[1]);
+    uint64_t p0 = t->piles[0], p1 = t->piles[1], money = 0x3FFULL << (10 * t->money);
+    double v = (double)((int)t->scope[0] - (int)t->scope[1]);
+    int c0 = popcount(p0), c1 = popcount(p1), m0 = popcount(p0 & money), m1 = popcount(p1 & money);
+    v += p_at_least(tail, c0, 40 - c0 - c1, 21) - p_at_least(tail, c1, 40 - c0 - c1, 21);
+    v += p_at_least(tail, m0, 10 - m0 - m1, 6) - p_at_least(tail, m1, 10 - m0 - m1, 6);
+    uint64_t sette = BIT(t->money * 10 + 6);
+    if (p0 & sette) v += 1.0;
+    else if (p1 & sette) v -= 1.0;
+    double prim = primiera_estimate(t);
+    return v + prim; /* Python adds -0.8 / +0.8 / the clipped difference (or nothing) last */
+}
+
+/* -- the search's state: a single deal, the other seat's kind of player, scratch moves ---- */
+
+typedef struct {
+    int n;
+    int8_t card[MAX_MOVES];
+    uint64_t capture[MAX_MOVES];
+    double score[MAX_MOVES];
+} moves_t;
+
+/* the other seat's modelled replies of a decision, by all its bot reads (search.model_move's cache):
+ * its hand, the table, the piles, the plays made and the last capturer */
+typedef struct {
+    uint64_t hand, table, piles[2], capture;
+    uint8_t used, kind, turn;
+    int8_t last_capturer, card;
+} reply_t;
+
+#define REPLIES (1 << 14) /* slots; filled to half at most, then the replies are worked out every time */
+
+typedef struct {
+    const cv_scopa *base;
+    const cv_scs_params *p;
+    double w[C];         /* search._W of the deal's money suit */
+    tail_t tail;         /* search._TAIL */
+    int other;           /* the seat the search does not play */
+    cv_tree tree;
+    moves_t moves;       /* the legal moves of the position at hand */
+    int32_t path[MAX_PATH];
+    int8_t team[MAX_PATH];
+    int plen;
+    cv_deadline deadline;
+    reply_t *replies;    /* NULL: none kept */
+    int32_t n_replies;
+    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
+} search;
+
+static void search_init(search *s, const cv_scs_params *p, int money, int other) {
+    s->p = p;
+    s->other = other;
+    for (int c = 0; c < C; c++) s->w[c] = weight(c, money);
+    tail_init(s->tail);
+}
+
+static double evaluate(search *s, const cv_scopa *t) { /* ScopaSearch.evaluate */
+    double v = static_eval(s->tail, t);
+    if (t->done) return v;
+    moves_t *m = &s->moves;
+    m->n = cv_scopa_moves(t, m->card, m->capture);
+    double best = 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->capture[i]) {
+            double g = capture_gain(t, s->w, m->card[i], m->capture[i]);
+            if (g > best) best = g;
+        }
+    return v + (t->current == 0 ? s->p->lookahead * best : -s->p->lookahead * best);
+}
+
+static int same_reply(const reply_t *r, const cv_scopa *t, int kind, uint64_t hand) {
+    return r->kind == kind && r->hand == hand && r->table == t->table && r->piles[0] == t->piles[0] &&
+           r->piles[1] == t->piles[1] && r->turn == t->turn && r->last_capturer == t->last_capturer;
+}
+
+/* the kind of player's move (heuristic 0, greedy 1) for the seat to play: kept, or worked out */
+static int reply(search *s, const cv_scopa *t, int kind, uint64_t *capture) {
+    int bot = kind == 0 ? CV_SC_BOT_HEURISTIC : CV_SC_BOT_GREEDY;
+    if (!s->replies) return cv_scopa_bot_move(t, bot, capture);
+    uint64_t hand = t->hands[t->current], h = hand ^ (t->table * 31) ^ (t->piles[0] * 131) ^ (t->piles[1] * 1031);
+    h = cv_splitmix64(&h) ^ (uint64_t)(t->turn * 2 + kind);
+    uint32_t at = (uint32_t)cv_splitmix64(&h) & (REPLIES - 1);
+    while (s->replies[at].used) { /* open addressing, linear probing */
+        reply_t *r = s->replies + at;
+        if (same_reply(r, t, kind, hand)) {
+            *capture = r->capture;
+            return r->card;
+        }
+        at = (at + 1) & (REPLIES - 1);
+    }
+    int card = cv_scopa_bot_move(t, bot, capture);
+    if (s->n_replies < REPLIES / 2) {
+        s->n_replies++;
+        s->replies[at] = (reply_t){hand, t->table, {t->piles[0], t->piles[1]}, *capture, 1, (uint8_t)kind, t->turn,
+                                   t->last_capturer, (int8_t)card};
+    }
+    return card;
+}
+
+/* model_move: the index among m of the other seat's kind of player's move, -1 for none (the
+ * any-move player, or the searching seat to play) */
+static int model_move(search *s, const cv_scopa *t, int kind, const moves_t *m) {
+    if (kind == 2 || t->current != s->other) return -1;
+    uint64_t capture;
+    int card = reply(s, t, kind, &capture);
+    for (int i = 0; i < m->n; i++)
+        if (m->card[i] == card && m->capture[i] == capture) return i;
+    return -1;
+}
+
+/* greedy_rollout: plies moves (or to the end of the deal) */
+static void rollout(search *s, cv_scopa *t, int kind, cv_search_rng *rng) {
+    moves_t *m = &s->moves;
+    for (int plies = s->p->depth; plies > 0 && !t->done; plies--) {
+        m->n = cv_scopa_moves(t, m->card, m->capture);
+        int pick = 0;
+        if (m->n > 1 && cv_search_random(rng) < s->p->epsilon) pick = cv_search_below(rng, m->n);
+        else if (m->n > 1 && !(s->p->modelled && (pick = model_move(s, t, kind, m)) >= 0)) {
+            double best = -1e9; /* quick_score's favourite, the first of the best */
+            pick = 0;
+            for (int i = 0; i < m->n; i++) {
+                double q = quick_score(t, s->w, m->card[i], m->capture[i]);
+                if (q > best) best = q, pick = i;
+            }
+        }
+        cv_scopa_play(t, m->card[pick], m->capture[pick]);
+    }
+}
+
+/* -- the determinizations (_Determinizer.__call__) ------------------------------------- */
+
+static int bisect_right(const double *a, int n, double x) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (x < a[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* base with the other hand and the rest of the stock dealt again into w; returns the other
+ * seat's kind of player in it */
+static int determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa *w, cv_search_rng *rng) {
+    *w = *base;
+    int other = 1 - base->current, n = p->n_other, nr = 0;
+    int8_t rest[C];
+    uint64_t hand = 0;
+    double kinds[3];
+    if (p->n_hands) {
+        const double *cum = p->cum;
+        int k = bisect_right(cum, p->n_hands, cv_search_random(rng) * cum[p->n_hands - 1]);
+        if (k > p->n_hands - 1) k = p->n_hands - 1;
+        for (int i = 0; i < n; i++) hand |= BIT(p->hands[k * n + i]);
+        memcpy(kinds, p->kinds + 3 * k, sizeof kinds);
+        for (int i = 0; i < p->n_hidden; i++)
+            if (!(hand >> p->hidden[i] & 1)) rest[nr++] = p->hidden[i];
+        cv_search_shuffle(rest, nr, rng);
+    } else {
+        kinds[0] = p->model[0], kinds[1] = p->model[0] + p->model[1], kinds[2] = 1.0;
+        memcpy(rest, p->hidden, (size_t)p->n_hidden);
+        cv_search_shuffle(rest, p->n_hidden, rng);
+        for (int i = 0; i < n; i++) hand |= BIT(rest[i]);
+        nr = p->n_hidden - n;
+        memmove(rest, rest + n, (size_t)nr);
+    }
+    int kind = 2;
+    if (p->modelled && kinds[2] > 0) {
+        kind = bisect_right(kinds, 3, cv_search_random(rng) * kinds[2]);
+        if (kind > 2) kind = 2;
+    }
+    w->hands[other] = hand;
+    memcpy(w->initial + 10 + w->stock_pos, rest, (size_t)nr);
+    return kind;
+}
+
+void cv_scopa_search_load(cv_scopa *t) {
+    memset(t->sums, 0, sizeof t->sums);
+    t->sums[0] = 1;
+    for (uint64_t b = t->table; b; b &= b - 1) /* times (1 + x^v): the subsets of the table by sum */
+        for (int v = VAL(CTZ(b)), x = 10; x >= v; x--) t->sums[x] += t->sums[x - v];
+    t->build_card = t->plan_card = -1;
+    t->taken = t->plan = 0;
+    t->match = 0;
+}
+
+int cv_scopa_determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa *out, uint64_t *seed) {
+    cv_search_rng r = {*seed, NULL};
+    int kind = determinize(base, p, out, &r);
+    *seed = r.fast;
+    return kind;
+}
+
+/* -- the inference (likelihoods, _Determinizer._weigh) --------------------------------- */
+
+#define SLIP 0.1 /* search.SLIP */
+
+/* likelihoods: the chance that each kind of player (heuristic, greedy, any move), holding hand
+ * besides the cards it played then and later in the round, made the play */
+static void likelihoods(const cv_scs_play *pl, uint64_t hand, int seat, int money, moves_t *m, double out[3]) {
+    cv_scopa t;
+    memset(&t, 0, sizeof t);
+    t.hands[seat] = hand | pl->kept | BIT(pl->card);
+    t.hands[1 - seat] = (1ULL << pl->opp_hand) - 1; /* the bots read only its size */
+    t.table = pl->table;
+    t.piles[0] = pl->piles[0], t.piles[1] = pl->piles[1];
+    t.stock_pos = (uint8_t)(CV_SC_STOCK - pl->stock);
+    t.turn = (uint8_t)(CV_SC_PLAYS - pl->plays_left);
+    t.last_capturer = pl->last_capturer;
+    t.money = (uint8_t)money;
+    t.current = (uint8_t)seat;
+    t.build_card = t.plan_card = -1;
+    m->n = cv_scopa_moves(&t, m->card, m->capture);
+    if (m->n == 1) {
+        out[0] = out[1] = out[2] = 1.0;
+        return;
+    }
+    double slip = SLIP / m->n;
+    for (int k = 0; k < 2; k++) {
+        uint64_t capture;
+        int card = cv_scopa_bot_move(&t, k == 0 ? CV_SC_BOT_HEURISTIC : CV_SC_BOT_GREEDY, &capture);
+        out[k] = (1.0 - SLIP) * (double)(card == pl->card && capture == pl->capture) + slip;
+    }
+    out[2] = 1.0 / m->n;
+}
+
+void cv_scopa_player_model(const cv_scs_play *past, int n_past, int seat, int money, double model[3]) {
+    static const double prior[3] = {0.6, 0.3, 0.1}; /* search.MODEL */
+    moves_t *m = malloc(sizeof(moves_t));
+    double w[3] = {prior[0], prior[1], prior[2]}, p[3];
+    for (int j = 0; j < n_past && m; j++) {
+        likelihoods(past + j, 0, seat, money, m, p);
+        for (int k = 0; k < 3; k++) w[k] *= p[k];
+    }
+    cv_pysum total = {0.0, 0.0}; /* sum(w), as the Python that runs this adds it */
+    for (int k = 0; k < 3; k++) cv_pysum_add(&total, w[k]);
+    for (int k = 0; k < 3; k++) model[k] = m ? w[k] / cv_pysum_result(&total) : NAN;
+    free(m);
+}
+
+int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands, int n_hands,
+                   int n_other, const double model[3], double infer, double *cum, double *kinds) {
+    moves_t *m = malloc(sizeof(moves_t));
+    if (!m) return -2;
+    double acc = 0.0;
+    for (int h = 0; h < n_hands; h++) {
+        uint64_t hand = 0;
+        for (int i = 0; i < n_other; i++) hand |= BIT(hands[h * n_other + i]);
+        double w[3] = {model[0], model[1], model[2]}, p[3];
+        for (int j = 0; j < n_plays; j++) {
+            likelihoods(plays + j, hand, seat, money, m, p);
+            for (int k = 0; k < 3; k++) w[k] *= p[k];
+        }
+        acc += pow(w[0] + w[1] + w[2], infer);
+        cum[h] = acc;
+        kinds[3 * h] = w[0], kinds[3 * h + 1] = w[0] + w[1], kinds[3 * h + 2] = w[0] + w[1] + w[2];
+    }
+    free(m);
+    return 0;
+}
+
+/* -- the tree walk (_Search.iterate, ismcts._best_quick) --------------------------------- */
+
+static int best_quick(search *s, const cv_scopa *t, const int16_t *untried, int nu, cv_search_rng *rng) {
+    int16_t best[MAX_MOVES];
+    int nb = 0;
+    double top = -1e18;
+    for (int i = 0; i < nu; i++) {
+        double q = quick_score(t, s->w, s->moves.card[untried[i]], s->moves.capture[untried[i]]);
+        if (q > top) top = q, nb = 0;
+        if (q == top) best[nb++] = untried[i];
+    }
+    return nb == 1 ? best[0] : best[cv_search_below(rng, nb)];
+}
+
+/* the move (index into s->moves) the walk takes at `at`, or expands (*expand: an untried one) */
+static int select_move(search *s, int32_t at, int32_t root, const cv_scopa *t, int kind, cv_search_rng *rng,
+                       int *expand) {
+    moves_t *m = &s->moves;
+    m->n = cv_scopa_moves(t, m->card, m->capture);
+    int lo = 0, hi = m->n; /* the moves considered: all, or the modelled reply alone */
+    if (s->p->modelled && m->n > 1) {
+        int r = model_move(s, t, kind, m);
+        if (r >= 0) lo = r, hi = r + 1;
+    }
+    static _Thread_local int16_t untried[MAX_MOVES];
+    int nu = 0, best = -1;
+    double best_u = -1e18;
+    for (int i = lo; i < hi; i++) {
+        int32_t k = cv_tree_child(&s->tree, at, KEY(m->card[i], m->capture[i]));
+        if (k < 0) {
+            untried[nu++] = (int16_t)i;
+            continue;
+        }
+        cv_node *ch = s->tree.nodes + k;
+        ch->avail++;
+        if (nu) continue;
+        double u = cv_node_ucb(ch, s->p->c, s->p->bias && at == root ? s->p->bias + i : NULL);
+        if (u > best_u) best_u = u, best = i;
+    }
+    *expand = nu > 0;
+    if (!nu) return best;
+    if (nu == 1) return untried[0];
+    return s->p->expand_greedy ? best_quick(s, t, untried, nu, rng) : untried[cv_search_below(rng, nu)];
+}
+
+/* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate, back up */
+static void iterate(search *s, cv_scopa *t, int kind, int32_t at, cv_search_rng *rng, int32_t root) {
+    while (!t->done && s->plen < MAX_PATH) {
+        int expand;
+        int i = select_move(s, at, root, t, kind, rng, &expand);
+        uint64_t key = KEY(s->moves.card[i], s->moves.capture[i]);
+        int team = t->current;
+        int32_t k = expand ? cv_tree_add(&s->tree, at, key) : cv_tree_child(&s->tree, at, key);
+        if (k < 0) break; /* the tree is full (it is sized so that it never is) */
+        if (expand) s->tree.nodes[k].avail = 1;
+        cv_scopa_play(t, s->moves.card[i], s->moves.capture[i]);
+        s->path[s->plen] = k;
+        s->team[s->plen++] = (int8_t)team;
+        at = k;
+        if (expand) break;
+    }
+    if (!t->done && s->p->depth) rollout(s, t, kind, rng);
+    const cv_scs_params *p = s->p;
+    cv_tree_back_up(&s->tree, s->path, s->team, s->plen, p->reward, p->scale, evaluate(s, t));
+}
+
+/* -- the root: UCB or sequential halving (ISMCTSBot.search, _Search.halving) ---------------- */
+
+/* alive sorted (stably) by key descending: the prior's bias (by_bias), else the mean reward */
+static void sort_alive(const search *s, int *alive, const int32_t *kid, int n, int by_bias) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            double a = by_bias ? s->p->bias[alive[j - 1]] : cv_node_mean(s->tree.nodes + kid[alive[j - 1]]);
+            double b = by_bias ? s->p->bias[alive[j]] : cv_node_mean(s->tree.nodes + kid[alive[j]]);
+            if (!(b > a)) break;
+            int x = alive[j];
+            alive[j] = alive[j - 1];
+            alive[j - 1] = x;
+        }
+}
+
+/* every move still in (alive, kid: its node by root move index) played once on one world */
+static int halving_world(search *s, const int8_t *cards, const uint64_t *captures, const int *alive,
+                         const int32_t *kid, int n, cv_search_rng *rng) {
+    cv_scopa world;
+    int kind = determinize(s->base, s->p, &world, rng);
+    uint64_t seed = cv_search_world_seed(rng, &s->seeded);
+    for (int i = 0; i < n; i++) {
+        if (cv_deadline_passed(&s->deadline)) return -1;
+        cv_scopa t = world;
+        cv_search_rng local = cv_search_world_rng(seed, rng, &s->seeded, &s->local);
+        int a = alive[i];
+        cv_node *ch = s->tree.nodes + kid[a];
+        cv_scopa_play(&t, cards[a], captures[a]);
+        ch->avail++;
+        s->path[0] = kid[a];
+        s->team[0] = (int8_t)world.current;
+        s->plen = 1;
+        iterate(s, &t, kind, kid[a], &local, -1);
+    }
+    return 0;
+}
+
+static int halving(search *s, const int8_t *cards, const uint64_t *captures, int n, int32_t *kid,
+                   cv_search_rng *rng) {
+    int *alive = malloc(sizeof(int) * (size_t)n);
+    if (!alive) return -2;
+    for (int i = 0; i < n; i++) alive[i] = i;
+    if (s->p->bias) sort_alive(s, alive, kid, n, 1);
+    for (int i = 0; i < n; i++) kid[alive[i]] = cv_tree_add(&s->tree, 0, KEY(cards[alive[i]], captures[alive[i]]));
+    int rounds = cv_halving_rounds(n), move = 0;
+    int64_t budget = s->p->iterations;
+    for (int r = 0; r < rounds && move == 0; r++) {
+        if (n == 1 || budget <= 0) break;
+        int64_t per_move = (budget / (rounds - r)) / n;
+        if (per_move < 1) per_move = 1;
+        for (int64_t k = 0; k < per_move && budget >= n && move == 0; k++) {
+            move = halving_world(s, cards, captures, alive, kid, n, rng);
+            budget -= n;
+        }
+        sort_alive(s, alive, kid, n, 0);
+        n = (n + 1) / 2;
+    }
+    if (move == 0) move = alive[0];
+    free(alive);
+    return move;
+}
+
+static int ucb_root(search *s, const int8_t *cards, const uint64_t *captures, int n, cv_search_rng *rng) {
+    for (int64_t k = 0; k < s->p->iterations; k++) {
+        if (cv_deadline_passed(&s->deadline)) return -1;
+        cv_scopa world;
+        int kind = determinize(s->base, s->p, &world, rng);
+        s->plen = 0;
+        iterate(s, &world, kind, 0, rng, 0);
+    }
+    int best = -1;
+    int64_t best_v = 0;
+    double best_t = 0.0;
+    for (int i = 0; i < n; i++) { /* most visits, then most total */
+        int32_t k = cv_tree_child(&s->tree, 0, KEY(cards[i], captures[i]));
+        int64_t v = k < 0 ? -1 : s->tree.nodes[k].visits;
+        double tot = k < 0 ? 0.0 : s->tree.nodes[k].total;
+        if (best < 0 || v > best_v || (v == best_v && tot > best_t)) best = i, best_v = v, best_t = tot;
+    }
+    return best;
+}
+
+typedef struct { /* the root's legal moves and their nodes */
+    int n;
+    int8_t card[MAX_MOVES];
+    uint64_t capture[MAX_MOVES];
+    int32_t kid[MAX_MOVES];
+} root_t;
+
+static int run(search *s, root_t *root, cv_search_rng *rng) {
+    if (!cv_tree_init(&s->tree, s->p->iterations + root->n + 2)) return -2;
+    int move = s->p->halving ? halving(s, root->card, root->capture, root->n, root->kid, rng)
+                             : ucb_root(s, root->card, root->capture, root->n, rng);
+    return move;
+}
+
+int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) {
+    search *s = calloc(1, sizeof(search));
+    root_t *root = malloc(sizeof(root_t));
+    if (!s || !root) {
+        free(s);
+        free(root);
+        return -2;
+    }
+    search_init(s, p, base->money, 1 - base->current);
+    s->base = base;
+    cv_deadline_start(&s->deadline, p->seconds);
+    root->n = cv_scopa_moves(base, root->card, root->capture);
+    s->replies = p->modelled ? calloc(REPLIES, sizeof(reply_t)) : NULL; /* without: worked out every time */
+    cv_search_rng rng = {p->seed, NULL};
+    cv_pyrandom py;
+    if (p->mt) cv_search_setstate(&py, p->mt), rng.py = &py;
+    int move = run(s, root, &rng);
+    for (int i = 0; i < root->n && s->tree.nodes; i++) {
+        int32_t k = cv_tree_child(&s->tree, 0, KEY(root->card[i], root->capture[i]));
+        visits[i] = k < 0 ? 0 : s->tree.nodes[k].visits;
+    }
+    free(s->tree.nodes);
+    free(s->replies);
+    free(s);
+    free(root);
+    return move;
+}
+
+double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind, uint64_t seed) {
+    search *s = calloc(1, sizeof(search));
+    if (!s) return NAN;
+    search_init(s, p, state->money, other);
+    cv_scopa t = *state;
+    cv_search_rng rng = {seed, NULL};
+    cv_pyrandom py;
+    if (p->mt) cv_search_setstate(&py, p->mt), rng.py = &py;
+    if (!t.done && p->depth) rollout(s, &t, kind, &rng);
+    double v = evaluate(s, &t);
+    free(s);
+    return v;
+}

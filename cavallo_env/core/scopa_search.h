@@ -1,0 +1,95 @@
+/* Scopa's ISMCTS decision in C: the whole search of `ismcts:<n>` (the generic
+ * SO-ISMCTS of cavallo_env/bots/ismcts.py with Scopa's hooks,
+ * cavallo_env/scopa/search.py) run over cv_scopa single deals.
+ *
+ * Python stays the reference: the same tree (one for all determinizations,
+ * availability counts, UCB with the mover's mean reward, greedy or random
+ * expansion by quick_score, the prior as a fading bias at the root, the other
+ * seat's modelled reply as the only child), the same sequential halving at
+ * the root with common random numbers, the same determinizations (the other
+ * hand drawn from the hands the Python hooks weigh once per decision, or
+ * uniformly, with the kind of player it is taken for), the same rollout
+ * (quick_score's move, a random one with chance epsilon, the other seat's
+ * kind of player's move) and the same evaluation (static_eval and the best
+ * capture past the horizon).  The other seat's kinds of player are the core's
+ * bots (scopa_bots.c: heuristic, greedy).  Given the state of the Python
+ * search's random.Random (mt), it draws the same numbers in the same order:
+ * the same visits and the same move as the Python search, bit for bit.
+ * Without, the fast generator (splitmix64): the same search on other numbers.
+ */
+#ifndef CAVALLO_SCOPA_SEARCH_H
+#define CAVALLO_SCOPA_SEARCH_H
+
+#include <stdint.h>
+
+#include "scopa.h"
+
+typedef struct {
+    int64_t iterations;
+    double c;               /* exploration */
+    int expand_greedy;      /* 1: expand the untried move quick_score likes best; 0: a random one */
+    int reward;             /* CV_SEARCH_POINTS, CV_SEARCH_WIN, CV_SEARCH_MIXED (search_common.h) */
+    double scale;           /* points per unit of reward */
+    int depth;              /* rollout plies */
+    int halving;            /* 1: sequential halving at the root; 0: UCB */
+    const double *bias;     /* NULL or one root bias a legal move of base (reward units), in their order */
+    double epsilon;         /* the rollout's random-move rate */
+    double lookahead;       /* the evaluation's weight of the best capture open past the horizon */
+    int modelled;           /* 1: the other seat plays as its kind of player (the search's model=1) */
+    /* the determinizations (search._Determinizer): the cards hidden from the seat to play, in the
+     * Python determinizer's order, of which the other seat holds n_other */
+    const int8_t *hidden;
+    int n_hidden, n_other;
+    int n_hands;            /* 0: the other hand dealt uniformly; else one of these weighed hands */
+    const int8_t *hands;    /* n_hands x n_other card ids */
+    const double *cum;      /* n_hands cumulative weights of the hands */
+    const double *kinds;    /* n_hands x 3 cumulative weights of the kinds of player holding each hand */
+    double model[3];        /* the kinds of player with uniform deals (search.MODEL or player_model) */
+    uint64_t seed;          /* the fast generator's seed */
+    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
+                             * index): then the search draws Python's numbers, as the Python search */
+    double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
+} cv_scs_params;
+
+/* One play of the other seat since its current hand was dealt, and the public position before
+ * it (search._Play): what the inference weighs a possible hand by. */
+typedef struct {
+    int8_t card;          /* the card played ... */
+    uint64_t capture;     /* ... and the table cards it took (0: placed) */
+    uint64_t table, piles[2];
+    uint64_t kept;        /* the cards the seat played later in the same round: in its hand too */
+    int8_t last_capturer; /* -1: nobody */
+    uint8_t stock, opp_hand, plays_left;
+} cv_scs_play;
+
+/* search.player_model: the chance that seat is each kind of player (MODEL updated by its n_past
+ * plays of the rounds already over, whole hands known), into model (NaN when out of memory). */
+void cv_scopa_player_model(const cv_scs_play *past, int n_past, int seat, int money, double model[3]);
+
+/* _Determinizer._weigh's weights of n_hands possible hands (n_other cards each) of seat, given its
+ * plays: the kinds of player (model, by the rounds already over) times the likelihoods of the plays
+ * (search.likelihoods, with the core's heuristic and greedy bots), the sum raised to infer, into
+ * cum (n_hands cumulative weights) and kinds (n_hands x 3 cumulative weights of the kinds).
+ * Returns 0, or -2 when out of memory. */
+int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, const int8_t *hands, int n_hands,
+                   int n_other, const double model[3], double infer, double *cum, double *kinds);
+
+/* The move of the seat to play in base (a single deal, more than one legal move), as its index in
+ * cv_scopa_moves(base)'s order, and the root visit count of every legal move (visits, as many).
+ * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory. */
+int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits);
+
+/* The rollout then the evaluation of one full-information single deal, as the search does below
+ * its tree, the other seat (1 - seat to play at the root: other) of kind (0 heuristic, 1 greedy,
+ * 2 any move): seat 0's expected difference.  seed: the fast generator's, or mt as above. */
+double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind, uint64_t seed);
+
+/* Complete a single deal loaded field by field (its cards, piles, counts, moves, money, seat to
+ * play): the table's subset sums, no capture being built, no match. */
+void cv_scopa_search_load(cv_scopa *t);
+
+/* One determinization of base for the seat to play, drawn from *seed (the fast generator), into
+ * out; returns the kind of player the other seat is in it. */
+int cv_scopa_determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa *out, uint64_t *seed);
+
+#endif

@@ -1,0 +1,198 @@
+/* What the games' ISMCTS searches in C share (scopa_search.c; the pieces of
+ * cavallo_env/bots/ismcts.py that do not depend on a game): the search's
+ * random numbers (the fast generator, or Python's random.Random drawn as the
+ * Python search draws it), a world's own generator for sequential halving's
+ * common random numbers, the deadline, and the tree (one array of nodes, a
+ * node's children as a list keyed by the move, availability counts, the
+ * reward backed up along a path).  Header only: each search includes it. */
+#ifndef CAVALLO_SEARCH_COMMON_H
+#define CAVALLO_SEARCH_COMMON_H
+
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pyrandom.h"
+
+enum { CV_SEARCH_POINTS = 0, CV_SEARCH_WIN = 1, CV_SEARCH_MIXED = 2 };
+
+/* -- random numbers --------------------------------------------------------------- */
+
+/* the fast generator, or Python's random.Random (py != NULL) drawn as the Python search draws it
+ * (random(), _randbelow for choice and shuffle), number for number */
+typedef struct {
+    uint64_t fast;
+    cv_pyrandom *py;
+} cv_search_rng;
+
+static inline double cv_search_random(cv_search_rng *r) { /* random.random() */
+    return r->py ? cv_pyrandom_random(r->py) : (double)(cv_splitmix64(&r->fast) >> 11) * 0x1.0p-53;
+}
+
+static inline int cv_search_below(cv_search_rng *r, int n) { /* random.Random._randbelow(n) with py */
+    return (int)(r->py ? cv_pyrandom_below(r->py, (uint32_t)n) : cv_fast_below(&r->fast, (uint32_t)n));
+}
+
+static inline void cv_search_shuffle(int8_t *a, int n, cv_search_rng *r) { /* random.Random.shuffle */
+    for (int i = n - 1; i > 0; i--) {
+        int j = cv_search_below(r, i + 1);
+        int8_t x = a[i];
+        a[i] = a[j];
+        a[j] = x;
+    }
+}
+
+/* hash(x) of a float 0 <= x < 1 (CPython's _Py_HashDouble), as random.Random(x) seeds with it */
+static inline uint64_t cv_py_hash_unit(double x) {
+    const uint64_t mod = (1ULL << 61) - 1;
+    int e;
+    double m = frexp(x, &e);
+    uint64_t h = 0;
+    while (m) {
+        h = ((h << 28) & mod) | h >> (61 - 28);
+        m *= 268435456.0;
+        e -= 28;
+        uint64_t y = (uint64_t)m;
+        m -= (double)y;
+        h += y;
+        if (h >= mod) h -= mod;
+    }
+    e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
+    h = ((h << e) & mod) | h >> (61 - e);
+    return h;
+}
+
+/* halving's world generator (Python: random.Random(rng.random()), the same stream below every move
+ * of the world): returns the fast seed; with Python's numbers, *seeded is that random.Random */
+static inline uint64_t cv_search_world_seed(cv_search_rng *rng, cv_pyrandom *seeded) {
+    if (!rng->py) return cv_splitmix64(&rng->fast);
+    uint64_t seed = cv_py_hash_unit(cv_pyrandom_random(rng->py));
+    cv_pyrandom_seed(seeded, seed);
+    cv_pyrandom_u32(seeded); /* the first draw twists the state ... */
+    seeded->index = 0;       /* ... and this puts its word back: the state right after */
+    return seed;
+}
+
+/* a move's generator in a world: a copy of the world's (local: its storage for Python's) */
+static inline cv_search_rng cv_search_world_rng(uint64_t seed, const cv_search_rng *rng, const cv_pyrandom *seeded,
+                                                cv_pyrandom *local) {
+    cv_search_rng r = {seed, NULL};
+    if (rng->py) {
+        *local = *seeded;
+        r.py = local;
+    }
+    return r;
+}
+
+/* random.Random.setstate(words): the 624 words and the index */
+static inline void cv_search_setstate(cv_pyrandom *py, const uint32_t *words) {
+    memcpy(py->state, words, sizeof py->state);
+    py->index = (int)words[CV_MT_N];
+}
+
+/* -- the deadline ----------------------------------------------------------------- */
+
+typedef struct {
+    struct timespec stop;
+    int bounded, late;
+} cv_deadline;
+
+static inline void cv_deadline_start(cv_deadline *d, double seconds) {
+    d->bounded = seconds > 0;
+    d->late = 0;
+    if (!d->bounded) return;
+    clock_gettime(CLOCK_MONOTONIC, &d->stop);
+    double whole = floor(seconds);
+    d->stop.tv_sec += (time_t)whole;
+    d->stop.tv_nsec += (long)((seconds - whole) * 1e9);
+    if (d->stop.tv_nsec >= 1000000000L) d->stop.tv_sec++, d->stop.tv_nsec -= 1000000000L;
+}
+
+static inline int cv_deadline_passed(cv_deadline *d) {
+    if (!d->bounded) return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > d->stop.tv_sec || (now.tv_sec == d->stop.tv_sec && now.tv_nsec > d->stop.tv_nsec)) d->late = 1;
+    return d->late;
+}
+
+/* -- the tree (ismcts._Node) ---------------------------------------------------------- */
+
+typedef struct {
+    int32_t first, next; /* first child, next sibling (-1: none) */
+    uint64_t move;       /* the move into this node, as the game keys it */
+    int64_t visits, avail;
+    double total;        /* summed reward of the team that made the move into this node */
+} cv_node;
+
+typedef struct {
+    cv_node *nodes;
+    int32_t used, cap;
+} cv_tree;
+
+/* a tree of one root with room for cap nodes; 0 when out of memory */
+static inline int cv_tree_init(cv_tree *t, int64_t cap) {
+    if (cap > INT32_MAX) return 0;
+    t->cap = (int32_t)cap;
+    t->nodes = malloc(sizeof(cv_node) * (size_t)cap);
+    if (!t->nodes) return 0;
+    t->nodes[0].first = t->nodes[0].next = -1;
+    t->nodes[0].visits = t->nodes[0].avail = 0;
+    t->nodes[0].total = 0.0;
+    t->used = 1;
+    return 1;
+}
+
+static inline int32_t cv_tree_child(const cv_tree *t, int32_t at, uint64_t move) {
+    for (int32_t k = t->nodes[at].first; k >= 0; k = t->nodes[k].next)
+        if (t->nodes[k].move == move) return k;
+    return -1;
+}
+
+/* a new child of at (-1 when the tree is full: cap counts one node an iteration and the root's) */
+static inline int32_t cv_tree_add(cv_tree *t, int32_t at, uint64_t move) {
+    if (t->used >= t->cap) return -1;
+    int32_t k = t->used++;
+    cv_node *n = t->nodes + k;
+    n->first = -1;
+    n->next = t->nodes[at].first;
+    n->move = move;
+    n->visits = n->avail = 0;
+    n->total = 0.0;
+    t->nodes[at].first = k;
+    return k;
+}
+
+static inline double cv_node_mean(const cv_node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
+
+/* UCB of a tried child with the team's mean reward, availability counts and the root's fading bias */
+static inline double cv_node_ucb(const cv_node *ch, double c, const double *bias) {
+    double u = ch->total / ch->visits + c * sqrt(log((double)ch->avail) / ch->visits);
+    if (bias) u += *bias / (ch->visits + 1);
+    return u;
+}
+
+/* _Search.back_up: the reward of team 0's final difference diff added along the path */
+static inline void cv_tree_back_up(cv_tree *t, const int32_t *path, const int8_t *team, int n, int reward,
+                                   double scale, double diff) {
+    double sign = (double)((diff > 0) - (diff < 0));
+    double r0 = reward == CV_SEARCH_POINTS ? diff / scale : reward == CV_SEARCH_WIN ? sign : sign + diff / scale;
+    for (int i = 0; i < n; i++) {
+        cv_node *nd = t->nodes + path[i];
+        nd->visits++;
+        nd->total += team[i] == 0 ? r0 : -r0;
+    }
+}
+
+/* sequential halving's rounds for n moves: ceil(log2(n)), at least 1 */
+static inline int cv_halving_rounds(int n) {
+    int rounds = 1;
+    while ((1 << rounds) < n) rounds++;
+    return rounds;
+}
+
+#endif
