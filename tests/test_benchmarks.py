@@ -46,3 +46,22 @@ def test_train_speed_runs_for_the_cavalloicera_config(capsys):
                                         "--prior-workers", "0"]) == 0
     out = capsys.readouterr().out
     assert "train_speed: cavalloicera" in out and re.search(r"decisions/s .* +\d+", out)
+
+
+def test_ai_latency_times_every_level_the_copy_ships(capsys):
+    from cavallo_env import levels
+
+    mod = _script("ai_latency")
+    rows = mod.level_latency("briscola", 1, 1)
+    assert [r["level"] for r in rows] == levels.offered("briscola")
+    for r in rows:
+        assert r["spec"] == levels.spec(r["level"], "briscola") and r["decisions"] == 40  # one deal: 40 views
+        assert 0 < r["median_ms"] <= r["p99_ms"] <= r["max_ms"] and r["mean_ms"] <= r["max_ms"]
+        assert r["target_met"] == mod.meets_contract(r["level"], r)
+    table = mod.levels_table(rows).splitlines()
+    assert len(table) == 2 + len(rows) and table[2].startswith(f"| briscola | {rows[0]['level']} |")
+    assert mod.meets_contract("fast", {"median_ms": 0.9}) and not mod.meets_contract("fast", {"median_ms": 1.1})
+    assert mod.meets_contract("strong", {"mean_ms": 99.0, "max_ms": 999.0})
+    assert not mod.meets_contract("strong", {"mean_ms": 99.0, "max_ms": 1001.0})
+    assert mod.main(["--levels", "--games", "briscola,chess"]) == 2
+    assert "--games: unknown chess" in capsys.readouterr().err
