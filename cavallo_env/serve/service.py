@@ -9,10 +9,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from .. import ACTION_CONTRACT_VERSION, games
+from .. import ACTION_CONTRACT_VERSION, games, levels
 from ..bots import BotSpecError, make
 from ..cavalloicera.encoding import OBS_VERSION
-from ..levels import available, level_of
+from ..levels import level_of
 from ..tables import TableError, TableStore, shown
 from .guard import Clients
 from .runner import BotRunner
@@ -121,7 +121,7 @@ def _versions(bot) -> dict:
 def default_table_ais() -> list[str]:
     """``TABLE_AIS`` less the levels this copy ships for no game (e.g. the search before its bot exists)."""
     return [spec for spec in TABLE_AIS
-            if level_of(spec) is None or any(available(level_of(spec), g) for g in games.names())]
+            if level_of(spec) is None or any(levels.available(level_of(spec), g) for g in games.names())]
 
 
 def _plays(spec: str, game_name: str, seed) -> bool:
