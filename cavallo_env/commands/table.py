@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import webbrowser
 
-from .serve import add_service_arguments, app_options, bind, serve
+from .serve import add_service_arguments, app_options, bind, serve, serve_bot
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,7 +35,9 @@ def run(args) -> int:
     options = app_options(args)
     sock = bind(args.host, args.port)
     ais = options["table_ais"] or default_table_ais()
-    app = create_app(ais[0], seed=args.seed, **{**options, "table_ais": ais})
+    # POST /v1/move answers every game: the --ai given first, else the strongest level that serves every game
+    bot = ais[0] if options["table_ais"] else serve_bot(None)
+    app = create_app(bot, seed=args.seed, **{**options, "table_ais": ais})
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{host}:{sock.getsockname()[1]}/"
 
