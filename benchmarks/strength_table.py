@@ -46,7 +46,7 @@ def run(names: list[str], bots: list[str] | None, deals: int, seed: int, jobs, p
     out = []
     for game in names:
         specs = parse_bots(",".join(bots), game) if bots else game_bots(game)
-        t0 = time.time()
+        t0, load = time.time(), os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         bar = None
         if progress:
             from tqdm import tqdm  # lazy: tqdm, only with a progress bar
@@ -58,8 +58,15 @@ def run(names: list[str], bots: list[str] | None, deals: int, seed: int, jobs, p
             if bar is not None:
                 bar.close()
         summary["seconds"] = round(time.time() - t0, 1)
+        summary["load_average"] = load
         out.append(summary)
     return out
+
+
+def _many(n: int, plural: str) -> str:
+    """``"1 duplicate deal"``, ``"2 duplicate matches"``."""
+    one = plural[:-2] if plural.endswith("ches") else plural[:-1]
+    return f"{n} duplicate {one if n == 1 else plural}"
 
 
 def _pct(x: float) -> str:
@@ -114,8 +121,9 @@ def game_section(summary: dict, img: str) -> list[str]:
     g = games.get(summary["game"])
     missing = [levels.spec(lv, g.name) for lv in levels.LEVELS if lv not in levels.offered(g.name)]
     lines = [f"## {games.label(g.name, summary['options'])}", "",
-             f"{summary['deals_per_pair']} duplicate {games.counted_as(g.name, summary['options'])} per pair, "
-             f"seed {summary['seed']}, {summary['seconds']} s." +
+             f"{_many(summary['deals_per_pair'], games.counted_as(g.name, summary['options']))} per pair, "
+             f"seed {summary['seed']}, {summary['seconds']} s, load average {summary['load_average']:.1f} "
+             f"at the start." +
              (f" Not in the table: {', '.join(f'`{m}`' for m in missing)} (not shipped in this copy)." if missing else ""),
              "", f"![{g.title}: ratings and scores]({img})", ""]
     return lines + ratings_table(summary) + ["", "Score of the row against the column, % (95 % Wilson interval):", ""] \
@@ -127,7 +135,7 @@ def markdown(summaries: list[dict], command: str, images: dict) -> str:
     deals = sorted({s["deals_per_pair"] for s in summaries})
     lines = ["# How strong each AI is", "",
              f"Produced by `{command}` on {time.strftime('%Y-%m-%d', time.gmtime())}: "
-             f"**{' / '.join(map(str, deals))} duplicate deals per pair**"
+             f"**{_many(max(deals), 'deals')} per pair**"
              + (" — a small run that shows how the table is made; its intervals are wide, and a larger run "
                 "replaces it." if max(deals) < 100 else "."), "",
              "Every shipped AI and bot of a game plays every other (`cavallo tournament`: each duplicate deal "
@@ -135,7 +143,10 @@ def markdown(summaries: list[dict], command: str, images: dict) -> str:
              "(`policy:<game>`, the network alone) and **strong** (`search:<game>`, the network-guided search); "
              "[in_game_ai.md](in_game_ai.md) says how fast each answers. The rating is openskill's "
              "Plackett-Luce mu, fed every game; the interval is mu ± 2σ; the ordinal mu − 3σ orders the table. "
-             "The score counts a win 1 and a draw 1/2.", ""]
+             "The score counts a win 1 and a draw 1/2. The time a decision is wall-clock on the machine of the run, "
+             "shared with the run's other workers (`--jobs`) and whatever else ran (the load average says how "
+             "busy it was); the strong level's search stops at its time budget, so on a busy machine it plays "
+             "with fewer iterations than on an idle core.", ""]
     for s in summaries:
         lines += game_section(s, images[s["game"]])
     return "\n".join(lines)

@@ -81,7 +81,7 @@ def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
     doc, summaries = out.read_text(encoding="utf-8"), json.loads(js.read_text())
     assert doc.startswith("# How strong each AI is\n\nProduced by `python benchmarks/strength_table.py "
                           + " ".join(argv) + "`")
-    assert "**1 duplicate deals per pair** — a small run" in doc
+    assert "**1 duplicate deal per pair** — a small run" in doc and "1 duplicate match per pair, seed 0" in doc
     assert [s["game"] for s in summaries] == ["briscola", "scopa"]
     for s in summaries:
         section = doc.split(f"## {games.label(s['game'], s['options'])}\n", 1)[1].split("\n## ", 1)[0]
