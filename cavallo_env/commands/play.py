@@ -102,7 +102,7 @@ def header(game, options: dict, seed: int, specs: dict, state) -> str:
 
 
 def _side(game, seats: list, specs: dict, word: str) -> str:
-    """``"the opponents in seats 1 and 3 (greedy, the shipped AI)"``, ``"the opponent (greedy)"``."""
+    """``"the opponents in seats 1 and 3 (greedy, the strong AI)"``, ``"the opponent (greedy)"``."""
     ais = ", ".join(ai_name(specs[s]) for s in seats)
     if game.num_seats == 2:
         return f"the {word} ({ais})"

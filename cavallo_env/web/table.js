@@ -77,7 +77,6 @@ function t(key, vars) {
   }
   return s;
 }
-// a bot spec as a player reads it: "the shipped AI" for policy:default
 // an AI by the words a player reads: a shipped level ("Strong", "Fast"), a plain bot's name, else its spec
 function aiName(spec) {
   const level = app.levels[spec];
