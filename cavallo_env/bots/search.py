@@ -49,9 +49,11 @@ from .policy import ModelError, _fields, _varint, shipped_model, verify_model
 
 MAX_ITERATIONS = 200_000
 LEAVES = {"value": 1.0, "rollout": 0.0}
+#: the root: PUCT as below it (the card visited most), or sequential halving (the best mean)
+ROOTS = {"puct": "ucb", "halving": "halving"}
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
-            "reward": "points", "scale": None, "depth": None, "value_scale": None}
+            "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct"}
 
 
 # -- the network: weights from an exported .onnx or a checkpoint, checked against the game -----------------
@@ -208,6 +210,8 @@ def _check(options: dict) -> None:
         raise BotSpecError(f"search lambda must be in 0..1, got {o['lambda']!r}")
     if not (math.isfinite(o["fpu"]) and abs(o["fpu"]) <= 10):
         raise BotSpecError(f"search fpu must be a number in -10..10, got {o['fpu']!r}")
+    if o["root"] not in ROOTS:
+        raise BotSpecError(f"unknown search root {o['root']!r}; known: {', '.join(ROOTS)}")
     if o["reward"] not in ("points", "win", "mixed"):
         raise BotSpecError(f"unknown search reward {o['reward']!r}; known: points, win, mixed")
     if o["depth"] is not None and not 0 <= o["depth"] <= 40:
@@ -239,7 +243,7 @@ class SearchBot(Bot):
                          "depth": self.hooks.depth if o["depth"] is None else o["depth"],
                          "c_puct": o["c_puct"], "temp": o["temp"], "fpu": o["fpu"],
                          "lambda": LEAVES.get(o["leaf"], o["lambda"]),
-                         "value_scale": o["value_scale"] or value_scale}
+                         "value_scale": o["value_scale"] or value_scale, "root": ROOTS[o["root"]]}
         self.name = name or f"search:{game}"
 
     def choose_move(self, view, legal):
@@ -284,7 +288,7 @@ class DefaultSearch(PerGameBot):
 
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
-          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str}
+          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:

@@ -442,6 +442,8 @@ static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n
         }
 }
 
+static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng);
+
 static int halving(search *s, rng_t *rng) {
     const cv_briscola *base = s->base;
     int8_t alive[CV_BR_HAND];
@@ -468,6 +470,10 @@ static int halving(search *s, rng_t *rng) {
             }
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
+                if (s->budgeted && past(&s->soft)) { /* the network's budget: the best mean so far */
+                    sort_alive(s, alive, kid, n, NULL);
+                    return alive[0];
+                }
                 cv_briscola t = world;
                 rng_t local = {seed, NULL};
                 if (rng->py) {
@@ -480,7 +486,8 @@ static int halving(search *s, rng_t *rng) {
                 s->path[0] = kid[alive[i]];
                 s->team[0] = (int8_t)world.current;
                 s->plen = 1;
-                iterate(s, &t, kid[alive[i]], &local, -1);
+                if (s->p->net) iterate_net(s, &t, kid[alive[i]], &local);
+                else iterate(s, &t, kid[alive[i]], &local, -1);
                 budget--;
             }
         }
@@ -635,7 +642,7 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
         py.index = (int)p->mt[CV_MT_N];
         rng.py = &py;
     }
-    int move = p->net ? puct_root(&s, &rng) : p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
+    int move = p->halving ? halving(&s, &rng) : p->net ? puct_root(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
     free(s.nodes);
