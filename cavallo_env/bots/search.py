@@ -16,8 +16,8 @@ Specs (``cavallo_env.bots.make``): ``search:<game>`` (a game with a search in
 the core: Briscola) and ``search:default`` (the view's game), options after
 commas: ``ms`` (the time budget of a decision in milliseconds, default 60; 0:
 none, the search runs ``iterations``), ``iterations`` (most iterations a
-decision, default 20000, at most 200000: the tree's nodes are bounded by
-three per iteration), ``model`` (an exported ``.onnx``, or a checkpoint:
+decision, default 20000, at most 100000: the tree holds at most eight
+nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
@@ -47,7 +47,7 @@ from ..budget import OverBudget, check, remaining
 from .base import Bot, BotSpecError, PerGameBot, game_of, view_seed
 from .policy import ModelError, _fields, _varint, shipped_model, verify_model
 
-MAX_ITERATIONS = 200_000
+MAX_ITERATIONS = 100_000
 LEAVES = {"value": 1.0, "rollout": 0.0}
 #: the root: PUCT as below it (the card visited most), or sequential halving (the best mean)
 ROOTS = {"puct": "ucb", "halving": "halving"}
