@@ -18,7 +18,9 @@
    be 4xx.
 
 Targets (ISSUE): median decision <= 1 ms, p99 <= 5 ms; serve >= 500 req/s
-with no errors, every malformed view rejected with a 4xx.
+with no errors, every malformed view rejected with a 4xx.  For a search bot
+(``--bot search:<game>``, the strong AI): mean decision <= 100 ms and max
+<= 1 s (``decision_targets``).
 
 3. **Both levels of every game** (``--levels``): the shipped AIs as the table
    offers them, ``fast`` (``policy:<game>``) and ``strong``
@@ -31,6 +33,7 @@ with no errors, every malformed view rejected with a 4xx.
     python benchmarks/ai_latency.py                      # both parts, policy:default
     python benchmarks/ai_latency.py --bot policy:m.onnx --workers 2 --json out.json
     python benchmarks/ai_latency.py --game briscola --skip-serve   # the shipped Briscola model (policy:default)
+    python benchmarks/ai_latency.py --bot search:briscola --game briscola --deals 5 --repeats 1 --skip-serve
     python benchmarks/ai_latency.py --levels --deals 5             # fast and strong, every game, one core
 
 With ``--game briscola`` or ``scopa`` the views are that game's (Scopa: whole
@@ -100,8 +103,17 @@ def decision_latency(bot, views, repeats: int, warmup: int | None = None) -> dic
     return {"decisions": len(ms), "median_ms": statistics.median(ms), "p90_ms": percentile(ms, 0.90),
             "p99_ms": percentile(ms, 0.99), "max_ms": ms[-1], "mean_ms": sum(ms) / len(ms),
             "cpu_median_ms": statistics.median(cms), "cpu_p99_ms": percentile(cms, 0.99),
+            "cpu_mean_ms": sum(cms) / len(cms), "cpu_max_ms": cms[-1],
             "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "torch_imported": "torch" in sys.modules}
+
+
+def decision_targets(spec: str, lat: dict) -> bool:
+    """The in-game AI's targets: a search (``search:``) mean <= 100 ms and max <= 1 s a decision,
+    any other bot median <= 1 ms and p99 <= 5 ms."""
+    if spec.startswith("search:"):
+        return lat["mean_ms"] <= 100.0 and lat["max_ms"] <= 1000.0
+    return lat["median_ms"] <= 1.0 and lat["p99_ms"] <= 5.0
 
 
 # ---------------------------------------------------------------- both levels of every game
@@ -135,19 +147,21 @@ def level_latency(game: str, deals: int, repeats: int) -> list[dict]:
 
 
 def meets_contract(level: str, lat: dict) -> bool:
-    """fast: median <= 1 ms; strong: mean <= 100 ms and max <= 1 s a decision."""
+    """A level's contract: fast median <= 1 ms a decision (the issue's; the bot part also asks p99 <= 5 ms);
+    strong as every search (``decision_targets``), mean <= 100 ms and max <= 1 s."""
     if level == "fast":
         return lat["median_ms"] <= 1.0
-    return lat["mean_ms"] <= 100.0 and lat["max_ms"] <= 1000.0
+    return decision_targets("search:", lat)
 
 
 def levels_table(rows: list[dict]) -> str:
     """The rows as the Markdown table docs/in_game_ai.md shows."""
-    lines = ["| game | level | spec | decisions | median ms | mean ms | p99 ms | max ms | contract met |",
-             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| game | level | spec | decisions | median ms | mean ms | p99 ms | max ms | CPU mean ms | contract met |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r['game']} | {r['level']} | `{r['spec']}` | {r['decisions']} | {r['median_ms']:.3f} | "
-                     f"{r['mean_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.3f} | {'yes' if r['target_met'] else 'NO'} |")
+                     f"{r['mean_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.3f} | {r['cpu_mean_ms']:.3f} | "
+                     f"{'yes' if r['target_met'] else 'NO'} |")
     return "\n".join(lines)
 
 
@@ -363,9 +377,9 @@ def main(argv=None) -> int:
     print(f"decision time of {args.bot} from a view ({lat['decisions']} decisions, {os.cpu_count()} CPUs): "
           f"median {lat['median_ms']:.3f} ms, mean {lat['mean_ms']:.3f} ms, p90 {lat['p90_ms']:.3f} ms, p99 {lat['p99_ms']:.3f} ms, "
           f"max {lat['max_ms']:.3f} ms; CPU time per decision median {lat['cpu_median_ms']:.3f} ms, "
-          f"p99 {lat['cpu_p99_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
+          f"p99 {lat['cpu_p99_ms']:.3f} ms, mean {lat['cpu_mean_ms']:.3f} ms, max {lat['cpu_max_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
     out = {"bot": args.bot, "game": args.game, "decision": lat}
-    ok = lat["median_ms"] <= 1.0 and lat["p99_ms"] <= 5.0
+    ok = decision_targets(args.bot, lat)
     if not args.skip_serve:
         s = serve_benchmark(args.bot, views, args.workers, args.connections, args.seconds,
                             malformed=args.game == "cavalloicera")

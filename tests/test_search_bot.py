@@ -59,22 +59,33 @@ def test_the_root_visits_add_up(leaf):
     legal = GAME.legal_moves_of(view)
     move, visits = bot.move_and_visits(view, legal)
     assert move in legal and set(visits) == set(legal)
-    assert sum(visits.values()) == 299  # the first iteration evaluates the root itself
+    assert sum(visits.values()) == 300
     assert visits[move] == max(visits.values())
 
 
+def test_halving_at_the_root_spends_the_iterations_on_every_card_then_the_better_half():
+    bot = make("search:briscola,ms=0,iterations=300,root=halving", seed=1, game="briscola")
+    state = GAME.new_state(seed=11)
+    view = GAME.make_view(state, state.current)
+    legal = GAME.legal_moves_of(view)
+    move, visits = bot.move_and_visits(view, legal)
+    assert len(legal) == 3 and sum(visits.values()) == 300
+    assert sorted(visits.values()) == [50, 125, 125]  # 50 each in round one, the better two 75 more
+    assert move in legal and visits[move] == 125
+
+
 def test_the_time_budget_bounds_a_decision():
-    bot = make("search:briscola,ms=20,iterations=200000", seed=1)
+    bot = make("search:briscola,ms=20,iterations=100000", seed=1)
     state = GAME.new_state(seed=4)
     view = GAME.make_view(state, state.current)
     start = time.perf_counter()
     move, visits = bot.move_and_visits(view, GAME.legal_moves_of(view))
     assert time.perf_counter() - start < 0.5
-    assert 10 < sum(visits.values()) < 200000
+    assert 10 < sum(visits.values()) < 100000
 
 
 def test_the_callers_deadline_abandons_the_search():
-    bot = make("search:briscola,ms=0,iterations=200000", seed=1)
+    bot = make("search:briscola,ms=0,iterations=100000", seed=1)
     state = GAME.new_state(seed=4)
     with pytest.raises(budget.OverBudget), budget.deadline(0.02):
         bot.choose(GAME.make_view(state, state.current))

@@ -16,8 +16,8 @@ Specs (``cavallo_env.bots.make``): ``search:<game>`` (a game with a search in
 the core: Briscola) and ``search:default`` (the view's game), options after
 commas: ``ms`` (the time budget of a decision in milliseconds, default 60; 0:
 none, the search runs ``iterations``), ``iterations`` (most iterations a
-decision, default 20000, at most 200000: the tree's nodes are bounded by
-three per iteration), ``model`` (an exported ``.onnx``, or a checkpoint:
+decision, default 20000, at most 100000: the tree holds at most eight
+nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
@@ -47,11 +47,13 @@ from ..budget import OverBudget, check, remaining
 from .base import Bot, BotSpecError, PerGameBot, game_of, view_seed
 from .policy import ModelError, _fields, _varint, shipped_model, verify_model
 
-MAX_ITERATIONS = 200_000
+MAX_ITERATIONS = 100_000
 LEAVES = {"value": 1.0, "rollout": 0.0}
+#: the root: PUCT as below it (the card visited most), or sequential halving (the best mean)
+ROOTS = {"puct": "ucb", "halving": "halving"}
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
-            "reward": "points", "scale": None, "depth": None, "value_scale": None}
+            "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct"}
 
 
 # -- the network: weights from an exported .onnx or a checkpoint, checked against the game -----------------
@@ -208,6 +210,8 @@ def _check(options: dict) -> None:
         raise BotSpecError(f"search lambda must be in 0..1, got {o['lambda']!r}")
     if not (math.isfinite(o["fpu"]) and abs(o["fpu"]) <= 10):
         raise BotSpecError(f"search fpu must be a number in -10..10, got {o['fpu']!r}")
+    if o["root"] not in ROOTS:
+        raise BotSpecError(f"unknown search root {o['root']!r}; known: {', '.join(ROOTS)}")
     if o["reward"] not in ("points", "win", "mixed"):
         raise BotSpecError(f"unknown search reward {o['reward']!r}; known: points, win, mixed")
     if o["depth"] is not None and not 0 <= o["depth"] <= 40:
@@ -239,7 +243,7 @@ class SearchBot(Bot):
                          "depth": self.hooks.depth if o["depth"] is None else o["depth"],
                          "c_puct": o["c_puct"], "temp": o["temp"], "fpu": o["fpu"],
                          "lambda": LEAVES.get(o["leaf"], o["lambda"]),
-                         "value_scale": o["value_scale"] or value_scale}
+                         "value_scale": o["value_scale"] or value_scale, "root": ROOTS[o["root"]]}
         self.name = name or f"search:{game}"
 
     def choose_move(self, view, legal):
@@ -284,7 +288,7 @@ class DefaultSearch(PerGameBot):
 
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
-          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str}
+          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:

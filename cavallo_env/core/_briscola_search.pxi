@@ -130,8 +130,8 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
 def net_search(state, Network net, dict options, double[::1] weights=None, uint64_t seed=0,
                double seconds=0.0, double budget=0.0):
     """The network-guided search's move (search:briscola, briscola_search.h) of the seat to play in
-    ``state`` and the root visits by card.  ``options``: those of ``search`` (but root and expand)
-    and c_puct, temp, lambda, value_scale, fpu; ``budget`` (> 0): the seconds after which it plays
+    ``state`` and the root visits by card.  ``options``: those of ``search`` (but expand; root: ucb
+    for PUCT at the root, or halving) and c_puct, temp, lambda, value_scale, fpu; ``budget`` (> 0): the seconds after which it plays
     its best move; ``seconds`` (> 0): the deadline past which the move is None."""
     cdef cv_briscola t
     cdef cv_brs_params p
@@ -143,7 +143,7 @@ def net_search(state, Network net, dict options, double[::1] weights=None, uint6
     _load_state(&t, state)
     if t.done or t.hand_len[t.current] < 2:
         raise ValueError("the search needs a position with a choice (two or more cards to play)")
-    _params(&p, dict(options, root="ucb", expand="greedy"))
+    _params(&p, dict(options, expand="greedy"))
     p.net = &net.m
     p.c_puct, p.temp, p.lambda_ = options["c_puct"], options["temp"], options["lambda"]
     p.value_scale, p.fpu = options["value_scale"], options["fpu"]

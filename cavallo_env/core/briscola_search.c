@@ -16,6 +16,7 @@
 #define P(c) ((int)CV_BR_POINTS[c])
 #define STR(c) ((int)CV_BR_STRENGTH[c])
 #define MAX_PATH 48
+#define NET_NODES 8 /* the network-guided tree's nodes an iteration (on average, at most) */
 
 static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     if (SUIT(card) == SUIT(lead)) return STR(card) > STR(lead);
@@ -293,7 +294,7 @@ typedef struct {
     int8_t team[MAX_PATH];
     int plen;
     struct timespec stop, soft; /* the deadline (abandon the search), the budget (play the best move) */
-    int bounded, late, budgeted;
+    int bounded, late, budgeted, full; /* full: the network's tree reached its node cap */
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
@@ -442,6 +443,8 @@ static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n
         }
 }
 
+static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng);
+
 static int halving(search *s, rng_t *rng) {
     const cv_briscola *base = s->base;
     int8_t alive[CV_BR_HAND];
@@ -468,6 +471,10 @@ static int halving(search *s, rng_t *rng) {
             }
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
+                if (s->full || (s->budgeted && past(&s->soft))) { /* the network's budget: the best mean so far */
+                    sort_alive(s, alive, kid, n, NULL);
+                    return alive[0];
+                }
                 cv_briscola t = world;
                 rng_t local = {seed, NULL};
                 if (rng->py) {
@@ -480,7 +487,8 @@ static int halving(search *s, rng_t *rng) {
                 s->path[0] = kid[alive[i]];
                 s->team[0] = (int8_t)world.current;
                 s->plen = 1;
-                iterate(s, &t, kid[alive[i]], &local, -1);
+                if (s->p->net) iterate_net(s, &t, kid[alive[i]], &local);
+                else iterate(s, &t, kid[alive[i]], &local, -1);
                 budget--;
             }
         }
@@ -559,32 +567,44 @@ static int puct_move(const search *s, int32_t at, const int8_t *moves, int n) {
     return best;
 }
 
-/* the untried cards of t at `at` get their nodes, with the network's policy as their prior;
- * returns the network's value of t */
-static double expand_all(search *s, int32_t at, const cv_briscola *t, const int8_t *moves, int n) {
-    double probs[CV_BR_HAND];
-    double v = net_eval(s->p, t, moves, n, probs);
-    for (int i = 0; i < n; i++)
-        if (child(s, at, moves[i]) < 0) {
-            int32_t k = add_child(s, at, moves[i]);
-            s->nodes[k].avail = 1;
-            s->nodes[k].prior = probs[i];
+/* the cards of t (moves[0..n)) without a node at `at` get one, with the network's policy as their
+ * prior; every other one was available once more.  Returns the network's value of t when it ran
+ * (*ran set), which it does when a card had no node. */
+static double expand(search *s, int32_t at, const cv_briscola *t, const int8_t *moves, int n, int *ran) {
+    double probs[CV_BR_HAND], v = 0.0;
+    *ran = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t k = child(s, at, moves[i]);
+        if (k >= 0) {
+            s->nodes[k].avail++;
+            continue;
         }
+        if (!*ran) v = net_eval(s->p, t, moves, n, probs), *ran = 1;
+        k = add_child(s, at, moves[i]);
+        s->nodes[k].avail = 1;
+        s->nodes[k].prior = probs[i];
+    }
     return v;
 }
 
-/* one PUCT iteration from `at` (whose moves are t's) down to a position with an untried card */
+/* one PUCT iteration from `at` (whose moves are t's) down to a node visited for the first time:
+ * there the network values the position (and gives its cards their priors), the value is backed up */
 static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
+    int ran = 0;
     while (!t->done && s->plen < MAX_PATH) {
-        int8_t moves[CV_BR_HAND];
-        int n = legal_moves(t, moves), fresh = 0;
-        for (int i = 0; i < n; i++) {
-            int32_t k = child(s, at, moves[i]);
-            if (k < 0) fresh = 1;
-            else s->nodes[k].avail++;
+        if (s->used + CV_BR_HAND > s->cap) { /* no room for the nodes of one more position: done */
+            s->full = 1;
+            return;
         }
-        if (fresh) {
-            back_up(s, leaf_value(s->p, t, expand_all(s, at, t, moves, n), rng));
+        int8_t moves[CV_BR_HAND];
+        int n = legal_moves(t, moves);
+        double v = expand(s, at, t, moves, n, &ran);
+        if (s->plen && s->nodes[at].visits == 0) { /* a new leaf: valued by the network */
+            if (!ran) {
+                double probs[CV_BR_HAND];
+                v = net_eval(s->p, t, moves, n, probs);
+            }
+            back_up(s, leaf_value(s->p, t, v, rng));
             return;
         }
         int m = puct_move(s, at, moves, n);
@@ -600,7 +620,7 @@ static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
 static int puct_root(search *s, rng_t *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
         if (past_time(s)) return -1;
-        if (k && s->budgeted && past(&s->soft)) break;
+        if (s->full || (k && s->budgeted && past(&s->soft))) break;
         cv_briscola world;
         determinize(s->base, s->p->weights, &world, rng);
         s->plen = 0;
@@ -614,8 +634,10 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
     memset(&s, 0, sizeof s);
     s.base = base;
     s.p = p;
-    /* an iteration adds one node; with a network, every untried card of the position it stops at */
-    s.cap = (int32_t)((p->net ? CV_BR_HAND : 1) * p->iterations + CV_BR_HAND + 2);
+    /* an iteration adds one node; with a network, the cards of the position it stops at and those
+     * new in its determinization on the way: NET_NODES an iteration on average at most (the search
+     * ends where they are used up) */
+    s.cap = (int32_t)((p->net ? NET_NODES : 1) * p->iterations + CV_BR_HAND + 2);
     s.nodes = malloc(sizeof(node) * (size_t)s.cap);
     if (!s.nodes) return -2;
     s.nodes[0].first = s.nodes[0].next = -1;
@@ -635,7 +657,7 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
         py.index = (int)p->mt[CV_MT_N];
         rng.py = &py;
     }
-    int move = p->net ? puct_root(&s, &rng) : p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
+    int move = p->halving ? halving(&s, &rng) : p->net ? puct_root(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
     free(s.nodes);

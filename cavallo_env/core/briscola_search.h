@@ -65,7 +65,9 @@ typedef struct {
  * value head (its seat's expected final point difference / value_scale) plus
  * 1 - lambda times the rollout and evaluation; a position with at most one
  * card in the stock is solved exactly instead.  The root is PUCT too and
- * plays the card visited most; iterations, seconds and budget bound it. */
+ * plays the card visited most, or (halving) today's sequential halving with
+ * common random numbers over PUCT subtrees, which plays the best mean;
+ * iterations, seconds and budget bound it. */
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[CV_BR_CARDS]);
 
 /* The rollout then the evaluation of one full-information state, as the
