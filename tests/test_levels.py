@@ -143,22 +143,15 @@ def test_every_language_names_the_levels():
                                                       "Fast: the trained network alone, answering at once.")
 
 
-def test_cavallo_table_offers_the_levels_and_serves_every_game():
+def test_cavallo_table_offers_the_levels_and_serves_every_game(monkeypatch):
     """Without --ai: the default menu (the levels this copy ships, then the plain bots), and POST /v1/move
     answered by the strongest level that plays every game."""
-    import subprocess
-    import sys
+    from cavallo_env.cli import build_parser
+    from cavallo_env.commands import table
 
-    import httpx
-
-    proc = subprocess.Popen([sys.executable, "-m", "cavallo_env.cli", "table", "--no-browser", "--port", "0",
-                             "--db", "sqlite://"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("the table is at http://127.0.0.1:"), line
-        url = line.split()[4]
-        assert httpx.get(url + "v1/games", timeout=30).json()["ais"] == default_table_ais()
-        assert httpx.get(url + "v1/health", timeout=30).json()["bot"] == (levels.default_spec() or "policy:default")
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    served = {}
+    monkeypatch.setattr(table, "serve", lambda app, sock, args, on_ready=None: served.update(app=app) or sock.close())
+    assert table.run(build_parser().parse_args(["table", "--no-browser", "--port", "0", "--db", "sqlite://"])) == 0
+    with token_client(served["app"]) as c:
+        assert c.get("/v1/games").json()["ais"] == default_table_ais()
+        assert c.get("/v1/health").json()["bot"] == (levels.default_spec() or "policy:default")
