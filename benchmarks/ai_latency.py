@@ -18,11 +18,23 @@
    be 4xx.
 
 Targets (ISSUE): median decision <= 1 ms, p99 <= 5 ms; serve >= 500 req/s
-with no errors, every malformed view rejected with a 4xx.
+with no errors, every malformed view rejected with a 4xx.  For a search bot
+(``--bot search:<game>``, the strong AI): mean decision <= 100 ms and max
+<= 1 s (``decision_targets``).
+
+3. **Both levels of every game** (``--levels``): the shipped AIs as the table
+   offers them, ``fast`` (``policy:<game>``) and ``strong``
+   (``search:<game>``, where this copy ships it), timed on one core (the
+   process pinned to ``--core``) over every view of ``--deals`` whole deals
+   (Scopa: matches) of each game, played by the fast level; median, mean,
+   p99 and max per decision.  Contract (docs/in_game_ai.md, "Two levels"):
+   fast median <= 1 ms; strong mean <= 100 ms and max <= 1 s.
 
     python benchmarks/ai_latency.py                      # both parts, policy:default
     python benchmarks/ai_latency.py --bot policy:m.onnx --workers 2 --json out.json
     python benchmarks/ai_latency.py --game briscola --skip-serve   # the shipped Briscola model (policy:default)
+    python benchmarks/ai_latency.py --bot search:briscola --game briscola --deals 5 --repeats 1 --skip-serve
+    python benchmarks/ai_latency.py --levels --deals 5             # fast and strong, every game, one core
 
 With ``--game briscola`` or ``scopa`` the views are that game's (Scopa: whole
 matches), the bot plays every seat, and the serve part sends only well-formed
@@ -66,15 +78,16 @@ def make_views(bot, deals: int, seed: int = 0, game: str = "cavalloicera") -> li
     return views
 
 
-def decision_latency(bot, views, repeats: int) -> dict:
+def decision_latency(bot, views, repeats: int, warmup: int | None = None) -> dict:
     """Wall-clock time per ``choose`` (what a caller waits), plus the thread's CPU time per call.
 
     On a machine shared with other busy processes the wall-clock tail includes
     the time the scheduler gives them (a few ms per preemption); the CPU time
-    does not, which tells the two apart.
+    does not, which tells the two apart.  ``warmup``: how many views are
+    played once first (default all; caches, allocator).
     """
     clock, cpu = time.perf_counter, time.thread_time
-    for v in views:  # warm-up (caches, allocator)
+    for v in views[:warmup]:
         bot.choose(v)
     times, cpus = [], []
     for _ in range(repeats):
@@ -90,8 +103,94 @@ def decision_latency(bot, views, repeats: int) -> dict:
     return {"decisions": len(ms), "median_ms": statistics.median(ms), "p90_ms": percentile(ms, 0.90),
             "p99_ms": percentile(ms, 0.99), "max_ms": ms[-1], "mean_ms": sum(ms) / len(ms),
             "cpu_median_ms": statistics.median(cms), "cpu_p99_ms": percentile(cms, 0.99),
+            "cpu_mean_ms": sum(cms) / len(cms), "cpu_max_ms": cms[-1],
             "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "torch_imported": "torch" in sys.modules}
+
+
+def decision_targets(spec: str, lat: dict) -> bool:
+    """The in-game AI's targets: a search (``search:``) mean <= 100 ms and max <= 1 s a decision,
+    any other bot median <= 1 ms and p99 <= 5 ms."""
+    if spec.startswith("search:"):
+        return lat["mean_ms"] <= 100.0 and lat["max_ms"] <= 1000.0
+    return lat["median_ms"] <= 1.0 and lat["p99_ms"] <= 5.0
+
+
+# ---------------------------------------------------------------- both levels of every game
+
+
+def pin_one_core(core: int) -> str:
+    """Pin this process to ``core`` (where the OS allows it); what it runs on, in words."""
+    if not hasattr(os, "sched_setaffinity"):
+        return f"not pinned ({os.cpu_count()} CPUs)"
+    os.sched_setaffinity(0, {core})
+    return f"pinned to core {core} of {os.cpu_count()}"
+
+
+def level_latency(game: str, deals: int, repeats: int) -> list[dict]:
+    """Each level this copy ships for ``game``, timed on the same views: every view of ``deals`` whole
+    deals played by the fast level (greedy where no model ships)."""
+    from cavallo_env import levels
+    from cavallo_env.bots import make
+
+    shipped = levels.offered(game)
+    player = make(levels.spec("fast", game) if "fast" in shipped else "greedy", seed=0, game=game)
+    views = make_views(player, deals, game=game)
+    rows = []
+    for level in shipped:
+        spec = levels.spec(level, game)
+        bot = make(spec, seed=0, game=game)
+        lat = decision_latency(bot, views, repeats, warmup=None if level == "fast" else 10)
+        rows.append({"game": game, "level": level, "spec": spec, "deals": deals, **lat,
+                     "target_met": meets_contract(level, lat)})
+    return rows
+
+
+def meets_contract(level: str, lat: dict) -> bool:
+    """A level's contract: fast median <= 1 ms a decision (the issue's; the bot part also asks p99 <= 5 ms);
+    strong as every search (``decision_targets``), mean <= 100 ms and max <= 1 s."""
+    if level == "fast":
+        return lat["median_ms"] <= 1.0
+    return decision_targets("search:", lat)
+
+
+def levels_table(rows: list[dict]) -> str:
+    """The rows as the Markdown table docs/in_game_ai.md shows."""
+    lines = ["| game | level | spec | decisions | median ms | mean ms | p99 ms | max ms | CPU mean ms | contract met |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['game']} | {r['level']} | `{r['spec']}` | {r['decisions']} | {r['median_ms']:.3f} | "
+                     f"{r['mean_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.3f} | {r['cpu_mean_ms']:.3f} | "
+                     f"{'yes' if r['target_met'] else 'NO'} |")
+    return "\n".join(lines)
+
+
+def run_levels(args) -> int:
+    from cavallo_env import games, levels
+
+    names = games.names() if args.games is None else args.games.split(",")
+    unknown = sorted(set(names) - set(games.names()))
+    if unknown:
+        print(f"ai_latency: error: --games: unknown {', '.join(unknown)}; known: {', '.join(games.names())}",
+              file=sys.stderr)
+        return 2
+    where = pin_one_core(args.core)
+    rows = []
+    for game in names:
+        rows += level_latency(game, args.deals, args.repeats)
+    print(f"decision time of each level, {args.deals} deals of {', '.join(names)}, {args.repeats} pass(es), "
+          f"{where}; load average {os.getloadavg()[0]:.2f}:")
+    print(levels_table(rows))
+    for game in names:
+        for level in levels.LEVELS:
+            if level not in levels.offered(game):
+                print(f"{level}: not shipped for {game} in this copy ({levels.spec(level, game)} does not build)")
+    ok = all(r["target_met"] for r in rows)
+    print(f"targets met: {ok}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"levels": rows, "where": where}, f, indent=1)
+    return 0 if ok else 1
 
 
 # ---------------------------------------------------------------- serve
@@ -257,8 +356,14 @@ def main(argv=None) -> int:
     p.add_argument("--connections", type=int, default=16, help="concurrent keep-alive connections (default 16)")
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10)")
     p.add_argument("--skip-serve", action="store_true", help="only the decision latency")
+    p.add_argument("--levels", action="store_true",
+                   help="time both shipped levels (fast, strong) of every game on one core, instead of --bot")
+    p.add_argument("--core", type=int, default=0, help="--levels: the core the process is pinned to (default 0)")
+    p.add_argument("--games", default=None, help="--levels: comma-separated games (default every game)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = p.parse_args(argv)
+    if args.levels:
+        return run_levels(args)
 
     from cavallo_env.bots import make
 
@@ -272,9 +377,9 @@ def main(argv=None) -> int:
     print(f"decision time of {args.bot} from a view ({lat['decisions']} decisions, {os.cpu_count()} CPUs): "
           f"median {lat['median_ms']:.3f} ms, mean {lat['mean_ms']:.3f} ms, p90 {lat['p90_ms']:.3f} ms, p99 {lat['p99_ms']:.3f} ms, "
           f"max {lat['max_ms']:.3f} ms; CPU time per decision median {lat['cpu_median_ms']:.3f} ms, "
-          f"p99 {lat['cpu_p99_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
+          f"p99 {lat['cpu_p99_ms']:.3f} ms, mean {lat['cpu_mean_ms']:.3f} ms, max {lat['cpu_max_ms']:.3f} ms; load average {lat['load_average']:.2f}; torch imported: {lat['torch_imported']}")
     out = {"bot": args.bot, "game": args.game, "decision": lat}
-    ok = lat["median_ms"] <= 1.0 and lat["p99_ms"] <= 5.0
+    ok = decision_targets(args.bot, lat)
     if not args.skip_serve:
         s = serve_benchmark(args.bot, views, args.workers, args.connections, args.seconds,
                             malformed=args.game == "cavalloicera")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
+
+from cavallo_env import games
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -46,3 +49,60 @@ def test_train_speed_runs_for_the_cavalloicera_config(capsys):
                                         "--prior-workers", "0"]) == 0
     out = capsys.readouterr().out
     assert "train_speed: cavalloicera" in out and re.search(r"decisions/s .* +\d+", out)
+
+
+def test_ai_latency_times_every_level_the_copy_ships(capsys):
+    from cavallo_env import levels
+
+    mod = _script("ai_latency")
+    rows = mod.level_latency("briscola", 1, 1)
+    assert [r["level"] for r in rows] == levels.offered("briscola")
+    for r in rows:
+        assert r["spec"] == levels.spec(r["level"], "briscola") and r["decisions"] == 40  # one deal: 40 views
+        assert 0 < r["median_ms"] <= r["p99_ms"] <= r["max_ms"] and r["mean_ms"] <= r["max_ms"]
+        assert r["target_met"] == mod.meets_contract(r["level"], r)
+    table = mod.levels_table(rows).splitlines()
+    assert len(table) == 2 + len(rows) and table[2].startswith(f"| briscola | {rows[0]['level']} |")
+    assert mod.meets_contract("fast", {"median_ms": 0.9}) and not mod.meets_contract("fast", {"median_ms": 1.1})
+    assert mod.meets_contract("strong", {"mean_ms": 99.0, "max_ms": 999.0})
+    assert not mod.meets_contract("strong", {"mean_ms": 99.0, "max_ms": 1001.0})
+    assert mod.main(["--levels", "--games", "briscola,chess"]) == 2
+    assert "--games: unknown chess" in capsys.readouterr().err
+
+
+def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
+    """A tiny run: the doc holds each game's ratings and score matrix as the tournament computed them,
+    the command at the top, the deal count said, and a chart per game."""
+    mod = _script("strength_table")
+    out, img, js = tmp_path / "strength.md", tmp_path / "img", tmp_path / "s.json"
+    argv = ["--deals", "1", "--jobs", "1", "--games", "briscola,scopa", "--bots", "random,greedy,heuristic",
+            "--out", str(out), "--img", str(img), "--json", str(js), "--no-progress"]
+    assert mod.main(argv) == 0
+    doc, summaries = out.read_text(encoding="utf-8"), json.loads(js.read_text())
+    assert doc.startswith("# How strong each AI is\n\nProduced by `python benchmarks/strength_table.py "
+                          + " ".join(argv) + "`")
+    assert "**1 duplicate deal per pair** — a small run" in doc and "1 duplicate match per pair, seed 0" in doc
+    assert [s["game"] for s in summaries] == ["briscola", "scopa"]
+    for s in summaries:
+        section = doc.split(f"## {games.label(s['game'], s['options'])}\n", 1)[1].split("\n## ", 1)[0]
+        assert (img / f"strength-{s['game']}.png").stat().st_size > 5000
+        assert f"![{games.get(s['game']).title}: ratings and scores](img/strength-{s['game']}.png)" in section
+        rows = [line for line in section.splitlines() if re.match(r"\| \d+ \| `", line)]
+        assert [re.match(r"\| \d+ \| `([^`]+)`", r)[1] for r in rows] == s["order"]
+        for row, bot in zip(rows, s["order"]):
+            r = s["ratings"][bot]
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            assert cells[3] == f"{r['mu']:.2f}" and cells[4] == f"{r['mu'] - 2 * r['sigma']:.2f} – " \
+                f"{r['mu'] + 2 * r['sigma']:.2f}" and cells[6] == f"{100 * s['mean_score'][bot]:.1f} %"
+        matrix = [line for line in section.splitlines() if line.startswith("| `")]
+        for i, line in enumerate(matrix):
+            cells = [c.strip() for c in line.strip("|").split("|")][1:]
+            for j, cell in enumerate(cells):
+                if i == j:
+                    assert cell == "–"
+                    continue
+                pair = s["pairs"].get(f"{s['bots'][i]} vs {s['bots'][j]}")
+                lo, hi = pair["score_ci"] if pair else [1 - x for x in s["pairs"][
+                    f"{s['bots'][j]} vs {s['bots'][i]}"]["score_ci"][::-1]]
+                assert cell == f"{100 * s['score_matrix'][i][j]:.1f} ({100 * lo:.1f}–{100 * hi:.1f})"
+    assert "wrote" in capsys.readouterr().out

@@ -551,12 +551,28 @@ def test_phone_screen_settings_and_hint(server, browser, shots):
 
 
 def test_words_a_player_reads(server, browser):
-    """The shipped AI by name in the menu, a number's word in the right form in every
-    language, and the pile box without a label doubled."""
+    """The shipped AIs by their levels in the menu ("Strong" first where the copy ships it, "Fast"), each
+    with its line saying what it is, a number's word in the right form in every language, and the pile box
+    without a label doubled."""
+    from cavallo_env import levels
+
     tab = open_tab(browser, server)
     page = tab.page
+    names = {"strong": "Strong", "fast": "Fast"}
+    shipped = [names[level] for level in levels.LEVELS if any(levels.available(level, g) for g in games.names())]
     options = page.locator("#ai option").all_inner_texts()
-    assert "the shipped AI" in options and not any("policy:" in o for o in options)
+    assert options == shipped + ["a rule-based AI", "an easy AI"]
+    assert page.locator("#ai-about").inner_text().startswith(shipped[0] + ": ")
+    page.select_option("#ai", label="an easy AI")
+    assert page.locator("#ai-about").inner_text() == "Easy: takes the most it can right now."
+    page.select_option("#ai", label="Fast")
+    assert page.locator("#ai-about").inner_text() == "Fast: the trained network alone, answering at once."
+    page.select_option("#lang", "fi")
+    page.wait_for_function("document.documentElement.lang === 'fi'")
+    assert page.locator("#ai option:checked").inner_text() == "Nopea"
+    assert page.locator("#ai-about").inner_text().startswith("Nopea: ")
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
     forms = {"en": ["1 card", "3 cards", "5 cards", "21 cards"],
              "nl": ["1 kaart", "3 kaarten", "5 kaarten", "21 kaarten"],
              "fi": ["1 kortti", "3 korttia", "5 korttia", "21 korttia"],

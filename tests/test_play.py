@@ -13,7 +13,7 @@ from policy_fixtures import make_model
 
 from cavallo_env.bots.policy import DEFAULT_MODEL
 from cavallo_env.cavalloicera.cards import card_id
-from cavallo_env import games
+from cavallo_env import games, levels
 from cavallo_env.cli import main
 from cavallo_env.cavalloicera import move_text
 from cavallo_env.cavalloicera.engine import CavalloiceraState
@@ -164,17 +164,43 @@ def test_without_a_shipped_model_the_search_plays(game, tmp_path, monkeypatch):
     from cavallo_env.cli import build_parser
     from cavallo_env.commands import play
 
-    monkeypatch.setattr(play, "shipped_model", lambda name: tmp_path / "none.onnx")
+    monkeypatch.setattr(levels, "available", lambda level, game: False)  # neither the search nor a model ships
     args = build_parser().parse_args(["play", "--game", game])
     specs = play.seat_specs(args, games.get(game))
     assert set(specs) == set(range(1, games.get(game).num_seats)) and set(specs.values()) == {"ismcts:1000"}
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"the shipped model {DEFAULT_MODEL} is not in this checkout")
+def test_levels_by_name(monkeypatch, capsys):
+    """--opponents and --partner take the levels' names: each is the game's own spec; the default is the
+    strongest level the copy ships; a level it does not ship is an error saying which are."""
+    from cavallo_env.cli import build_parser
+    from cavallo_env.commands import play
+
+    assert play.opponent_specs("fast") == ["policy:cavalloicera"] * 2
+    assert play.opponent_specs("fast,greedy") == ["policy:cavalloicera", "greedy"]
+    args = build_parser().parse_args(["play", "--game", "scopa", "--opponents", "fast"])
+    assert play.seat_specs(args, games.get("scopa")) == {1: "policy:scopa"}
+    monkeypatch.setattr(levels, "available", lambda level, game: level == "strong" or game != "scopa")
+    args = build_parser().parse_args(["play", "--game", "scopa"])
+    assert play.seat_specs(args, games.get("scopa")) == {1: "search:scopa"}  # the strong one, where it ships
+    monkeypatch.setattr(levels, "available", lambda level, game: level == "fast")
+    args = build_parser().parse_args(["play", "--partner", "strong", "--opponents", "fast"])
+    with pytest.raises(ValueError, match=r"the strong AI \(search:cavalloicera\) is not available for Cavalloìcera"):
+        play.seat_specs(args, games.get("cavalloicera"))
+    assert play.seat_specs(build_parser().parse_args(["play"]), games.get("cavalloicera")) == {
+        1: "policy:cavalloicera", 2: "policy:cavalloicera", 3: "policy:cavalloicera"}
+    assert main(["play", "--opponents", "strong", "--no-record"]) == 2
+    assert "available: fast" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason=f"the shipped model {DEFAULT_MODEL} is not in this checkout")
 def test_default_ai(tmp_path):
     proc = run_play(["--seed", "1", "--no-record"], "1\n" * 12)
     assert proc.returncode == 0, proc.stderr
-    assert "the shipped AI" in proc.stdout and "policy:default" not in proc.stdout
+    level = levels.offered("cavalloicera")[0]  # the strongest this copy ships: strong where the search is in
+    assert f"the {level} AI" in proc.stdout and levels.spec(level) not in proc.stdout
+    assert "policy:" not in proc.stdout and "search:" not in proc.stdout
     assert "=== end of the deal ===" in proc.stdout
 
 
@@ -268,10 +294,10 @@ def test_briscola_after_move_hides_the_opponents_draw_but_not_the_trump_card():
 
 
 def test_words_for_a_player(tmp_path):
-    """The shipped AI by name, "you" for your seat, "1 card" for one card."""
-    proc = run_play(["--game", "briscola", "--seed", "5", "--no-record"], "1\n" * 3)
+    """The shipped AI by its level, "you" for your seat, "1 card" for one card."""
+    proc = run_play(["--game", "briscola", "--opponents", "fast", "--seed", "5", "--no-record"], "1\n" * 3)
     out = proc.stdout
-    assert "the opponent (the shipped AI)" in out and "policy:default" not in out and "seat 0" not in out
+    assert "the opponent (the fast AI)" in out and "policy:" not in out and "seat 0" not in out
     assert re.search(r"piles of \d+ and 1 card\)|piles of \d+ and (0|[2-9]\d*) cards\)", out)
     assert "card(s)" not in out and not re.search(r"\b1 cards", out)
     # Cavalloìcera's piles and hands

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import sys
 
+from ..levels import level_of
+
 HELP_WORDS = ("rules", "help", "?")
 HUMAN = 0  # you sit in seat 0
 
-#: what a player reads for a bot spec
-AI_NAMES = {"policy:default": "the shipped AI"}
 
 
 def ai_name(spec: str) -> str:
-    """``"the shipped AI"`` for ``policy:default``; another spec as it is."""
-    return AI_NAMES.get(spec, spec)
+    """``"the strong AI"``, ``"the fast AI"`` for a shipped level's spec (``search:scopa``, ``policy:default``);
+    another spec as it is."""
+    level = level_of(spec)
+    return f"the {level} AI" if level else spec
 
 
 def seat_name(game, seat: int, the: bool = False) -> str:

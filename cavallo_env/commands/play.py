@@ -12,12 +12,14 @@ and the record (docs/contract.md format, replayable with ``cavallo replay``)
 is saved, also when you quit or press Ctrl-C.
 
 Cavalloìcera: your partner sits in seat 2, the opponents in seats 1 and 3;
-play goes 0 -> 1 -> 2 -> 3.  ``--partner`` and ``--opponents`` take any bot
-spec (default: the shipped AI, policy:default; heuristic, greedy, ...).
+play goes 0 -> 1 -> 2 -> 3.  ``--partner`` and ``--opponents`` take a level,
+``strong`` (the network-guided search, ``search:<game>``) or ``fast`` (the
+network alone, ``policy:<game>``), or any bot spec (heuristic, greedy,
+ismcts:1000, ...); the default is the strongest level this copy ships for the
+game (``cavallo_env.levels``), ``ismcts:1000`` where it ships none.
 
 Briscola and Scopa (``--game``, with ``--deck``): you against the AI of
-``--opponents`` (default the shipped AI; ismcts:1000 is a stronger, slower
-one).  Scopa plays a match to 11 unless ``--single-deal``.
+``--opponents``.  Scopa plays a match to 11 unless ``--single-deal``.
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ import os
 import random
 import sys
 
-from .. import games
+from .. import games, levels
 from ..bots import make, split_specs
-from ..bots.policy import shipped_model
 from ..evaluation import derive_seed
 from ..records import check_output_file, write_json
 from ._game import add_game_arguments, game_options, game_words
@@ -38,11 +39,12 @@ from ._terminal import HUMAN, ai_name, ask_choice, breakdown_table, move_line, s
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partner", default=None,
-                   help="Cavalloìcera: bot spec of your partner, seat 2 (default policy:default, the shipped AI); "
-                        "Briscola and Scopa have no partner")
+                   help="Cavalloìcera: your partner, seat 2: a level, strong or fast, or a bot spec (default: the "
+                        "strong AI where this copy ships it, else the fast one); Briscola and Scopa have no partner")
     p.add_argument("--opponents", default=None,
-                   help="bot spec of both opponents, seats 1 and 3, or two specs 'A,B' (default policy:default, "
-                        "the shipped AI); Briscola and Scopa: the one opponent (ismcts:1000 is a stronger, slower one)")
+                   help="both opponents, seats 1 and 3, a level (strong, fast) or a bot spec, or two of them 'A,B' "
+                        "(default: the strong AI where this copy ships it, else the fast one); Briscola and Scopa: "
+                        "the one opponent")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal and the bots (default: a random one, printed)")
     p.add_argument("--record", metavar="PATH", default=None,
                    help="where to save the record (default runs/play/<game>-<seed>.json)")
@@ -51,11 +53,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def opponent_specs(text: str, game=None) -> list[str]:
-    """``--opponents`` of a four-seat game: one spec for both (it may hold commas, e.g.
+    """``--opponents`` of a four-seat game: one spec or level for both (it may hold commas, e.g.
     ``ismcts:500,rollout=random``) or ``A,B``; checked against ``game`` (default: the default game)."""
     game = game or games.get(games.DEFAULT_GAME)
     try:
-        specs = split_specs(text)
+        specs = [levels.resolve(s, game.name) for s in split_specs(text)]
     except ValueError as e:
         raise ValueError(f"--opponents: {e}") from None
     if len(specs) > 2:
@@ -66,8 +68,8 @@ def opponent_specs(text: str, game=None) -> list[str]:
 
 
 def seat_specs(args, game) -> dict:
-    """The bot spec of every seat but yours, from ``--partner`` and ``--opponents``."""
-    default = "policy:default" if shipped_model(game.name).is_file() else "ismcts:1000"  # no model: the search
+    """The bot spec of every seat but yours, from ``--partner`` and ``--opponents`` (a level's name is its spec)."""
+    default = levels.default_spec(game.name) or "ismcts:1000"  # no shipped AI for the game: the plain search
     partners = [s for s in range(game.num_seats) if s != HUMAN and game.team_of(s) == game.team_of(HUMAN)]
     if not partners and args.partner is not None:
         raise ValueError(f"--partner: {game.title} is played by two, you against one AI; there is no partner")
@@ -75,11 +77,11 @@ def seat_specs(args, game) -> dict:
     if len(opponents) == 1:
         if args.opponents is not None and len(split_specs(args.opponents)) > 1:
             raise ValueError(f"--opponents: {game.title} has one opponent, give one bot spec, got {args.opponents!r}")
-        specs = [args.opponents or default]
+        specs = [levels.resolve(args.opponents, game.name) if args.opponents else default]
     else:
         specs = opponent_specs(args.opponents or default, game)
     out = dict(zip(opponents, specs))
-    out.update({s: args.partner or default for s in partners})
+    out.update({s: levels.resolve(args.partner, game.name) if args.partner else default for s in partners})
     return out
 
 
@@ -100,7 +102,7 @@ def header(game, options: dict, seed: int, specs: dict, state) -> str:
 
 
 def _side(game, seats: list, specs: dict, word: str) -> str:
-    """``"the opponents in seats 1 and 3 (greedy, the shipped AI)"``, ``"the opponent (greedy)"``."""
+    """``"the opponents in seats 1 and 3 (greedy, the strong AI)"``, ``"the opponent (greedy)"``."""
     ais = ", ".join(ai_name(specs[s]) for s in seats)
     if game.num_seats == 2:
         return f"the {word} ({ais})"

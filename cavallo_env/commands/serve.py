@@ -16,20 +16,24 @@ import json
 import os
 import socket
 
+from .. import levels
+
 #: what uvicorn imports by name: the HTTP protocol (cavallo_env.serve.protocol), and the app of each worker
 PROTOCOL = "cavallo_env.serve.protocol:NoDelayHTTPProtocol"
 APP_FACTORY = "cavallo_env.serve.app:app_from_env"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bot", default="policy:default", help="bot spec to serve (default policy:default, the shipped model)")
+    p.add_argument("--bot", default=None,
+                   help="bot spec to serve, or a level: strong, fast (default: the strong AI, search:default, where "
+                        "this copy ships it for every game, else the fast one, policy:default)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; each loads the model once)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws (sampling bots)")
     p.add_argument("--ai", action="append", default=None, metavar="SPEC",
-                   help="an AI the table's players may choose (repeat; the first is the default; "
-                        "default: --bot, policy:default, heuristic, greedy)")
+                   help="an AI the table's players may choose, a bot spec or a level (strong, fast; repeat; the first "
+                        "is the default; default: --bot, then search:default (strong), policy:default (fast), heuristic, greedy)")
     add_service_arguments(p)
     p.add_argument("--table-seeds", action="store_true",
                    help="let a new table be asked for a seed (tests, benchmarks; a seed deals every card)")
@@ -62,10 +66,18 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
 
 def app_options(args) -> dict:
     """``create_app``'s keyword options from the command line."""
-    return {"table_ais": args.ai, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
+    return {"table_ais": [levels.resolve(a) for a in args.ai] if args.ai else None, "max_tables": args.max_tables, "table_ttl": args.table_ttl,
             "move_timeout": args.move_timeout, "max_body": args.max_body,
             "table_seeds": getattr(args, "table_seeds", False), "tables_per_client": args.tables_per_client,
             "read_timeout": args.read_timeout, "trust_proxy": ",".join(args.trust_proxy or ()), "db": args.db}
+
+
+def serve_bot(text: str | None) -> str:
+    """The spec ``--bot`` names (a level's name is its spec for every game); without one, the strongest level
+    this copy ships for every game (cavallo_env.levels), else ``policy:default`` (whose error says what is missing)."""
+    if text is None:
+        return levels.default_spec() or "policy:default"
+    return levels.resolve(text)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -123,6 +135,7 @@ def run(args) -> int:
     if args.workers > 1 and is_memory(db):
         raise ValueError("--db sqlite:// is a database in one process's memory: several --workers need a file or "
                          "a PostgreSQL server")
+    args.bot = serve_bot(args.bot)
     sock = bind(args.host, args.port)
     options = dict(app_options(args), db=db)
     # fails now, with a clear message, on a bad bot or model or database (and migrates it, once, before any worker)

@@ -5,6 +5,8 @@
 
 #include "briscola_search.h"
 
+#include "briscola_bots.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #define P(c) ((int)CV_BR_POINTS[c])
 #define STR(c) ((int)CV_BR_STRENGTH[c])
 #define MAX_PATH 48
+#define NET_NODES 8 /* the network-guided tree's nodes an iteration (on average, at most) */
 
 static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     if (SUIT(card) == SUIT(lead)) return STR(card) > STR(lead);
@@ -251,6 +254,7 @@ typedef struct {
     int8_t card;
     int64_t visits, avail;
     double total;        /* summed reward of the team that made the move into this node */
+    double prior;        /* with a network: its policy's probability of the move (PUCT's P) */
 } node;
 
 typedef struct {
@@ -261,8 +265,8 @@ typedef struct {
     int32_t path[MAX_PATH];
     int8_t team[MAX_PATH];
     int plen;
-    struct timespec stop;
-    int bounded, late;
+    struct timespec stop, soft; /* the deadline (abandon the search), the budget (play the best move) */
+    int bounded, late, budgeted, full; /* full: the network's tree reached its node cap */
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
@@ -279,7 +283,7 @@ static int32_t add_child(search *s, int32_t at, int card) {
     n->next = s->nodes[at].first;
     n->card = (int8_t)card;
     n->visits = n->avail = 0;
-    n->total = 0.0;
+    n->total = n->prior = 0.0;
     s->nodes[at].first = k;
     return k;
 }
@@ -315,12 +319,24 @@ static void back_up(search *s, double diff) { /* _Search.back_up */
     }
 }
 
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
+static int past(const struct timespec *when) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > s->stop.tv_sec || (now.tv_sec == s->stop.tv_sec && now.tv_nsec > s->stop.tv_nsec)) s->late = 1;
+    return now.tv_sec > when->tv_sec || (now.tv_sec == when->tv_sec && now.tv_nsec > when->tv_nsec);
+}
+
+static int past_time(search *s) {
+    if (!s->bounded) return 0;
+    if (past(&s->stop)) s->late = 1;
     return s->late;
+}
+
+static void after(struct timespec *when, double seconds) { /* now + seconds */
+    clock_gettime(CLOCK_MONOTONIC, when);
+    double whole = floor(seconds);
+    when->tv_sec += (time_t)whole;
+    when->tv_nsec += (long)((seconds - whole) * 1e9);
+    if (when->tv_nsec >= 1000000000L) when->tv_sec++, when->tv_nsec -= 1000000000L;
 }
 
 /* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
@@ -399,6 +415,8 @@ static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n
         }
 }
 
+static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng);
+
 static int halving(search *s, rng_t *rng) {
     const cv_briscola *base = s->base;
     int8_t alive[CV_BR_HAND];
@@ -425,6 +443,10 @@ static int halving(search *s, rng_t *rng) {
             }
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
+                if (s->full || (s->budgeted && past(&s->soft))) { /* the network's budget: the best mean so far */
+                    sort_alive(s, alive, kid, n, NULL);
+                    return alive[0];
+                }
                 cv_briscola t = world;
                 rng_t local = {seed, NULL};
                 if (rng->py) {
@@ -437,7 +459,8 @@ static int halving(search *s, rng_t *rng) {
                 s->path[0] = kid[alive[i]];
                 s->team[0] = (int8_t)world.current;
                 s->plen = 1;
-                iterate(s, &t, kid[alive[i]], &local, -1);
+                if (s->p->net) iterate_net(s, &t, kid[alive[i]], &local);
+                else iterate(s, &t, kid[alive[i]], &local, -1);
                 budget--;
             }
         }
@@ -447,6 +470,8 @@ static int halving(search *s, rng_t *rng) {
     return alive[0];
 }
 
+static int most_visited(const search *s);
+
 static int ucb_root(search *s, rng_t *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
         if (past_time(s)) return -1;
@@ -455,6 +480,10 @@ static int ucb_root(search *s, rng_t *rng) {
         s->plen = 0;
         iterate(s, &world, 0, rng, 0);
     }
+    return most_visited(s);
+}
+
+static int most_visited(const search *s) { /* the root's card with most visits, then most total */
     const cv_briscola *base = s->base;
     int best = -1;
     int64_t best_v = 0;
@@ -471,23 +500,127 @@ static int ucb_root(search *s, rng_t *rng) {
     return best;
 }
 
+/* -- the network-guided search (PUCT; briscola_search.h) ---------------------------- */
+
+/* the network's policy over moves[0..n) (probs) and its value of t, as seat 0's final point
+ * difference with the evaluation's bonus for the side ahead */
+static double net_eval(const cv_brs_params *p, const cv_briscola *t, const int8_t *moves, int n, double *probs) {
+    float obs[CV_BR_OBS_SIZE], prior[CV_BR_PRIOR_SIZE];
+    int actions[CV_BR_HAND];
+    cv_briscola_observe(t, t->current, obs);
+    if (p->net->prior_size) cv_briscola_prior(t, prior);
+    for (int i = 0; i < n; i++) actions[i] = moves[i];
+    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, n, p->temp, probs);
+    double d = (t->current == 0 ? 1.0 : -1.0) * (double)v * p->value_scale;
+    return p->win != 0.0 ? d + p->win * tanh(d / 12.0) : d;
+}
+
+/* the value of a leaf whose network value is net_v: exact with at most one card in the stock,
+ * else lambda * net_v + (1 - lambda) * the rollout's evaluation */
+static double leaf_value(const cv_brs_params *p, const cv_briscola *t, double net_v, rng_t *rng) {
+    if (CV_BR_STOCK - t->drawn <= 1) return cv_briscola_solve(t, p->win);
+    if (p->lambda >= 1.0) return net_v;
+    cv_briscola r = *t;
+    if (p->depth) rollout(&r, p, rng);
+    return p->lambda * net_v + (1.0 - p->lambda) * evaluate(&r, p->win);
+}
+
+/* PUCT's move among moves[0..n) at `at`, every one of them a child already */
+static int puct_move(const search *s, int32_t at, const int8_t *moves, int n) {
+    const cv_brs_params *p = s->p;
+    int best = moves[0];
+    double best_u = -1e18;
+    for (int i = 0; i < n; i++) {
+        const node *ch = s->nodes + child(s, at, moves[i]);
+        double q = ch->visits ? ch->total / (double)ch->visits : p->fpu;
+        double u = q + p->c_puct * ch->prior * sqrt((double)ch->avail) / (double)(1 + ch->visits);
+        if (u > best_u) best_u = u, best = moves[i];
+    }
+    return best;
+}
+
+/* the cards of t (moves[0..n)) without a node at `at` get one, with the network's policy as their
+ * prior; every other one was available once more.  Returns the network's value of t when it ran
+ * (*ran set), which it does when a card had no node. */
+static double expand(search *s, int32_t at, const cv_briscola *t, const int8_t *moves, int n, int *ran) {
+    double probs[CV_BR_HAND], v = 0.0;
+    *ran = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t k = child(s, at, moves[i]);
+        if (k >= 0) {
+            s->nodes[k].avail++;
+            continue;
+        }
+        if (!*ran) v = net_eval(s->p, t, moves, n, probs), *ran = 1;
+        k = add_child(s, at, moves[i]);
+        s->nodes[k].avail = 1;
+        s->nodes[k].prior = probs[i];
+    }
+    return v;
+}
+
+/* one PUCT iteration from `at` (whose moves are t's) down to a node visited for the first time:
+ * there the network values the position (and gives its cards their priors), the value is backed up */
+static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
+    int ran = 0;
+    while (!t->done && s->plen < MAX_PATH) {
+        if (s->used + CV_BR_HAND > s->cap) { /* no room for the nodes of one more position: done */
+            s->full = 1;
+            return;
+        }
+        int8_t moves[CV_BR_HAND];
+        int n = legal_moves(t, moves);
+        double v = expand(s, at, t, moves, n, &ran);
+        if (s->plen && s->nodes[at].visits == 0) { /* a new leaf: valued by the network */
+            if (!ran) {
+                double probs[CV_BR_HAND];
+                v = net_eval(s->p, t, moves, n, probs);
+            }
+            back_up(s, leaf_value(s->p, t, v, rng));
+            return;
+        }
+        int m = puct_move(s, at, moves, n);
+        int32_t k = child(s, at, m);
+        s->path[s->plen] = k;
+        s->team[s->plen++] = (int8_t)t->current;
+        cv_briscola_play(t, m);
+        at = k;
+    }
+    back_up(s, evaluate(t, s->p->win));
+}
+
+static int puct_root(search *s, rng_t *rng) {
+    for (int64_t k = 0; k < s->p->iterations; k++) {
+        if (past_time(s)) return -1;
+        if (s->full || (k && s->budgeted && past(&s->soft))) break;
+        cv_briscola world;
+        determinize(s->base, s->p->weights, &world, rng);
+        s->plen = 0;
+        iterate_net(s, &world, 0, rng);
+    }
+    return most_visited(s);
+}
+
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
     search s;
     memset(&s, 0, sizeof s);
     s.base = base;
     s.p = p;
-    s.cap = (int32_t)(p->iterations + CV_BR_HAND + 2);
+    /* an iteration adds one node; with a network, the cards of the position it stops at and those
+     * new in its determinization on the way: NET_NODES an iteration on average at most (the search
+     * ends where they are used up) */
+    s.cap = (int32_t)((p->net ? NET_NODES : 1) * p->iterations + CV_BR_HAND + 2);
     s.nodes = malloc(sizeof(node) * (size_t)s.cap);
     if (!s.nodes) return -2;
     s.nodes[0].first = s.nodes[0].next = -1;
     s.used = 1;
     if (p->seconds > 0) {
         s.bounded = 1;
-        clock_gettime(CLOCK_MONOTONIC, &s.stop);
-        double whole = floor(p->seconds);
-        s.stop.tv_sec += (time_t)whole;
-        s.stop.tv_nsec += (long)((p->seconds - whole) * 1e9);
-        if (s.stop.tv_nsec >= 1000000000L) s.stop.tv_sec++, s.stop.tv_nsec -= 1000000000L;
+        after(&s.stop, p->seconds);
+    }
+    if (p->net && p->budget > 0) {
+        s.budgeted = 1;
+        after(&s.soft, p->budget);
     }
     rng_t rng = {p->seed, NULL};
     cv_pyrandom py;
@@ -496,7 +629,7 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
         py.index = (int)p->mt[CV_MT_N];
         rng.py = &py;
     }
-    int move = p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
+    int move = p->halving ? halving(&s, &rng) : p->net ? puct_root(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
     free(s.nodes);

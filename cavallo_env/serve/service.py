@@ -9,10 +9,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from .. import ACTION_CONTRACT_VERSION, games
+from .. import ACTION_CONTRACT_VERSION, games, levels
 from ..bots import BotSpecError, make
 from ..cavalloicera.encoding import OBS_VERSION
-from ..tables import TableStore
+from ..levels import level_of
+from ..tables import TableError, TableStore, shown
 from .guard import Clients
 from .runner import BotRunner
 from .settings import TABLE_AIS
@@ -59,6 +60,7 @@ class Service:
     clients: Clients
     move_timeout: float
     versions: dict = field(default_factory=dict)  # each game the bot plays: its obs and action versions
+    game_ais: dict = field(default_factory=dict)  # each game: the public names of the table AIs that play it, in order
     known_games: list = field(default_factory=games.names)
     started: float = field(default_factory=time.time)
 
@@ -66,6 +68,28 @@ class Service:
     def validates(self) -> bool:
         """Whether the bot checks views itself (else the route checks them and adds the legal moves)."""
         return getattr(self.bot, "validates_views", False)
+
+    @property
+    def levels(self) -> dict:
+        """The table AIs that are a shipped level, by public name: ``{"search:default": "strong", ...}``."""
+        return {name: level_of(name) for name in self.table_bots if level_of(name)}
+
+    def table_ai(self, game_name, ai):
+        """The AI of a new ``game_name`` table: ``ai``, or the first that plays the game when None (the strong
+        level where this copy ships it); ``TableError`` for a table AI that does not play the game.  An unknown
+        game or AI is left to the table store, which says so."""
+        mine = self.game_ais.get(game_name) if isinstance(game_name, str) else None
+        if mine is None or (ai is not None and not (isinstance(ai, str) and ai in self.table_bots)):
+            return ai
+        if not mine:
+            raise TableError(f"no AI of this server plays {games.get(game_name).title}: start it with one that does "
+                             "(--ai)")
+        if ai is None:
+            return mine[0]
+        if ai not in mine:
+            raise TableError(f"the AI {shown(ai, 60)!r} does not play {games.get(game_name).title} here; "
+                             f"choose one of: {', '.join(mine)}")
+        return ai
 
     @property
     def top(self) -> dict:
@@ -94,6 +118,22 @@ def _versions(bot) -> dict:
     return out
 
 
+def default_table_ais() -> list[str]:
+    """``TABLE_AIS`` less the levels this copy ships for no game (e.g. the search before its bot exists)."""
+    return [spec for spec in TABLE_AIS
+            if level_of(spec) is None or any(levels.available(level_of(spec), g) for g in games.names())]
+
+
+def _plays(spec: str, game_name: str, seed) -> bool:
+    """Whether the table AI ``spec`` plays ``game_name``: it builds for that game (a model file of another game,
+    a level whose model for this game is not installed, or a search option the game lacks do not)."""
+    try:
+        make(spec, seed=seed, game=game_name)
+    except ValueError:  # BotSpecError, ModelError
+        return False
+    return True
+
+
 def _db(db):
     """The ``Store`` of ``db``: a Store, a URL, or None (``$CAVALLO_DB``, else the user's data directory)."""
     from ..store import Store, open_store  # lazy: sqlalchemy, the runtime extra
@@ -103,21 +143,24 @@ def _db(db):
 
 def build_service(bot_spec: str, seed, table_ais, move_timeout: float, clients: Clients, db=None,
                   tables: bool = True, **store_options) -> Service:
-    """The bots of ``bot_spec`` and ``table_ais`` (default ``TABLE_AIS``, ``bot_spec`` first when it is not
-    among them), each on its own runner, and a ``TableStore`` of ``store_options`` on the database ``db``
-    (none without ``tables``)."""
+    """The bots of ``bot_spec`` and ``table_ais`` (default ``default_table_ais()``, ``bot_spec`` first when it
+    is not among them), each on its own runner, which games each plays, and a ``TableStore`` of
+    ``store_options`` on the database ``db`` (none without ``tables``)."""
     bot = _bot(bot_spec, seed)
     runner = BotRunner(bot, move_timeout)
     if table_ais is None:
-        table_ais = ([bot_spec] if bot_spec not in TABLE_AIS else []) + list(TABLE_AIS)
+        defaults = default_table_ais()
+        table_ais = ([bot_spec] if bot_spec not in defaults else []) + defaults
     table_ais = list(dict.fromkeys(table_ais))
     table_bots = {public_spec(spec): runner if spec == bot_spec else BotRunner(make(spec, seed=seed), move_timeout)
                   for spec in table_ais}
     if len(table_bots) != len(table_ais):
         raise ValueError(f"two table AIs show the same name: {', '.join(table_ais)}")
+    game_ais = {g: [public_spec(spec) for spec in table_ais if _plays(spec, g, seed)] for g in games.names()}
     fallback = BotRunner(make("heuristic", seed=seed), move_timeout, name="fallback")
     store = TableStore(list(table_bots), db=_db(db), **store_options) if tables else None
-    return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, _versions(bot))
+    return Service(bot_spec, bot, runner, table_bots, fallback, store, clients, move_timeout, _versions(bot),
+                   game_ais)
 
 
 async def _service(request: Request) -> Service:

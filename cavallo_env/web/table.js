@@ -18,7 +18,7 @@ const $ = (id) => document.getElementById(id);
 const tricks = (snap) => !snap.move_fields.includes("capture");
 
 const app = {
-  T: {}, rules: {}, lang: "en", languages: ["en"], catalog: null, ais: [],
+  T: {}, rules: {}, lang: "en", languages: ["en"], catalog: null, ais: [], levels: {},
   snap: null, selected: null, picked: new Set(), hint: null, timer: null, shownDeals: 0,
   log: [], lastN: 0, busy: false, final: null, retry: 0, playerFields: true,
   settings: {
@@ -80,8 +80,14 @@ function t(key, vars) {
   }
   return s;
 }
-// a bot spec as a player reads it: "the shipped AI" for policy:default
-function aiName(spec) { return (app.T.ai_names && app.T.ai_names[spec]) || spec; }
+// an AI by the words a player reads: a shipped level ("Strong", "Fast"), a plain bot's name, else its spec
+function aiName(spec) {
+  const level = app.levels[spec];
+  if (level) return t("levels." + level);
+  return (app.T.ai_names && app.T.ai_names[spec]) || spec;
+}
+function aiAbout(spec) { return (app.T.ai_about && app.T.ai_about[app.levels[spec] || spec]) || ""; }
+function showAiAbout() { $("ai-about").textContent = aiAbout($("ai").value); }
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -285,6 +291,7 @@ function renderLobby() {
   const chosen = ai.value;
   ai.replaceChildren(...app.ais.map((spec) => el("option", { value: spec, text: aiName(spec) })));
   if (chosen) ai.value = chosen;
+  showAiAbout();
   $("decks").replaceChildren(...app.catalog.map((d) => el("section", { class: "deck", "aria-label": t("deck_" + d.deck) },
     el("h3", { text: t("deck_" + d.deck) }), el("p", { class: "note", text: t("deck_" + d.deck + "_note") }),
     ...d.games.map((g) => gameEntry(d, g)))));
@@ -308,7 +315,10 @@ function showLobby() {
 
 // ---------------------------------------------------------------- a game
 function newTableBody(game, deck) {
-  const body = { game, deck, ai: $("ai").value || undefined, seed: SEED_PARAM };
+  // the AI chosen where it plays this game, else the server's default for the game (its strongest)
+  const g = app.catalog.flatMap((d) => d.games).find((x) => x.game === game);
+  const ai = $("ai").value;
+  const body = { game, deck, ai: ai && (!g || !g.ais || g.ais.includes(ai)) ? ai : undefined, seed: SEED_PARAM };
   if (app.playerFields) {
     body.player_id = playerId();
     if (app.settings.player_name) body.player_name = app.settings.player_name;
@@ -621,9 +631,10 @@ async function init() {
   loadSettings();
   bindSettings();
   const games = await api("GET", "/v1/games");
-  app.catalog = games.decks; app.ais = games.ais; app.languages = games.languages;
+  app.catalog = games.decks; app.ais = games.ais; app.levels = games.levels || {}; app.languages = games.languages;
   await setupLanguages();
   $("settings-button").addEventListener("click", () => $("settings-dialog").showModal());
+  $("ai").addEventListener("change", showAiAbout);
   for (const b of document.querySelectorAll(".close-dialog")) b.addEventListener("click", (e) => e.target.closest("dialog").close());
   bindTable();
   for (const d of document.querySelectorAll("dialog")) {

@@ -85,9 +85,10 @@ async def new_table(request: Request, svc: Svc):
         raise TableError(f"a new table: unknown field(s) {', '.join(map(repr, unknown))[:120]}; "
                          f"known: {', '.join(NEW_FIELDS)}")
     store, client = _store(svc), svc.clients.key(request.scope)
+    ai = svc.table_ai(data.get("game"), data.get("ai"))
 
     def work():
-        table, token = store.create(data.get("game"), data.get("deck"), data.get("ai"), data.get("seed"),
+        table, token = store.create(data.get("game"), data.get("deck"), ai, data.get("seed"),
                                     client=client, player_id=data.get("player_id"), player_name=data.get("player_name"))
         return {**_locked(table), "token": token}
 

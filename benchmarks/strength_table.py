@@ -1,0 +1,188 @@
+"""How strong each AI is: one round robin per game, every shipped AI and bot against every other.
+
+For each game (``--games``, default all) the bots are ``random``, ``greedy``,
+``heuristic``, ``ismcts:1000`` (today's search, default options) and the
+shipped levels this copy has for the game, ``policy:<game>`` (fast) and
+``search:<game>`` (strong); ``--bots`` names others.  Each game's round robin
+is ``cavallo tournament``'s (``cavallo_env.commands.tournament``): ``--deals``
+duplicate deals per pair (each deal twice, seats swapped; Scopa: matches to
+11), openskill Plackett-Luce ratings (mu, sigma) and the score of every pair
+with its 95 % Wilson interval.  Writes ``--out`` (default docs/strength.md):
+the command that produced it at the top, then per game the ratings with
+their mu +- 2 sigma intervals, the score matrix and a chart
+(``--img``/strength-<game>.png, default docs/img), and ``--json`` (the
+tournaments' summaries) when asked.
+
+    python benchmarks/strength_table.py --deals 100 --jobs 2
+    python benchmarks/strength_table.py --deals 2 --games briscola --bots random,greedy --out /tmp/s.md --img /tmp
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from cavallo_env import games, levels
+from cavallo_env.bots import split_specs
+from cavallo_env.commands.tournament import parse_bots, tournament, write_chart
+
+#: the plain bots of every table, weakest first; the shipped levels follow (tables.md, in_game_ai.md)
+PLAIN = ("random", "greedy", "heuristic", "ismcts:1000")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def game_bots(game: str) -> list[str]:
+    """The plain bots, then the levels this copy ships for ``game``, fast before strong."""
+    return list(PLAIN) + [levels.spec(level, game) for level in reversed(list(levels.LEVELS))
+                          if level in levels.offered(game)]
+
+
+def run(names: list[str], bots: list[str] | None, deals: int, seed: int, jobs, progress: bool) -> list[dict]:
+    """Each game's tournament summary (``cavallo_env.commands.tournament.tournament``), in ``names``' order."""
+    out = []
+    for game in names:
+        specs = parse_bots(",".join(bots), game) if bots else game_bots(game)
+        t0, load = time.time(), os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        bar = None
+        if progress:
+            from tqdm import tqdm  # lazy: tqdm, only with a progress bar
+
+            bar = tqdm(total=deals * len(specs) * (len(specs) - 1) // 2, unit="deal", desc=game, file=sys.stderr)
+        try:
+            summary = tournament(specs, deals, seed, jobs, bar.update if bar else None, game)
+        finally:
+            if bar is not None:
+                bar.close()
+        summary["seconds"] = round(time.time() - t0, 1)
+        summary["load_average"] = load
+        out.append(summary)
+    return out
+
+
+def _many(n: int, plural: str) -> str:
+    """``"1 duplicate deal"``, ``"2 duplicate matches"``."""
+    one = plural[:-2] if plural.endswith("ches") else plural[:-1]
+    return f"{n} duplicate {one if n == 1 else plural}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _ms_per_decision(summary: dict) -> dict:
+    """Each bot's mean time a decision over all its games of the round robin."""
+    spent = {b: [0.0, 0] for b in summary["bots"]}
+    for pair in summary["pairs"].values():
+        for side in ("a", "b"):
+            ms, n = pair["timing"][f"{side}_ms_per_decision"], pair["timing"][f"{side}_decisions"]
+            bot = spent[pair[f"bot_{side}"]]
+            bot[0] += ms * n
+            bot[1] += n
+    return {b: (ms / n if n else 0.0) for b, (ms, n) in spent.items()}
+
+
+def ratings_table(summary: dict) -> list[str]:
+    """The ratings, best first: mu and its +-2 sigma interval, openskill's ordinal (mu - 3 sigma), the
+    mean score against the others and the time a decision."""
+    r, ms = summary["ratings"], _ms_per_decision(summary)
+    lines = ["| # | AI | level | rating mu | mu ± 2σ | ordinal | mean score | ms / decision |",
+             "|---:|---|---|---:|---|---:|---:|---:|"]
+    for k, b in enumerate(summary["order"], start=1):
+        mu, sigma = r[b]["mu"], r[b]["sigma"]
+        lines.append(f"| {k} | `{b}` | {levels.level_of(b) or ''} | {mu:.2f} | {mu - 2 * sigma:.2f} – "
+                     f"{mu + 2 * sigma:.2f} | {r[b]['ordinal']:.2f} | {_pct(summary['mean_score'][b])} % | "
+                     f"{ms[b]:.2f} |")
+    return lines
+
+
+def score_matrix(summary: dict) -> list[str]:
+    """The score of each row against each column in %, draws counting half, with its 95 % Wilson interval."""
+    bots = summary["bots"]
+    lines = ["| row vs column | " + " | ".join(f"`{b}`" for b in bots) + " |",
+             "|---|" + "---:|" * len(bots)]
+    for i, a in enumerate(bots):
+        cells = []
+        for j, b in enumerate(bots):
+            if i == j:
+                cells.append("–")
+                continue
+            pair = summary["pairs"].get(f"{a} vs {b}")
+            lo, hi = pair["score_ci"] if pair else [1 - x for x in summary["pairs"][f"{b} vs {a}"]["score_ci"][::-1]]
+            cells.append(f"{_pct(summary['score_matrix'][i][j])} ({_pct(lo)}–{_pct(hi)})")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def game_section(summary: dict, img: str) -> list[str]:
+    g = games.get(summary["game"])
+    missing = [levels.spec(lv, g.name) for lv in levels.LEVELS if lv not in levels.offered(g.name)]
+    lines = [f"## {games.label(g.name, summary['options'])}", "",
+             f"{_many(summary['deals_per_pair'], games.counted_as(g.name, summary['options']))} per pair, "
+             f"seed {summary['seed']}, {summary['seconds']} s, load average {summary['load_average']:.1f} "
+             f"at the start." +
+             (f" Not in the table: {', '.join(f'`{m}`' for m in missing)} (not shipped in this copy)." if missing else ""),
+             "", f"![{g.title}: ratings and scores]({img})", ""]
+    return lines + ratings_table(summary) + ["", "Score of the row against the column, % (95 % Wilson interval):", ""] \
+        + score_matrix(summary) + [""]
+
+
+def markdown(summaries: list[dict], command: str, images: dict) -> str:
+    """docs/strength.md: the command, how to read the tables, one section per game."""
+    deals = sorted({s["deals_per_pair"] for s in summaries})
+    lines = ["# How strong each AI is", "",
+             f"Produced by `{command}` on {time.strftime('%Y-%m-%d', time.gmtime())}: "
+             f"**{_many(max(deals), 'deals')} per pair**"
+             + (" — a small run that shows how the table is made; its intervals are wide, and a larger run "
+                "replaces it." if max(deals) < 100 else "."), "",
+             "Every shipped AI and bot of a game plays every other (`cavallo tournament`: each duplicate deal "
+             "twice, seats swapped; Scopa: matches to 11). The levels the table offers are **fast** "
+             "(`policy:<game>`, the network alone) and **strong** (`search:<game>`, the network-guided search); "
+             "[in_game_ai.md](in_game_ai.md) says how fast each answers. The rating is openskill's "
+             "Plackett-Luce mu, fed every game; the interval is mu ± 2σ; the ordinal mu − 3σ orders the table. "
+             "The score counts a win 1 and a draw 1/2. The time a decision is wall-clock on the machine of the run, "
+             "shared with the run's other workers (`--jobs`) and whatever else ran (the load average says how "
+             "busy it was); the strong level's search stops at its time budget, so on a busy machine it plays "
+             "with fewer iterations than on an idle core.", ""]
+    for s in summaries:
+        lines += game_section(s, images[s["game"]])
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--deals", type=int, default=100, help="duplicate deals per pair (default 100)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
+    p.add_argument("--games", default=None, help="comma-separated games (default every game)")
+    p.add_argument("--bots", default=None, help="comma-separated bot specs instead of each game's own list")
+    p.add_argument("--out", default=str(ROOT / "docs" / "strength.md"), help="the Markdown (default docs/strength.md)")
+    p.add_argument("--img", default=str(ROOT / "docs" / "img"), help="folder of the charts (default docs/img)")
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the tournaments' summaries")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    names = games.names() if args.games is None else args.games.split(",")
+    unknown = sorted(set(names) - set(games.names()))
+    if unknown:
+        p.error(f"--games: unknown {', '.join(unknown)}; known: {', '.join(games.names())}")
+    bots = split_specs(args.bots) if args.bots else None
+    summaries = run(names, bots, args.deals, args.seed, args.jobs, not args.no_progress)
+    os.makedirs(args.img, exist_ok=True)
+    images = {}
+    for s in summaries:
+        path = Path(args.img) / f"strength-{s['game']}.png"
+        write_chart(s, str(path))
+        images[s["game"]] = os.path.relpath(path.resolve(), Path(args.out).resolve().parent)
+    command = "python benchmarks/strength_table.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    Path(args.out).write_text(markdown(summaries, command.strip(), images) + "\n", encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps(summaries, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} and {', '.join(str(Path(args.img) / f'strength-{g}.png') for g in names)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
