@@ -142,6 +142,10 @@ static double expected_napula_diff(const double p[10]) {
     return diff;
 }
 
+double cv_cavalloicera_expected_napula_diff(const double p[10]) { return expected_napula_diff(p); }
+
+double cv_cavalloicera_card_value(int c) { return card_value(c); }
+
 static double card_share_value(int m, int theirs) { /* "most cards": P(our count without this card is 25/26) */
     int remaining = C - m - theirs, n = remaining - 1 > 0 ? remaining - 1 : 0;
     if (m >= 27 || theirs >= 27) return 0.0;
