@@ -19,8 +19,8 @@
 - **Prior**: the ``heuristic`` bot's score of each root move.
 - **In the core**: ``core_search`` runs the whole decision in C
   (core/cavalloicera_search.c) when ``cavallo_env.core.enabled()``: the same
-  search over these hooks with every option here, on the core's fast random
-  numbers (given Python's, the Python search's moves bit for bit);
+  search over these hooks with every option here, on the same random numbers
+  (the Python search's move and root visits, bit for bit, only faster);
   ``CAVALLO_CORE=python`` or ``engine=python`` keep it in Python.
 
 Search options (after the iteration count of ``ismcts:<n>``): ``rollout``
@@ -410,9 +410,9 @@ class CavalloiceraSearch(SearchHooks):
 
     def core_search(self, base: CavalloiceraState, rng: random.Random, settings: dict, bias) -> tuple:
         """The whole decision in the compiled core (core/cavalloicera_search.c): the same search as
-        the generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from
-        ``rng`` (given Python's numbers it makes the Python search's moves, bit for bit:
-        tests/test_core_search_cavalloicera.py).  ``settings``: the bot's iterations, c, expand,
+        the generic ``ismcts`` over these hooks, drawing ``rng``'s numbers (Python's Mersenne
+        Twister, from its state) in the same order: the Python search's move and visits, bit for
+        bit (tests/test_core_search_cavalloicera.py).  ``settings``: the bot's iterations, c, expand,
         reward, scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the
         move and its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
         legal = base.legal_moves()
@@ -421,8 +421,9 @@ class CavalloiceraSearch(SearchHooks):
         missing = self._missing(base, base.current)
         masks = None if missing is None else [sum(1 << r for r in missing.get(s, ())) for s in range(4)]
         left = remaining()
-        index, visits = core.extension("cavalloicera").search(base, options, by_move, masks, rng.getrandbits(64),
-                                                              0.0 if left is None else max(left, 1e-9))
+        index, visits = core.extension("cavalloicera").search(base, options, by_move, masks, 0,
+                                                              0.0 if left is None else max(left, 1e-9),
+                                                              rng.getstate()[1])
         if index is None:
             check()
             raise OverBudget("the search passed its deadline")
