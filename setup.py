@@ -17,7 +17,7 @@ CORE = "cavallo_env/core"
 
 
 SEARCH = {"briscola": [f"{CORE}/briscola_search.c"]}  # a game's ISMCTS search in C, where it has one
-SEARCH["cavalloicera"] = [f"{CORE}/cavalloicera_search.c"]
+SEARCH["cavalloicera"] = [f"{CORE}/cavalloicera_search.c", f"{CORE}/ismcts_tree.c"]
 
 
 def core_extension(game: str) -> Extension:

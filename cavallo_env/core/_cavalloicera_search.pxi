@@ -7,23 +7,29 @@ from libc.stdint cimport uint16_t
 from libc.string cimport memset
 
 
-cdef extern from "cavalloicera_search.h":
-    ctypedef struct cv_cvs_params:
+cdef extern from "ismcts_tree.h":
+    ctypedef struct cv_search_params:
         int64_t iterations
         double c
         int expand_greedy, reward
         double scale
         int depth, halving
         const double *bias
-        int random_rollout
-        double epsilon, hand_p
-        const uint16_t *missing
-        double infer
         uint64_t seed
         const uint32_t *mt
         double seconds
 
-    int CV_CVS_LATE, CV_CVS_NO_MEMORY, CV_CVS_BAD_ROOT
+    int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
+
+
+cdef extern from "cavalloicera_search.h":
+    ctypedef struct cv_cvs_params:
+        cv_search_params search
+        int random_rollout
+        double epsilon, hand_p
+        const uint16_t *missing
+        double infer
+
     int cv_cavalloicera_count_moves(const cv_cavalloicera *t)
     int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root,
                                int64_t *visits) nogil
@@ -79,13 +85,13 @@ cdef void _load_state(cv_cavalloicera *t, object state) except *:
 
 cdef void _params(cv_cvs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_cvs_params))
-    p.iterations = o["iterations"]
-    p.c = o["c"]
-    p.expand_greedy = o["expand"] == "greedy"
-    p.reward = ("points", "win", "mixed").index(o["reward"])
-    p.scale = o["scale"]
-    p.depth = o["depth"]
-    p.halving = o["root"] == "halving"
+    p.search.iterations = o["iterations"]
+    p.search.c = o["c"]
+    p.search.expand_greedy = o["expand"] == "greedy"
+    p.search.reward = ("points", "win", "mixed").index(o["reward"])
+    p.search.scale = o["scale"]
+    p.search.depth = o["depth"]
+    p.search.halving = o["root"] == "halving"
     p.random_rollout = ("greedy", "random").index(o["rollout"])
     p.epsilon = o["epsilon"]
     p.hand_p = o["hand"]
@@ -135,18 +141,18 @@ def search(state, dict options, double[::1] bias=None, missing=None, uint64_t se
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"bias has {bias.shape[0]} values for {n} legal moves")
     _params(&p, options)
-    p.bias = &bias[0] if bias is not None else NULL
+    p.search.bias = &bias[0] if bias is not None else NULL
     p.missing = _missing(missing, ranks)
-    p.seed = seed
-    p.mt = _mt_words(mt, words)
-    p.seconds = seconds
+    p.search.seed = seed
+    p.search.mt = _mt_words(mt, words)
+    p.search.seconds = seconds
     visits = np.zeros(n, np.int64)
     cdef int64_t[::1] v = visits
     with nogil:
         move = cv_cavalloicera_search(&t, &p, n, &v[0])
-    if move == CV_CVS_NO_MEMORY:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
-    if move == CV_CVS_BAD_ROOT:
+    if move == CV_SEARCH_NO_MEMORY:
+        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
+    if move == CV_SEARCH_BAD_ROOT:
         raise ValueError("the core lists other legal moves than the position's")
     return (None if move < 0 else move), visits.tolist()
 
@@ -160,7 +166,7 @@ def rollout_value(state, dict options, uint64_t seed=0, mt=None):
     _load_state(&t, state)
     _params(&p, {"iterations": 1, "c": 0.0, "expand": "greedy", "reward": "points", "scale": 1.0,
                  "root": "ucb", "infer": 0.0, **options})
-    p.mt = _mt_words(mt, words)
+    p.search.mt = _mt_words(mt, words)
     return cv_cavalloicera_rollout_value(&t, &p, seed)
 
 
@@ -182,8 +188,8 @@ def determinizations(state, Py_ssize_t draws, missing=None, double infer=0.0, ui
     memset(&p, 0, sizeof(cv_cvs_params))
     p.missing = _missing(missing, ranks)
     p.infer = infer
-    p.seed = seed
-    p.mt = _mt_words(mt, words)
+    p.search.seed = seed
+    p.search.mt = _mt_words(mt, words)
     hands = np.zeros((max(draws, 0), 4), np.uint64)
     cdef uint64_t[:, ::1] h = hands
     if draws > 0:

@@ -1,15 +1,14 @@
 /* Cavalloìcera's ISMCTS decision in C: see cavalloicera_search.h.  Each function
  * names the Python it mirrors (cavallo_env/bots/ismcts.py: _Search;
  * cavallo_env/cavalloicera/search.py: CavalloiceraSearch and its helpers). */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "cavalloicera_search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cavalloicera_bots.h"
+#include "ismcts_tree.h"
 #include "pysum.h"
 
 #define C CV_CV_CARDS
@@ -22,55 +21,10 @@
 #define SUIT_MASK(s) (0x1fffULL << (13 * (s)))
 #define SWORDS 2
 #define SWORDS_ACE 26
-#define MAX_PATH (CV_CV_TURNS + 1)
 #define MAX_SETS 4096 /* the sets of numerals summing to at most 10 in the whole deck: 4050, and the empty one */
 
 static int lowest(uint64_t b) { return __builtin_ctzll(b); }
 static int count(uint64_t b) { return __builtin_popcountll(b); }
-
-/* -- random numbers: the fast generator, or Python's random.Random drawn as the Python search draws -- */
-
-typedef struct {
-    uint64_t fast;
-    cv_pyrandom *py;
-} rng_t;
-
-static double rnd(rng_t *r) {
-    return r->py ? cv_pyrandom_random(r->py) : (double)(cv_splitmix64(&r->fast) >> 11) * 0x1.0p-53;
-}
-
-static int below(rng_t *r, int n) { /* random.Random._randbelow(n) with py */
-    return (int)(r->py ? cv_pyrandom_below(r->py, (uint32_t)n) : cv_fast_below(&r->fast, (uint32_t)n));
-}
-
-static void shuffle_cards(int8_t *a, int n, rng_t *rng) { /* random.Random.shuffle */
-    for (int i = n - 1; i > 0; i--) {
-        int j = below(rng, i + 1);
-        int8_t x = a[i];
-        a[i] = a[j];
-        a[j] = x;
-    }
-}
-
-/* hash(x) of a float 0 <= x < 1 (CPython's _Py_HashDouble), as random.Random(x) seeds with it */
-static uint64_t py_hash_unit(double x) {
-    const uint64_t mod = (1ULL << 61) - 1;
-    int e;
-    double m = frexp(x, &e);
-    uint64_t h = 0;
-    while (m) {
-        h = ((h << 28) & mod) | h >> (61 - 28);
-        m *= 268435456.0;
-        e -= 28;
-        uint64_t y = (uint64_t)m;
-        m -= (double)y;
-        h += y;
-        if (h >= mod) h -= mod;
-    }
-    e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
-    h = ((h << e) & mod) | h >> (61 - e);
-    return h;
-}
 
 static double VAL[C]; /* bots.CARD_VALUE, filled once */
 
@@ -165,50 +119,31 @@ static double quick_score(const cv_cavalloicera *t, int card, uint64_t cap) {
     return s;
 }
 
-typedef struct {
-    int n, cap;
-    int8_t *card;
-    uint64_t *set; /* 0: the card is placed */
-} moves_t;
-
-static int push(moves_t *m, int card, uint64_t set) { /* 0, or -1 without memory */
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        int8_t *cards = realloc(m->card, (size_t)cap);
-        if (!cards) return -1;
-        m->card = cards;
-        uint64_t *sets = realloc(m->set, sizeof(uint64_t) * (size_t)cap);
-        if (!sets) return -1;
-        m->set = sets;
-        m->cap = cap;
-    }
-    m->card[m->n] = (int8_t)card;
-    m->set[m->n++] = set;
-    return 0;
-}
+#define CODE(card, set) ((uint64_t)(card) << 56 | (set)) /* a move's code in the search's tree */
+#define SET_BITS ((1ULL << C) - 1)
 
 /* the sets of cand summing to rem that extend chosen, as increasing sorted tuples */
-static int sets_from(moves_t *m, int card, uint64_t cand, int rem, uint64_t chosen) {
+static int sets_from(cv_moves *m, int card, uint64_t cand, int rem, uint64_t chosen) {
     for (uint64_t b = cand; b; b &= b - 1) {
         int x = lowest(b), v = VALUE(x);
         if (v > rem) continue;
         uint64_t with = chosen | BIT(x);
-        if (v == rem ? push(m, card, with) : sets_from(m, card, cand & ~((BIT(x) << 1) - 1), rem - v, with))
+        if (v == rem ? cv_moves_push(m, CODE(card, with)) : sets_from(m, card, cand & ~((BIT(x) << 1) - 1), rem - v, with))
             return -1;
     }
     return 0;
 }
 
 /* CavalloiceraState.legal_moves(): by card, the place first, then its capture sets in order */
-static int legal_moves(const cv_cavalloicera *t, moves_t *m) {
+static int legal_moves(const cv_cavalloicera *t, cv_moves *m) {
     m->n = 0;
     if (t->done) return 0;
     for (uint64_t h = t->hands[t->current]; h; h &= h - 1) {
         int c = lowest(h);
-        if (push(m, c, 0)) return -1;
+        if (cv_moves_push(m, CODE(c, 0))) return -1;
         if (!VALUE(c)) {
             for (uint64_t b = t->table & RANK_MASK(RANK(c)); b; b &= b - 1)
-                if (push(m, c, BIT(lowest(b)))) return -1;
+                if (cv_moves_push(m, CODE(c, BIT(lowest(b))))) return -1;
         } else if (t->sums[VALUE(c)] && sets_from(m, c, t->table & NUMERALS, VALUE(c), 0)) {
             return -1;
         }
@@ -224,8 +159,8 @@ int cv_cavalloicera_count_moves(const cv_cavalloicera *t) {
 }
 
 /* rng.choice(state.legal_moves()), played (returns the card) */
-static int play_random(cv_cavalloicera *t, rng_t *rng) {
-    int k = below(rng, cv_cavalloicera_count_moves(t));
+static int play_random(cv_cavalloicera *t, cv_rng *rng) {
+    int k = cv_rng_below(rng, cv_cavalloicera_count_moves(t));
     for (uint64_t h = t->hands[t->current]; h; h &= h - 1) {
         int c = lowest(h);
         if (k-- == 0) {
@@ -276,12 +211,12 @@ static int rollout_capture(const cv_cavalloicera *t, int *card, uint64_t *set) {
     return found;
 }
 
-static void greedy_rollout(cv_cavalloicera *t, rng_t *rng, double epsilon, int plies) {
+static void greedy_rollout(cv_cavalloicera *t, cv_rng *rng, double epsilon, int plies) {
     int live[13] = {0}, stop = t->turn + plies < CV_CV_TURNS ? t->turn + plies : CV_CV_TURNS;
     for (int s = 0; s < CV_CV_SEATS; s++)
         for (uint64_t h = t->hands[s]; h; h &= h - 1) live[RANK(lowest(h))]++;
     while (t->turn < stop) {
-        if (epsilon != 0.0 && rnd(rng) < epsilon) {
+        if (epsilon != 0.0 && cv_rng_random(rng) < epsilon) {
             live[RANK(play_random(t, rng))]--;
             continue;
         }
@@ -302,31 +237,21 @@ static void greedy_rollout(cv_cavalloicera *t, rng_t *rng, double epsilon, int p
     }
 }
 
-static void rollout(cv_cavalloicera *t, const cv_cvs_params *p, rng_t *rng) { /* CavalloiceraSearch.rollout */
+static void rollout(cv_cavalloicera *t, const cv_cvs_params *p, cv_rng *rng) { /* CavalloiceraSearch.rollout */
     if (p->random_rollout) {
-        int stop = t->turn + p->depth < CV_CV_TURNS ? t->turn + p->depth : CV_CV_TURNS;
+        int depth = p->search.depth, stop = t->turn + depth < CV_CV_TURNS ? t->turn + depth : CV_CV_TURNS;
         while (t->turn < stop) play_random(t, rng);
     } else {
-        greedy_rollout(t, rng, p->epsilon, p->depth);
+        greedy_rollout(t, rng, p->epsilon, p->search.depth);
     }
-}
-
-static rng_t rng_of(const cv_cvs_params *p, uint64_t seed, cv_pyrandom *py) {
-    rng_t r = {seed, NULL};
-    if (p->mt) { /* random.Random.setstate: the 624 words and the index */
-        memcpy(py->state, p->mt, sizeof py->state);
-        py->index = (int)p->mt[CV_MT_N];
-        r.py = py;
-    }
-    return r;
 }
 
 double cv_cavalloicera_rollout_value(const cv_cavalloicera *state, const cv_cvs_params *p, uint64_t seed) {
     card_values();
     cv_cavalloicera t = *state;
     cv_pyrandom py;
-    rng_t rng = rng_of(p, seed, &py);
-    if (!t.done && p->depth) rollout(&t, p, &rng);
+    cv_rng rng = cv_rng_start(p->search.mt, seed, &py);
+    if (!t.done && p->search.depth) rollout(&t, p, &rng);
     return cv_cavalloicera_static_eval(&t, p->hand_p);
 }
 
@@ -365,15 +290,15 @@ static void dealer_init(dealer_t *d, const cv_cavalloicera *base, const cv_cvs_p
     }
 }
 
-static void deal_inferred(dealer_t *d, rng_t *rng, uint64_t hands[3]) { /* _Dealer.deal */
+static void deal_inferred(dealer_t *d, cv_rng *rng, uint64_t hands[3]) { /* _Dealer.deal */
     int room[3] = {d->sizes[0], d->sizes[1], d->sizes[2]};
-    shuffle_cards(d->cons, d->ncons, rng);
-    shuffle_cards(d->free_, d->nfree, rng);
+    cv_rng_shuffle(d->cons, d->ncons, rng);
+    cv_rng_shuffle(d->free_, d->nfree, rng);
     for (int i = 0; i < d->ncons; i++) {
         int c = d->cons[i], ok[3], n = 0, k;
         for (k = 0; k < 3; k++)
             if (d->allowed[c] >> k & 1 && room[k]) ok[n++] = k;
-        if (!n || rnd(rng) >= d->soft) {
+        if (!n || cv_rng_random(rng) >= d->soft) {
             n = 0;
             for (k = 0; k < 3; k++)
                 if (room[k]) ok[n++] = k;
@@ -383,7 +308,7 @@ static void deal_inferred(dealer_t *d, rng_t *rng, uint64_t hands[3]) { /* _Deal
         } else {
             int total = 0;
             for (int j = 0; j < n; j++) total += room[ok[j]];
-            double x = rnd(rng) * total;
+            double x = cv_rng_random(rng) * total;
             for (int j = 0; j < n; j++) {
                 k = ok[j];
                 x -= room[k];
@@ -397,13 +322,13 @@ static void deal_inferred(dealer_t *d, rng_t *rng, uint64_t hands[3]) { /* _Deal
         for (; room[k]; room[k]--) hands[k] |= BIT(d->free_[i++]);
 }
 
-static void determinize(dealer_t *d, const cv_cavalloicera *base, cv_cavalloicera *w, rng_t *rng) {
+static void determinize(dealer_t *d, const cv_cavalloicera *base, cv_cavalloicera *w, cv_rng *rng) {
     uint64_t hands[3] = {0, 0, 0};
     *w = *base;
     if (d->inferred) {
         deal_inferred(d, rng, hands);
     } else {
-        shuffle_cards(d->pool, d->np, rng);
+        cv_rng_shuffle(d->pool, d->np, rng);
         for (int k = 0, i = 0; k < 3; k++)
             for (int j = 0; j < d->sizes[k]; j++) hands[k] |= BIT(d->pool[i++]);
     }
@@ -414,7 +339,7 @@ int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_p
     dealer_t d;
     cv_cavalloicera w;
     cv_pyrandom py;
-    rng_t rng = rng_of(p, p->seed, &py);
+    cv_rng rng = cv_rng_start(p->search.mt, p->search.seed, &py);
     dealer_init(&d, base, p);
     for (int i = 0; i < n; i++) {
         determinize(&d, base, &w, &rng);
@@ -437,277 +362,39 @@ void cv_cavalloicera_prepare(cv_cavalloicera *t) {
             if (cv_cavalloicera_count_sets(t, lowest(h))) t->caps |= BIT(lowest(h));
 }
 
-/* -- the tree (ismcts._Node, _Search) ------------------------------------------------------- */
+/* -- the search (ismcts_tree.c) over Cavalloìcera's rules and hooks ------------------------- */
 
 typedef struct {
-    int32_t first, next; /* first child, next sibling (-1: none) */
-    int8_t card;
-    uint64_t set;
-    int64_t visits, avail;
-    double total; /* summed reward of the team that made the move into this node */
-} node;
-
-typedef struct {
-    const cv_cavalloicera *base;
     const cv_cvs_params *p;
-    node *nodes;
-    int32_t used, cap;
-    int32_t path[MAX_PATH];
-    int8_t team[MAX_PATH];
-    int plen;
-    moves_t moves;
-    int *untried;
-    int untried_cap;
     dealer_t dealer;
-    struct timespec stop;
-    int bounded, late, oom;
-    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
-} search;
+} hooks_t;
 
-static int32_t child(const search *s, int32_t at, int card, uint64_t set) {
-    for (int32_t k = s->nodes[at].first; k >= 0; k = s->nodes[k].next)
-        if (s->nodes[k].card == card && s->nodes[k].set == set) return k;
-    return -1;
+static int game_moves(const void *t, cv_moves *out) { return legal_moves(t, out); }
+
+static void game_play(void *t, uint64_t move) { cv_cavalloicera_play(t, (int)(move >> 56), move & SET_BITS); }
+
+static int game_done(const void *t) { return ((const cv_cavalloicera *)t)->done; }
+
+static int game_team(const void *t) { return ((const cv_cavalloicera *)t)->current & 1; }
+
+static double game_quick(const void *t, uint64_t move) { return quick_score(t, (int)(move >> 56), move & SET_BITS); }
+
+static void game_determinize(void *ctx, const void *base, void *out, cv_rng *rng) {
+    determinize(&((hooks_t *)ctx)->dealer, base, out, rng);
 }
 
-static int32_t add_child(search *s, int32_t at, int card, uint64_t set) {
-    int32_t k = s->used++;
-    node *n = s->nodes + k;
-    n->first = -1;
-    n->next = s->nodes[at].first;
-    n->card = (int8_t)card;
-    n->set = set;
-    n->visits = n->avail = 0;
-    n->total = 0.0;
-    s->nodes[at].first = k;
-    return k;
+static void game_rollout(void *ctx, void *t, cv_rng *rng) { rollout(t, ((hooks_t *)ctx)->p, rng); }
+
+static double game_evaluate(void *ctx, const void *t) {
+    return cv_cavalloicera_static_eval(t, ((hooks_t *)ctx)->p->hand_p);
 }
 
-static int best_quick(search *s, const cv_cavalloicera *t, int nu, rng_t *rng) { /* ismcts._best_quick */
-    int *best = s->untried + nu, nb = 0; /* the room after the untried ones */
-    double top = -1e18;
-    for (int i = 0; i < nu; i++) {
-        int m = s->untried[i];
-        double q = quick_score(t, s->moves.card[m], s->moves.set[m]);
-        if (q > top) top = q, nb = 0;
-        if (q == top) best[nb++] = m;
-    }
-    return nb == 1 ? best[0] : best[below(rng, nb)];
-}
-
-static void back_up(search *s, double diff) { /* _Search.back_up */
-    const cv_cvs_params *p = s->p;
-    double sign = (double)((diff > 0) - (diff < 0));
-    double r0 = p->reward == CV_CVS_POINTS ? diff / p->scale : p->reward == CV_CVS_WIN ? sign : sign + diff / p->scale;
-    for (int i = 0; i < s->plen; i++) {
-        node *n = s->nodes + s->path[i];
-        n->visits++;
-        n->total += s->team[i] == 0 ? r0 : -r0;
-    }
-}
-
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > s->stop.tv_sec || (now.tv_sec == s->stop.tv_sec && now.tv_nsec > s->stop.tv_nsec)) s->late = 1;
-    return s->late;
-}
-
-/* the index (in s->moves) of the move the walk takes at `at`: UCB over the tried moves, or an
- * untried one to expand (*expand set); -1 without memory */
-static int select_move(search *s, int32_t at, int32_t root, const cv_cavalloicera *t, rng_t *rng, int *expand) {
-    const cv_cvs_params *p = s->p;
-    if (legal_moves(t, &s->moves)) return -1;
-    int n = s->moves.n, nu = 0, best = -1;
-    if (2 * n > s->untried_cap) {
-        int *u = realloc(s->untried, sizeof(int) * (size_t)(2 * n));
-        if (!u) return -1;
-        s->untried = u, s->untried_cap = 2 * n;
-    }
-    double best_u = -1e18;
-    for (int i = 0; i < n; i++) {
-        int32_t k = child(s, at, s->moves.card[i], s->moves.set[i]);
-        if (k < 0) {
-            s->untried[nu++] = i;
-            continue;
-        }
-        node *ch = s->nodes + k;
-        ch->avail++;
-        if (nu) continue;
-        double u = ch->total / ch->visits + p->c * sqrt(log((double)ch->avail) / ch->visits);
-        if (p->bias && at == root) u += p->bias[i] / (ch->visits + 1);
-        if (u > best_u) best_u = u, best = i;
-    }
-    *expand = nu > 0;
-    if (!nu) return best;
-    if (nu == 1) return s->untried[0];
-    return p->expand_greedy ? best_quick(s, t, nu, rng) : s->untried[below(rng, nu)];
-}
-
-/* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate,
- * back up along the path (_Search.iterate); -1 without memory */
-static int iterate(search *s, cv_cavalloicera *t, int32_t at, rng_t *rng, int32_t root) {
-    while (!t->done && s->plen < MAX_PATH) {
-        int expand, i = select_move(s, at, root, t, rng, &expand);
-        if (i < 0) return -1;
-        int card = s->moves.card[i], team = t->current & 1;
-        uint64_t set = s->moves.set[i];
-        int32_t k = expand ? add_child(s, at, card, set) : child(s, at, card, set);
-        if (expand) s->nodes[k].avail = 1;
-        cv_cavalloicera_play(t, card, set);
-        s->path[s->plen] = k;
-        s->team[s->plen++] = (int8_t)team;
-        at = k;
-        if (expand) break;
-    }
-    if (!t->done && s->p->depth) rollout(t, s->p, rng);
-    back_up(s, cv_cavalloicera_static_eval(t, s->p->hand_p));
-    return 0;
-}
-
-/* -- the root: UCB or sequential halving (ISMCTSBot.search, _Search.halving) ---------------- */
-
-static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
-
-/* alive (root move indices) sorted stably by key descending: the prior's bias, else the mean reward */
-static void sort_alive(const search *s, int *alive, const int32_t *kid, int n, const double *bias) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            double a = bias ? bias[alive[j - 1]] : mean(s->nodes + kid[alive[j - 1]]);
-            double b = bias ? bias[alive[j]] : mean(s->nodes + kid[alive[j]]);
-            if (!(b > a)) break;
-            int x = alive[j];
-            alive[j] = alive[j - 1];
-            alive[j - 1] = x;
-        }
-}
-
-/* the world's generator of one halving round (Python: random.Random(rng.random())), the same for
- * every move of the world: its seed (fast), or s->seeded set up (py) */
-static uint64_t world_seed(search *s, rng_t *rng) {
-    if (!rng->py) return cv_splitmix64(&rng->fast);
-    cv_pyrandom_seed(&s->seeded, py_hash_unit(cv_pyrandom_random(rng->py)));
-    cv_pyrandom_u32(&s->seeded); /* the first draw twists the state ... */
-    s->seeded.index = 0;         /* ... and this puts its word back: the state right after */
-    return 0;
-}
-
-/* every alive move played once on world (common random numbers); -1 late, -2 without memory */
-static int halving_world(search *s, const cv_cavalloicera *world, const int *alive, int n, const int32_t *kid,
-                         const moves_t *root, uint64_t seed, int py) {
-    for (int i = 0; i < n; i++) {
-        if (past_time(s)) return CV_CVS_LATE;
-        cv_cavalloicera t = *world;
-        rng_t local = {seed, NULL};
-        if (py) {
-            s->local = s->seeded;
-            local.py = &s->local;
-        }
-        node *ch = s->nodes + kid[alive[i]];
-        cv_cavalloicera_play(&t, root->card[alive[i]], root->set[alive[i]]);
-        ch->avail++;
-        s->path[0] = kid[alive[i]];
-        s->team[0] = (int8_t)(world->current & 1);
-        s->plen = 1;
-        if (iterate(s, &t, kid[alive[i]], &local, -1)) return CV_CVS_NO_MEMORY;
-    }
-    return 0;
-}
-
-static int halving(search *s, const moves_t *root, int *alive, int32_t *kid, rng_t *rng) {
-    int n = root->n;
-    for (int i = 0; i < n; i++) alive[i] = i;
-    if (s->p->bias) sort_alive(s, alive, kid, n, s->p->bias);
-    for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, root->card[alive[i]], root->set[alive[i]]);
-    int rounds = 1;
-    while ((1LL << rounds) < n) rounds++;
-    int64_t budget = s->p->iterations;
-    for (int r = 0; r < rounds; r++) {
-        if (n == 1 || budget <= 0) break;
-        int64_t per_move = (budget / (rounds - r)) / n;
-        if (per_move < 1) per_move = 1;
-        for (int64_t k = 0; k < per_move && budget >= n; k++) {
-            cv_cavalloicera world;
-            determinize(&s->dealer, s->base, &world, rng);
-            uint64_t seed = world_seed(s, rng);
-            int err = halving_world(s, &world, alive, n, kid, root, seed, rng->py != NULL);
-            if (err) return err;
-            budget -= n;
-        }
-        sort_alive(s, alive, kid, n, NULL);
-        n = (n + 1) / 2;
-    }
-    return alive[0];
-}
-
-static int ucb_root(search *s, const moves_t *root, int32_t *kid, rng_t *rng) {
-    for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (past_time(s)) return CV_CVS_LATE;
-        cv_cavalloicera world;
-        determinize(&s->dealer, s->base, &world, rng);
-        s->plen = 0;
-        if (iterate(s, &world, 0, rng, 0)) return CV_CVS_NO_MEMORY;
-    }
-    int best = -1;
-    int64_t best_v = 0;
-    double best_t = 0.0;
-    for (int i = 0; i < root->n; i++) { /* most visits, then most total */
-        kid[i] = child(s, 0, root->card[i], root->set[i]);
-        int64_t v = kid[i] < 0 ? -1 : s->nodes[kid[i]].visits;
-        double tot = kid[i] < 0 ? 0.0 : s->nodes[kid[i]].total;
-        if (best < 0 || v > best_v || (v == best_v && tot > best_t)) best = i, best_v = v, best_t = tot;
-    }
-    return best;
-}
-
-static void start_clock(search *s, double seconds) {
-    if (seconds <= 0) return;
-    s->bounded = 1;
-    clock_gettime(CLOCK_MONOTONIC, &s->stop);
-    double whole = floor(seconds);
-    s->stop.tv_sec += (time_t)whole;
-    s->stop.tv_nsec += (long)((seconds - whole) * 1e9);
-    if (s->stop.tv_nsec >= 1000000000L) s->stop.tv_sec++, s->stop.tv_nsec -= 1000000000L;
-}
-
-/* the decision once the root's moves are listed and the memory is there */
-static int decide(search *s, moves_t *root, int *alive, int32_t *kid, int64_t *visits) {
-    const cv_cvs_params *p = s->p;
-    cv_pyrandom py;
-    rng_t rng = rng_of(p, p->seed, &py);
-    dealer_init(&s->dealer, s->base, p);
-    start_clock(s, p->seconds);
-    int move = p->halving ? halving(s, root, alive, kid, &rng) : ucb_root(s, root, kid, &rng);
-    for (int i = 0; i < root->n; i++) visits[i] = kid[i] < 0 ? 0 : s->nodes[kid[i]].visits;
-    return move;
-}
+static const cv_search_game GAME = {sizeof(cv_cavalloicera), game_moves, game_play, game_done, game_team,
+                                    game_quick, game_determinize, game_rollout, game_evaluate};
 
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits) {
-    search s;
-    memset(&s, 0, sizeof s);
+    hooks_t hooks = {p};
     card_values();
-    s.base = base;
-    s.p = p;
-    moves_t root = {0, 0, NULL, NULL};
-    int move = CV_CVS_NO_MEMORY;
-    int *alive = NULL;
-    int32_t *kid = NULL;
-    if (legal_moves(base, &root)) goto out;
-    move = CV_CVS_BAD_ROOT;
-    if (root.n != n_root || n_root < 2) goto out;
-    move = CV_CVS_NO_MEMORY;
-    s.cap = (int32_t)(p->iterations + n_root + 2);
-    s.nodes = malloc(sizeof(node) * (size_t)s.cap);
-    alive = malloc(sizeof(int) * (size_t)n_root);
-    kid = malloc(sizeof(int32_t) * (size_t)n_root);
-    if (!s.nodes || !alive || !kid) goto out;
-    for (int i = 0; i < n_root; i++) kid[i] = -1;
-    s.nodes[0].first = s.nodes[0].next = -1;
-    s.used = 1;
-    move = decide(&s, &root, alive, kid, visits);
-out:
-    free(s.nodes), free(alive), free(kid), free(s.untried);
-    free(s.moves.card), free(s.moves.set), free(root.card), free(root.set);
-    return move;
+    dealer_init(&hooks.dealer, base, p);
+    return cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
 }

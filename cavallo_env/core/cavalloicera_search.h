@@ -25,28 +25,17 @@
 #include <stdint.h>
 
 #include "cavalloicera.h"
+#include "ismcts_tree.h"
 
-enum { CV_CVS_POINTS = 0, CV_CVS_WIN = 1, CV_CVS_MIXED = 2 };
-enum { CV_CVS_LATE = -1, CV_CVS_NO_MEMORY = -2, CV_CVS_BAD_ROOT = -3 };
-
+/* the search's settings (ismcts_tree.h; bias and visits by root move in legal_moves() order) and
+ * the hooks' options */
 typedef struct {
-    int64_t iterations;
-    double c;               /* exploration */
-    int expand_greedy;      /* 1: expand the untried move quick_score likes best; 0: a random one */
-    int reward;             /* CV_CVS_POINTS, CV_CVS_WIN, CV_CVS_MIXED */
-    double scale;           /* points per unit of reward */
-    int depth;              /* rollout plies */
-    int halving;            /* 1: sequential halving at the root; 0: UCB */
-    const double *bias;     /* NULL or one root bias per root move (reward units) */
-    int random_rollout;     /* 1: random_rollout; 0: greedy_rollout */
-    double epsilon;         /* the greedy rollout's random-move rate */
-    double hand_p;          /* static_eval's chance that a card in hand ends with its holder's team */
+    cv_search_params search;
+    int random_rollout;      /* 1: random_rollout; 0: greedy_rollout */
+    double epsilon;          /* the greedy rollout's random-move rate */
+    double hand_p;           /* static_eval's chance that a card in hand ends with its holder's team */
     const uint16_t *missing; /* NULL (uniform deals) or 4 rank masks by seat: the ranks a seat likely lacks */
-    double infer;           /* how often a card avoids a seat that likely lacks its rank (with missing) */
-    uint64_t seed;          /* the fast generator's seed */
-    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
-                             * index): then the search draws Python's numbers, as the Python search */
-    double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
+    double infer;            /* how often a card avoids a seat that likely lacks its rank (with missing) */
 } cv_cvs_params;
 
 /* The number of legal moves of the seat to play (len(legal_moves())). */
@@ -54,8 +43,8 @@ int cv_cavalloicera_count_moves(const cv_cavalloicera *t);
 
 /* The decision of the seat to play in base (n_root legal moves, two or more): the index of the
  * move in legal_moves() order and the root visit count of every move (visits[n_root]); or
- * CV_CVS_LATE when the time ran out (the search is abandoned), CV_CVS_NO_MEMORY, CV_CVS_BAD_ROOT
- * when base has not n_root legal moves. */
+ * CV_SEARCH_LATE when the time ran out (the search is abandoned), CV_SEARCH_NO_MEMORY,
+ * CV_SEARCH_BAD_ROOT when base has not n_root legal moves (cv_search). */
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits);
 
 /* The rollout then the evaluation of one full-information state, as the search does below its
@@ -66,7 +55,7 @@ double cv_cavalloicera_rollout_value(const cv_cavalloicera *state, const cv_cvs_
 double cv_cavalloicera_static_eval(const cv_cavalloicera *t, double hand_p);
 
 /* n determinizations of base for the seat to play, one after the other as the search draws them:
- * hands[4 * i + s] the hand of seat s in the i-th; 0, or CV_CVS_NO_MEMORY. */
+ * hands[4 * i + s] the hand of seat s in the i-th. */
 int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n, uint64_t *hands);
 
 /* a table loaded field by field (hands, table, piles, unclaimed, moves, bonuses, seats, turn, done):
