@@ -16,7 +16,7 @@ except ImportError:  # pip installs it from [build-system] requires; a build by 
 CORE = "cavallo_env/core"
 
 
-SEARCH = {"briscola": [f"{CORE}/briscola_search.c"]}  # a game's ISMCTS search in C, where it has one
+SEARCH = {"briscola": [f"{CORE}/briscola_search.c", f"{CORE}/ismcts_tree.c"]}  # a game's ISMCTS search in C, where it has one
 SEARCH["cavalloicera"] = [f"{CORE}/cavalloicera_search.c", f"{CORE}/ismcts_tree.c"]
 
 

@@ -6,21 +6,27 @@ from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
 
-cdef extern from "briscola_search.h":
-    ctypedef struct cv_brs_params:
+cdef extern from "ismcts_tree.h":
+    ctypedef struct cv_search_params:
         int64_t iterations
         double c
         int expand_greedy, reward
         double scale
         int depth, halving
         const double *bias
+        uint64_t seed
+        const uint32_t *mt
+        double seconds
+
+
+cdef extern from "briscola_search.h":
+    ctypedef struct cv_brs_params:
+        cv_search_params search
+        const double *bias
         double epsilon
         int smart
         double win
         const double *weights
-        uint64_t seed
-        const uint32_t *mt
-        double seconds
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
@@ -71,13 +77,13 @@ cdef void _load_state(cv_briscola *t, object state) except *:
 
 cdef void _params(cv_brs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_brs_params))
-    p.iterations = o["iterations"]
-    p.c = o["c"]
-    p.expand_greedy = o["expand"] == "greedy"
-    p.reward = ("points", "win", "mixed").index(o["reward"])
-    p.scale = o["scale"]
-    p.depth = o["depth"]
-    p.halving = o["root"] == "halving"
+    p.search.iterations = o["iterations"]
+    p.search.c = o["c"]
+    p.search.expand_greedy = o["expand"] == "greedy"
+    p.search.reward = ("points", "win", "mixed").index(o["reward"])
+    p.search.scale = o["scale"]
+    p.search.depth = o["depth"]
+    p.search.halving = o["root"] == "halving"
     p.epsilon = o["epsilon"]
     p.smart = o["rollout"] == "smart"
     p.win = o["win"]
@@ -115,13 +121,13 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
     _params(&p, options)
     p.bias = _by_card(bias)
     p.weights = _by_card(weights)
-    p.seed = seed
-    p.mt = words if mt is not None else NULL
-    p.seconds = seconds
+    p.search.seed = seed
+    p.search.mt = words if mt is not None else NULL
+    p.search.seconds = seconds
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
     if move == -2:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
+        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
     return (None if move < 0 else move), [visits[c] for c in range(40)]
 
 

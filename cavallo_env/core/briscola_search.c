@@ -1,58 +1,20 @@
 /* Briscola's ISMCTS decision in C: see briscola_search.h.  Each function
  * names the Python it mirrors (cavallo_env/bots/ismcts.py: _Search;
  * cavallo_env/briscola/search.py: BriscolaSearch; briscola/endgame.py: _solve). */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "briscola_search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define C CV_BR_CARDS
 #define SUIT(c) ((c) / 10)
 #define P(c) ((int)CV_BR_POINTS[c])
 #define STR(c) ((int)CV_BR_STRENGTH[c])
-#define MAX_PATH 48
 
 static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     if (SUIT(card) == SUIT(lead)) return STR(card) > STR(lead);
     return SUIT(card) == trump_suit;
-}
-
-/* The search's random numbers: the fast generator, or Python's random.Random (py != NULL) drawn as
- * the Python search draws them (random(), _randbelow for choice and shuffle), move for move. */
-typedef struct {
-    uint64_t fast;
-    cv_pyrandom *py;
-} rng_t;
-
-static double rnd(rng_t *r) {
-    return r->py ? cv_pyrandom_random(r->py) : (double)(cv_splitmix64(&r->fast) >> 11) * 0x1.0p-53;
-}
-
-static int below(rng_t *r, int n) { /* random.Random._randbelow(n) with py */
-    return (int)(r->py ? cv_pyrandom_below(r->py, (uint32_t)n) : cv_fast_below(&r->fast, (uint32_t)n));
-}
-
-/* hash(x) of a float 0 <= x < 1 (CPython's _Py_HashDouble), as random.Random(x) seeds with it */
-static uint64_t py_hash_unit(double x) {
-    const uint64_t mod = (1ULL << 61) - 1;
-    int e;
-    double m = frexp(x, &e);
-    uint64_t h = 0;
-    while (m) {
-        h = ((h << 28) & mod) | h >> (61 - 28);
-        m *= 268435456.0;
-        e -= 28;
-        uint64_t y = (uint64_t)m;
-        m -= (double)y;
-        h += y;
-        if (h >= mod) h -= mod;
-    }
-    e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
-    h = ((h << e) & mod) | h >> (61 - e);
-    return h;
 }
 
 static double trump_worth(int c) { return 2.0 + 0.4 * STR(c); } /* search._TRUMP_WORTH */
@@ -168,13 +130,13 @@ static int greedy_card(const int8_t *hand, int n, int lead, int ts) { /* bots.gr
     return best;
 }
 
-static void rollout(cv_briscola *t, const cv_brs_params *p, rng_t *rng) { /* BriscolaSearch.rollout */
-    for (int k = 0; k < p->depth; k++) {
+static void rollout(cv_briscola *t, const cv_brs_params *p, cv_rng *rng) { /* BriscolaSearch.rollout */
+    for (int k = 0; k < p->search.depth; k++) {
         if (t->done || (p->smart && t->drawn >= CV_BR_STOCK && t->lead < 0)) return;
         const int8_t *hand = t->hands[t->current];
         int n = t->hand_len[t->current];
         if (n == 1) cv_briscola_play(t, hand[0]);
-        else if (rnd(rng) < p->epsilon) cv_briscola_play(t, hand[(int)(rnd(rng) * n)]);
+        else if (cv_rng_random(rng) < p->epsilon) cv_briscola_play(t, hand[(int)(cv_rng_random(rng) * n)]);
         else if (p->smart) cv_briscola_play(t, smart_card(t));
         else cv_briscola_play(t, greedy_card(hand, n, t->lead, t->trump_suit));
     }
@@ -199,8 +161,8 @@ static double evaluate(const cv_briscola *t, double win) { /* BriscolaSearch.eva
 
 double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) {
     cv_briscola t = *state;
-    rng_t rng = {seed, NULL};
-    if (!t.done && p->depth) rollout(&t, p, &rng);
+    cv_rng rng = {seed, NULL};
+    if (!t.done && p->search.depth) rollout(&t, p, &rng);
     return evaluate(&t, p->win);
 }
 
@@ -215,18 +177,9 @@ static void set_hand(cv_briscola *t, int seat, const int8_t *cards, int n) {
     }
 }
 
-static void shuffle(int8_t *a, int n, rng_t *rng) { /* random.Random.shuffle */
-    for (int i = n - 1; i > 0; i--) {
-        int j = below(rng, i + 1);
-        int8_t x = a[i];
-        a[i] = a[j];
-        a[j] = x;
-    }
-}
-
 /* the hidden cards of base (the other hand, but the trump card it publicly holds, and the
  * stock) dealt again: uniformly, or the hand drawn one card at a time by weights */
-static void determinize(const cv_briscola *base, const double *weights, cv_briscola *w, rng_t *rng) {
+static void determinize(const cv_briscola *base, const double *weights, cv_briscola *w, cv_rng *rng) {
     *w = *base;
     int other = 1 - base->current, n_opp = base->hand_len[other], trump = base->trump;
     int known = base->trump_holder == other && (base->hand_bits[other] >> trump & 1);
@@ -242,7 +195,7 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
         for (int h = 0; h < n; h++) {
             double total = 0.0;
             for (int i = 0; i < np; i++) total += ws[i];
-            double r = rnd(rng) * total;
+            double r = cv_rng_random(rng) * total;
             int k = 0;
             while (k < np - 1) {
                 r -= ws[k];
@@ -254,9 +207,9 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
             memmove(ws + k, ws + k + 1, sizeof(double) * (size_t)(np - k - 1));
             np--;
         }
-        shuffle(pool, np, rng);
+        cv_rng_shuffle(pool, np, rng);
     } else {
-        shuffle(pool, np, rng);
+        cv_rng_shuffle(pool, np, rng);
         memcpy(hand, pool, (size_t)n);
         memmove(pool, pool + n, (size_t)(np - n));
         np -= n;
@@ -267,50 +220,12 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
 }
 
 void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_briscola *out, uint64_t *rng) {
-    rng_t r = {*rng, NULL};
+    cv_rng r = {*rng, NULL};
     determinize(base, weights, out, &r);
     *rng = r.fast;
 }
 
-/* -- the tree (ismcts._Node, _Search) --------------------------------------------- */
-
-typedef struct {
-    int32_t first, next; /* first child, next sibling (-1: none) */
-    int8_t card;
-    int64_t visits, avail;
-    double total;        /* summed reward of the team that made the move into this node */
-} node;
-
-typedef struct {
-    const cv_briscola *base;
-    const cv_brs_params *p;
-    node *nodes;
-    int32_t used, cap;
-    int32_t path[MAX_PATH];
-    int8_t team[MAX_PATH];
-    int plen;
-    struct timespec stop;
-    int bounded, late;
-    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
-} search;
-
-static int32_t child(const search *s, int32_t at, int card) {
-    for (int32_t k = s->nodes[at].first; k >= 0; k = s->nodes[k].next)
-        if (s->nodes[k].card == card) return k;
-    return -1;
-}
-
-static int32_t add_child(search *s, int32_t at, int card) {
-    int32_t k = s->used++;
-    node *n = s->nodes + k;
-    n->first = -1;
-    n->next = s->nodes[at].first;
-    n->card = (int8_t)card;
-    n->visits = n->avail = 0;
-    n->total = 0.0;
-    s->nodes[at].first = k;
-    return k;
-}
+/* -- the search (ismcts_tree.c) over Briscola's rules and hooks: a move's code is its card -- */
 
 static double quick_score(const cv_briscola *t, int m) { /* BriscolaSearch.quick_score */
     int ts = t->trump_suit;
@@ -318,37 +233,6 @@ static double quick_score(const cv_briscola *t, int m) { /* BriscolaSearch.quick
     if (t->lead < 0) return -P(m) - keep;
     int gain = P(t->lead) + P(m);
     return (beats(t->lead, m, ts) ? gain : -gain) - keep;
-}
-
-static int best_quick(const cv_briscola *t, const int8_t *moves, int n, rng_t *rng) { /* ismcts._best_quick */
-    int8_t best[C];
-    int nb = 0;
-    double top = -1e18;
-    for (int i = 0; i < n; i++) {
-        double q = quick_score(t, moves[i]);
-        if (q > top) top = q, nb = 0;
-        if (q == top) best[nb++] = moves[i];
-    }
-    return nb == 1 ? best[0] : best[below(rng, nb)];
-}
-
-static void back_up(search *s, double diff) { /* _Search.back_up */
-    const cv_brs_params *p = s->p;
-    double sign = (double)((diff > 0) - (diff < 0));
-    double r0 = p->reward == CV_BRS_POINTS ? diff / p->scale : p->reward == CV_BRS_WIN ? sign : sign + diff / p->scale;
-    for (int i = 0; i < s->plen; i++) {
-        node *n = s->nodes + s->path[i];
-        n->visits++;
-        n->total += s->team[i] == 0 ? r0 : -r0;
-    }
-}
-
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > s->stop.tv_sec || (now.tv_sec == s->stop.tv_sec && now.tv_nsec > s->stop.tv_nsec)) s->late = 1;
-    return s->late;
 }
 
 /* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
@@ -364,169 +248,44 @@ static int legal_moves(const cv_briscola *t, int8_t moves[CV_BR_HAND]) {
     return n;
 }
 
-/* the move the tree walk takes at `at` (UCB over the tried moves), or expands (an untried one):
- * sets *expand when the move is new */
-static int select_move(search *s, int32_t at, int32_t root, const cv_briscola *t, rng_t *rng, int *expand) {
-    const cv_brs_params *p = s->p;
+static int game_moves(const void *t, cv_moves *out) {
     int8_t moves[CV_BR_HAND];
-    int n = legal_moves(t, moves), nu = 0, best = -1;
-    int8_t untried[CV_BR_HAND];
-    double best_u = -1e18;
-    for (int i = 0; i < n; i++) {
-        int32_t k = child(s, at, moves[i]);
-        if (k < 0) {
-            untried[nu++] = moves[i];
-            continue;
-        }
-        node *ch = s->nodes + k;
-        ch->avail++;
-        if (nu) continue;
-        double u = ch->total / ch->visits + p->c * sqrt(log((double)ch->avail) / ch->visits);
-        if (p->bias && at == root) u += p->bias[moves[i]] / (ch->visits + 1);
-        if (u > best_u) best_u = u, best = moves[i];
-    }
-    *expand = nu > 0;
-    if (!nu) return best;
-    if (nu == 1) return untried[0];
-    return p->expand_greedy ? best_quick(t, untried, nu, rng) : untried[below(rng, nu)];
+    int n = legal_moves(t, moves);
+    out->n = 0;
+    for (int i = 0; i < n; i++)
+        if (cv_moves_push(out, (uint64_t)moves[i])) return -1;
+    return 0;
 }
 
-/* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate,
- * back up along the path (_Search.iterate) */
-static void iterate(search *s, cv_briscola *t, int32_t at, rng_t *rng, int32_t root) {
-    while (!t->done && s->plen < MAX_PATH) {
-        int expand;
-        int m = select_move(s, at, root, t, rng, &expand);
-        int team = t->current;
-        int32_t k = expand ? add_child(s, at, m) : child(s, at, m);
-        if (expand) s->nodes[k].avail = 1;
-        cv_briscola_play(t, m);
-        s->path[s->plen] = k;
-        s->team[s->plen++] = (int8_t)team;
-        at = k;
-        if (expand) break;
-    }
-    if (!t->done && s->p->depth) rollout(t, s->p, rng);
-    back_up(s, evaluate(t, s->p->win));
+static void game_play(void *t, uint64_t move) { cv_briscola_play(t, (int)move); }
+
+static int game_done(const void *t) { return ((const cv_briscola *)t)->done; }
+
+static int game_team(const void *t) { return ((const cv_briscola *)t)->current; }
+
+static double game_quick(const void *t, uint64_t move) { return quick_score(t, (int)move); }
+
+static void game_determinize(void *ctx, const void *base, void *out, cv_rng *rng) {
+    determinize(base, ((const cv_brs_params *)ctx)->weights, out, rng);
 }
 
-/* -- the root: UCB or sequential halving (ISMCTSBot.search, _Search.halving) -------- */
+static void game_rollout(void *ctx, void *t, cv_rng *rng) { rollout(t, ctx, rng); }
 
-static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
+static double game_evaluate(void *ctx, const void *t) { return evaluate(t, ((const cv_brs_params *)ctx)->win); }
 
-/* alive sorted (stably) by key descending: the prior's bias (bias != NULL), else the mean reward */
-static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n, const double *bias) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            double a = bias ? bias[alive[j - 1]] : mean(s->nodes + kid[alive[j - 1]]);
-            double b = bias ? bias[alive[j]] : mean(s->nodes + kid[alive[j]]);
-            if (!(b > a)) break;
-            int8_t x = alive[j];
-            alive[j] = alive[j - 1];
-            alive[j - 1] = x;
-        }
-}
-
-static int halving(search *s, rng_t *rng) {
-    const cv_briscola *base = s->base;
-    int8_t alive[CV_BR_HAND];
-    int32_t kid[C];
-    int n = legal_moves(base, alive);
-    if (s->p->bias) sort_alive(s, alive, kid, n, s->p->bias);
-    for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, alive[i]);
-    int rounds = 1;
-    while ((1 << rounds) < n) rounds++;
-    int64_t budget = s->p->iterations;
-    for (int r = 0; r < rounds; r++) {
-        if (n == 1 || budget <= 0) break;
-        int64_t per_move = (budget / (rounds - r)) / n;
-        if (per_move < 1) per_move = 1;
-        for (int64_t k = 0; k < per_move && budget >= n; k++) {
-            cv_briscola world;
-            determinize(base, s->p->weights, &world, rng);
-            /* the same random stream below every move of this world (Python: random.Random(rng.random())) */
-            uint64_t seed = rng->py ? py_hash_unit(cv_pyrandom_random(rng->py)) : cv_splitmix64(&rng->fast);
-            if (rng->py) { /* seeded and twisted once, copied for each move */
-                cv_pyrandom_seed(&s->seeded, seed);
-                cv_pyrandom_u32(&s->seeded); /* the first draw twists the state ... */
-                s->seeded.index = 0;         /* ... and this puts its word back: the state right after */
-            }
-            for (int i = 0; i < n; i++) {
-                if (past_time(s)) return -1;
-                cv_briscola t = world;
-                rng_t local = {seed, NULL};
-                if (rng->py) {
-                    s->local = s->seeded;
-                    local.py = &s->local;
-                }
-                node *ch = s->nodes + kid[alive[i]];
-                cv_briscola_play(&t, alive[i]);
-                ch->avail++;
-                s->path[0] = kid[alive[i]];
-                s->team[0] = (int8_t)world.current;
-                s->plen = 1;
-                iterate(s, &t, kid[alive[i]], &local, -1);
-                budget--;
-            }
-        }
-        sort_alive(s, alive, kid, n, NULL);
-        n = (n + 1) / 2;
-    }
-    return alive[0];
-}
-
-static int ucb_root(search *s, rng_t *rng) {
-    for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (past_time(s)) return -1;
-        cv_briscola world;
-        determinize(s->base, s->p->weights, &world, rng);
-        s->plen = 0;
-        iterate(s, &world, 0, rng, 0);
-    }
-    const cv_briscola *base = s->base;
-    int best = -1;
-    int64_t best_v = 0;
-    double best_t = 0.0;
-    int8_t moves[CV_BR_HAND];
-    int n = legal_moves(base, moves);
-    for (int i = 0; i < n; i++) { /* most visits, then most total */
-        int m = moves[i];
-        int32_t k = child(s, 0, m);
-        int64_t v = k < 0 ? -1 : s->nodes[k].visits;
-        double tot = k < 0 ? 0.0 : s->nodes[k].total;
-        if (best < 0 || v > best_v || (v == best_v && tot > best_t)) best = m, best_v = v, best_t = tot;
-    }
-    return best;
-}
+static const cv_search_game GAME = {sizeof(cv_briscola), game_moves, game_play, game_done, game_team,
+                                    game_quick, game_determinize, game_rollout, game_evaluate};
 
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
-    search s;
-    memset(&s, 0, sizeof s);
-    s.base = base;
-    s.p = p;
-    s.cap = (int32_t)(p->iterations + CV_BR_HAND + 2);
-    s.nodes = malloc(sizeof(node) * (size_t)s.cap);
-    if (!s.nodes) return -2;
-    s.nodes[0].first = s.nodes[0].next = -1;
-    s.used = 1;
-    if (p->seconds > 0) {
-        s.bounded = 1;
-        clock_gettime(CLOCK_MONOTONIC, &s.stop);
-        double whole = floor(p->seconds);
-        s.stop.tv_sec += (time_t)whole;
-        s.stop.tv_nsec += (long)((p->seconds - whole) * 1e9);
-        if (s.stop.tv_nsec >= 1000000000L) s.stop.tv_sec++, s.stop.tv_nsec -= 1000000000L;
-    }
-    rng_t rng = {p->seed, NULL};
-    cv_pyrandom py;
-    if (p->mt) { /* random.Random.setstate: the 624 words and the index */
-        memcpy(py.state, p->mt, sizeof py.state);
-        py.index = (int)p->mt[CV_MT_N];
-        rng.py = &py;
-    }
-    int move = p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
+    int8_t moves[CV_BR_HAND];
+    int n = legal_moves(base, moves);
+    double bias[CV_BR_HAND];
+    int64_t counts[CV_BR_HAND];
+    for (int i = 0; i < n; i++) bias[i] = p->bias ? p->bias[moves[i]] : 0.0;
+    cv_search_params sp = p->search;
+    sp.bias = p->bias ? bias : NULL;
+    int move = cv_search(&GAME, (void *)p, base, &sp, n, counts);
     for (int c = 0; c < C; c++) visits[c] = 0;
-    for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
-    free(s.nodes);
-    return move;
+    for (int i = 0; i < n; i++) visits[moves[i]] = move >= 0 ? counts[i] : 0;
+    return move >= 0 ? moves[move] : move;
 }

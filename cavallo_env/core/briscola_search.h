@@ -20,26 +20,16 @@
 #include <stdint.h>
 
 #include "briscola.h"
+#include "ismcts_tree.h"
 
-enum { CV_BRS_POINTS = 0, CV_BRS_WIN = 1, CV_BRS_MIXED = 2 };
-
+/* the search's settings (ismcts_tree.h: its bias unused, the root's by card below) and the hooks' options */
 typedef struct {
-    int64_t iterations;
-    double c;               /* exploration */
-    int expand_greedy;      /* 1: expand the untried move quick_score likes best; 0: a random one */
-    int reward;             /* CV_BRS_POINTS, CV_BRS_WIN, CV_BRS_MIXED */
-    double scale;           /* points per unit of reward */
-    int depth;              /* rollout plies */
-    int halving;            /* 1: sequential halving at the root; 0: UCB */
+    cv_search_params search;
     const double *bias;     /* NULL or 40 root biases by card (reward units) */
     double epsilon;         /* the rollout's random-move rate */
     int smart;              /* 1: the smart rollout; 0: the greedy one */
     double win;             /* the evaluation's bonus for the side ahead */
     const double *weights;  /* NULL (uniform deals) or 40 hold weights of the other seat's cards */
-    uint64_t seed;          /* the fast generator's seed */
-    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
-                             * index): then the search draws Python's numbers, as the Python search */
-    double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and

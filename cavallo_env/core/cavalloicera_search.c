@@ -393,7 +393,8 @@ static const cv_search_game GAME = {sizeof(cv_cavalloicera), game_moves, game_pl
                                     game_quick, game_determinize, game_rollout, game_evaluate};
 
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits) {
-    hooks_t hooks = {p};
+    hooks_t hooks;
+    hooks.p = p;
     card_values();
     dealer_init(&hooks.dealer, base, p);
     return cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
