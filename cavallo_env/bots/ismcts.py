@@ -25,11 +25,13 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    for the searching team divided by ``scale`` (``reward="points"``), or its
    sign (``"win"``), or both (``"mixed"``).
 
-A game whose hooks have ``core_search`` (Briscola) runs the whole decision
-in the compiled core when ``cavallo_env.core.enabled()``: the same search in
-C on the core's own random numbers (so other moves than Python's, at the
-same strength); ``CAVALLO_CORE=python`` runs this module's search, and so
-does the option ``engine=python`` (``ismcts:1000,engine=python``).
+A game whose hooks have ``core_search`` (Briscola, Cavalloìcera) runs the
+whole decision in the compiled core when ``cavallo_env.core.enabled()``: the
+same search in C (core/ismcts_tree.c), for Briscola on the core's own random
+numbers (so other moves than Python's, at the same strength), for
+Cavalloìcera on this decision's own Python numbers (the same moves and
+visits, bit for bit); ``CAVALLO_CORE=python`` runs this module's search, and
+so does the option ``engine=python`` (``ismcts:1000,engine=python``).
 
 The move played is the root move visited most (the best mean after
 halving).  The random generator of a decision is seeded from the bot's seed
