@@ -53,11 +53,16 @@ static uint64_t py_hash_unit(double x) {
 }
 
 typedef struct {
-    int32_t first, next; /* first child, next sibling (-1: none) */
-    uint64_t move;
     int64_t visits, avail;
     double total; /* summed reward of the team that made the move into this node */
 } node;
+
+/* the children of every node in one hash table: (parent, move) -> child, open addressing (a
+ * position may have thousands of moves: a lookup must not walk them) */
+typedef struct {
+    uint64_t move;
+    int32_t parent, child; /* child -1: an empty slot */
+} slot;
 
 typedef struct {
     const cv_search_game *g;
@@ -66,6 +71,8 @@ typedef struct {
     const cv_search_params *p;
     node *nodes;
     int32_t used;
+    slot *slots;
+    uint64_t mask; /* slots - 1, a power of two at least twice the nodes */
     int32_t path[MAX_PATH];
     int8_t team[MAX_PATH];
     int plen;
@@ -78,21 +85,25 @@ typedef struct {
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
+static uint64_t slot_of(const search *s, int32_t at, uint64_t move) {
+    uint64_t h = (move ^ ((uint64_t)at << 32 | (uint64_t)at)) * 0x9e3779b97f4a7c15ULL;
+    return (h ^ (h >> 29)) & s->mask;
+}
+
 static int32_t child(const search *s, int32_t at, uint64_t move) {
-    for (int32_t k = s->nodes[at].first; k >= 0; k = s->nodes[k].next)
-        if (s->nodes[k].move == move) return k;
-    return -1;
+    for (uint64_t i = slot_of(s, at, move);; i = (i + 1) & s->mask) {
+        const slot *e = s->slots + i;
+        if (e->child < 0) return -1;
+        if (e->parent == at && e->move == move) return e->child;
+    }
 }
 
 static int32_t add_child(search *s, int32_t at, uint64_t move) {
     int32_t k = s->used++;
-    node *n = s->nodes + k;
-    n->first = -1;
-    n->next = s->nodes[at].first;
-    n->move = move;
-    n->visits = n->avail = 0;
-    n->total = 0.0;
-    s->nodes[at].first = k;
+    uint64_t i = slot_of(s, at, move);
+    while (s->slots[i].child >= 0) i = (i + 1) & s->mask;
+    s->slots[i] = (slot){move, at, k};
+    s->nodes[k] = (node){0, 0, 0.0};
     return k;
 }
 
@@ -310,18 +321,22 @@ int cv_search(const cv_search_game *g, void *ctx, const void *base, const cv_sea
     move = CV_SEARCH_BAD_ROOT;
     if (root.n != n_root || n_root < 2) goto out;
     move = CV_SEARCH_NO_MEMORY;
-    s.nodes = malloc(sizeof(node) * (size_t)(p->iterations + n_root + 2));
+    uint64_t cap = (uint64_t)p->iterations + (uint64_t)n_root + 2, room = 64;
+    while (room < 2 * cap) room *= 2;
+    s.nodes = malloc(sizeof(node) * cap);
+    s.slots = malloc(sizeof(slot) * room);
+    s.mask = room - 1;
     s.world = malloc(2 * g->size);
     alive = malloc(sizeof(int) * (size_t)n_root);
     kid = malloc(sizeof(int32_t) * (size_t)n_root);
-    if (!s.nodes || !s.world || !alive || !kid) goto out;
+    if (!s.nodes || !s.slots || !s.world || !alive || !kid) goto out;
+    for (uint64_t i = 0; i < room; i++) s.slots[i].child = -1;
     s.state = s.world + g->size;
     for (int i = 0; i < n_root; i++) kid[i] = -1;
-    s.nodes[0].first = s.nodes[0].next = -1;
-    s.used = 1;
+    s.used = 1; /* node 0: the root */
     move = decide(&s, &root, alive, kid, visits);
 out:
-    free(s.nodes), free(s.world), free(alive), free(kid), free(s.untried);
+    free(s.nodes), free(s.slots), free(s.world), free(alive), free(kid), free(s.untried);
     free(s.moves.code), free(root.code);
     return move;
 }

@@ -1,8 +1,9 @@
 /* The ISMCTS decision of cavallo_env/bots/ismcts.py in C, for any game of the core
  * (briscola_search.c, cavalloicera_search.c give it their rules and hooks).
  *
- * One tree for all determinizations (nodes in one array, children as a list,
- * keyed by the game's 64-bit move codes), availability-aware UCB with the
+ * One tree for all determinizations (nodes in one array, a child found by
+ * hashing its parent and the game's 64-bit move code, so a position of
+ * thousands of moves costs a lookup a move), availability-aware UCB with the
  * mover's team's mean reward, greedy (quick score) or random expansion, the
  * prior as a fading bias at the root; the root by sequential halving with
  * common random numbers or by UCB; the reward of a final difference as
