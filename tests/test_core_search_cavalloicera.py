@@ -203,3 +203,24 @@ def test_bad_input_is_refused_in_words():
     over = _positions(1, 4, min_turn=48)[0]
     with pytest.raises(ValueError, match="a choice"):
         EXT.search(over, options)
+
+
+def test_the_prior_from_the_core_is_the_heuristics():
+    """Where a position has many moves the prior's scores come from the core: the Python heuristic's, exactly."""
+    import json
+    from pathlib import Path
+    from cavallo_env.cavalloicera.bots import HeuristicBot
+    from cavallo_env.cavalloicera.search import CORE_PRIOR_MOVES
+    worst = Path(__file__).resolve().parent / "fixtures" / "worst" / "cavalloicera.json"
+    views = [p["view"] for p in json.loads(worst.read_text(encoding="utf-8"))["positions"]]
+    views += [GAME.make_view(s, s.current) for s in _positions(60, 6, max_turn=47) if not s.done]
+    hooks = GAME.search()
+    large = 0
+    for view in views:
+        state = GAME.state_from_view(view)
+        legal = state.legal_moves()
+        want = HeuristicBot().move_scores(view, legal)
+        assert EXT.move_scores(state) == want
+        assert hooks.prior_scores(view, legal[::-1]) == want[::-1]
+        large += len(legal) >= CORE_PRIOR_MOVES
+    assert large >= 4

@@ -40,6 +40,10 @@ cdef extern from "cavalloicera_search.h":
     void cv_cavalloicera_prepare(cv_cavalloicera *t)
 
 
+cdef extern from "cavalloicera_bots.h":
+    int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n)
+
+
 cdef uint64_t _mask(object cards, str what, uint64_t *seen) except? 0:
     """The cards (ids) as a mask; ValueError for an id off the deck or a card met twice."""
     cdef uint64_t bits = 0, bit
@@ -195,3 +199,16 @@ def determinizations(state, Py_ssize_t draws, missing=None, double infer=0.0, ui
     if draws > 0:
         cv_cavalloicera_determinizations(&t, &p, <int> draws, &h[0, 0])
     return [[_ids(h[i, s]) for s in range(4)] for i in range(draws)]
+
+
+def move_scores(state):
+    """HeuristicBot.move_scores of the seat to play in ``state`` (its one-ply scores, no endgame), one
+    float per move of ``state.legal_moves()``, in that order, computed by the core."""
+    cdef cv_cavalloicera t
+    _load_state(&t, state)
+    n = cv_cavalloicera_count_moves(&t)
+    scores = np.zeros(max(n, 1), np.float64)
+    cdef double[::1] out = scores
+    if n and cv_cavalloicera_move_scores(&t, &out[0], n):
+        raise MemoryError(f"no memory for the scores of {n} moves")
+    return scores[:n].tolist()

@@ -469,6 +469,18 @@ static int endgame_scores(const cv_cavalloicera *t, moves_t *m) {
     return 1;
 }
 
+int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n) {
+    moves_t m;
+    int ok = legal_moves(t, &m) == 0 && m.n == n;
+    if (ok) {
+        heur_info h;
+        heur_info_of(t, &h);
+        for (int i = 0; i < n; i++) out[i] = one_ply_score(&h, m.card[i], m.capture[i]);
+    }
+    free_moves(&m);
+    return ok ? 0 : -1;
+}
+
 /* -- the bot's scores and choice (HeuristicBot.state_scores, best_index) ------------------------- */
 
 static void heuristic_scores(const cv_cavalloicera *t, moves_t *m) {
