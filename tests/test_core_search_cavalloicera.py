@@ -196,6 +196,10 @@ def test_bad_input_is_refused_in_words():
         EXT.search(state, options, None, [1, 2])
     with pytest.raises(ValueError, match="625 ints"):
         EXT.search(state, options, None, None, 0, 0.0, [1, 2, 3])
+    with pytest.raises(ValueError, match="iterations must be in"):
+        EXT.search(state, dict(options, iterations=0))
+    with pytest.raises(ValueError, match="draws must be in"):
+        EXT.determinizations(state, 10**9)
     broken = state.copy()
     broken.table = broken.table + [broken.hands[0][0]]
     with pytest.raises(ValueError, match="met twice"):
@@ -224,3 +228,7 @@ def test_the_prior_from_the_core_is_the_heuristics():
         assert hooks.prior_scores(view, legal[::-1]) == want[::-1]
         large += len(legal) >= CORE_PRIOR_MOVES
     assert large >= 4
+    worst_state = GAME.state_from_view(views[0])  # 4,532 moves: the scores stop at a deadline as Python's do
+    assert EXT.move_scores(worst_state, 1e-6) is None
+    with pytest.raises(budget.OverBudget), budget.deadline(1e-6):
+        hooks.prior_scores(views[0], worst_state.legal_moves())

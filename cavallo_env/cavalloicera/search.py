@@ -451,7 +451,12 @@ class CavalloiceraSearch(SearchHooks):
         than the Python scores."""
         if len(legal) >= CORE_PRIOR_MOVES and core.enabled():
             state = state_from_view(view)
-            by_move = dict(zip(state.legal_moves(), core.extension("cavalloicera").move_scores(state)))
+            left = remaining()
+            scores = core.extension("cavalloicera").move_scores(state, 0.0 if left is None else max(left, 1e-9))
+            if scores is None:
+                check()
+                raise OverBudget("the prior passed its deadline")
+            by_move = dict(zip(state.legal_moves(), scores))
             if len(by_move) == len(legal) and all(m in by_move for m in legal):
                 return [by_move[m] for m in legal]
         return HeuristicBot().move_scores(view, legal)

@@ -35,13 +35,13 @@ cdef extern from "cavalloicera_search.h":
                                int64_t *visits) nogil
     double cv_cavalloicera_rollout_value(const cv_cavalloicera *state, const cv_cvs_params *p, uint64_t seed)
     double cv_cavalloicera_static_eval(const cv_cavalloicera *t, double hand_p)
-    int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n,
-                                         uint64_t *hands)
+    void cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n,
+                                          uint64_t *hands)
     void cv_cavalloicera_prepare(cv_cavalloicera *t)
 
 
 cdef extern from "cavalloicera_bots.h":
-    int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n)
+    int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n, double seconds) nogil
 
 
 cdef uint64_t _mask(object cards, str what, uint64_t *seen) except? 0:
@@ -89,6 +89,9 @@ cdef void _load_state(cv_cavalloicera *t, object state) except *:
 
 cdef void _params(cv_cvs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_cvs_params))
+    if not 1 <= o["iterations"] <= 10_000_000 or not 0 <= o["depth"] <= 48:
+        raise ValueError(f"iterations must be in 1..10000000 and depth in 0..48, got {o['iterations']!r}, "
+                         f"{o['depth']!r}")
     p.search.iterations = o["iterations"]
     p.search.c = o["c"]
     p.search.expand_greedy = o["expand"] == "greedy"
@@ -188,6 +191,8 @@ def determinizations(state, Py_ssize_t draws, missing=None, double infer=0.0, ui
     cdef cv_cvs_params p
     cdef uint32_t words[625]
     cdef uint16_t ranks[4]
+    if not 0 <= draws <= 100_000:
+        raise ValueError(f"draws must be in 0..100000, got {draws}")
     _load_state(&t, state)
     memset(&p, 0, sizeof(cv_cvs_params))
     p.missing = _missing(missing, ranks)
@@ -201,14 +206,22 @@ def determinizations(state, Py_ssize_t draws, missing=None, double infer=0.0, ui
     return [[_ids(h[i, s]) for s in range(4)] for i in range(draws)]
 
 
-def move_scores(state):
+def move_scores(state, double seconds=0.0):
     """HeuristicBot.move_scores of the seat to play in ``state`` (its one-ply scores, no endgame), one
-    float per move of ``state.legal_moves()``, in that order, computed by the core."""
+    float per move of ``state.legal_moves()``, in that order, computed by the core; None when
+    ``seconds`` (> 0) ran out first."""
     cdef cv_cavalloicera t
+    cdef int err, n
     _load_state(&t, state)
     n = cv_cavalloicera_count_moves(&t)
     scores = np.zeros(max(n, 1), np.float64)
     cdef double[::1] out = scores
-    if n and cv_cavalloicera_move_scores(&t, &out[0], n):
+    if not n:
+        return []
+    with nogil:
+        err = cv_cavalloicera_move_scores(&t, &out[0], n, seconds)
+    if err == -2:
+        return None
+    if err:
         raise MemoryError(f"no memory for the scores of {n} moves")
     return scores[:n].tolist()

@@ -4,6 +4,7 @@
  * operations (libm's erf is Python's math.erf), so they are the same numbers
  * and the same ties. */
 #include "cavalloicera_bots.h"
+#include "ismcts_tree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -469,16 +470,21 @@ static int endgame_scores(const cv_cavalloicera *t, moves_t *m) {
     return 1;
 }
 
-int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n) {
+int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n, double seconds) {
     moves_t m;
-    int ok = legal_moves(t, &m) == 0 && m.n == n;
-    if (ok) {
+    int err = legal_moves(t, &m) == 0 && m.n == n ? 0 : -1;
+    if (!err) {
         heur_info h;
+        cv_clock clock;
         heur_info_of(t, &h);
-        for (int i = 0; i < n; i++) out[i] = one_ply_score(&h, m.card[i], m.capture[i]);
+        cv_clock_start(&clock, seconds);
+        for (int i = 0; i < n && !err; i++) {
+            out[i] = one_ply_score(&h, m.card[i], m.capture[i]);
+            if (i % 32 == 31 && cv_clock_past(&clock)) err = -2; /* as HeuristicBot._scores' budget check */
+        }
     }
     free_moves(&m);
-    return ok ? 0 : -1;
+    return err;
 }
 
 /* -- the bot's scores and choice (HeuristicBot.state_scores, best_index) ------------------------- */

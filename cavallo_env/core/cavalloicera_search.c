@@ -335,7 +335,7 @@ static void determinize(dealer_t *d, const cv_cavalloicera *base, cv_cavalloicer
     for (int k = 0; k < 3; k++) w->hands[d->others[k]] = hands[k];
 }
 
-int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n, uint64_t *hands) {
+void cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n, uint64_t *hands) {
     dealer_t d;
     cv_cavalloicera w;
     cv_pyrandom py;
@@ -345,7 +345,6 @@ int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_p
         determinize(&d, base, &w, &rng);
         memcpy(hands + 4 * i, w.hands, sizeof w.hands);
     }
-    return 0;
 }
 
 void cv_cavalloicera_prepare(cv_cavalloicera *t) {

@@ -56,7 +56,7 @@ double cv_cavalloicera_static_eval(const cv_cavalloicera *t, double hand_p);
 
 /* n determinizations of base for the seat to play, one after the other as the search draws them:
  * hands[4 * i + s] the hand of seat s in the i-th. */
-int cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n, uint64_t *hands);
+void cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n, uint64_t *hands);
 
 /* a table loaded field by field (hands, table, piles, unclaimed, moves, bonuses, seats, turn, done):
  * its caches (the sums of table numerals, the cards that capture) and no capture being built */

@@ -80,8 +80,7 @@ typedef struct {
     int *untried;
     int untried_cap;
     char *world, *state; /* two states of the game */
-    struct timespec stop;
-    int bounded, late;
+    cv_clock clock;
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
@@ -132,22 +131,20 @@ static void back_up(search *s, double diff) { /* _Search.back_up */
     }
 }
 
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
+static int64_t now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > s->stop.tv_sec || (now.tv_sec == s->stop.tv_sec && now.tv_nsec > s->stop.tv_nsec)) s->late = 1;
-    return s->late;
+    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static void start_clock(search *s, double seconds) {
-    if (seconds <= 0) return;
-    s->bounded = 1;
-    clock_gettime(CLOCK_MONOTONIC, &s->stop);
-    double whole = floor(seconds);
-    s->stop.tv_sec += (time_t)whole;
-    s->stop.tv_nsec += (long)((seconds - whole) * 1e9);
-    if (s->stop.tv_nsec >= 1000000000L) s->stop.tv_sec++, s->stop.tv_nsec -= 1000000000L;
+void cv_clock_start(cv_clock *k, double seconds) {
+    k->late = 0;
+    k->stop_ns = seconds > 0 ? now_ns() + (int64_t)ceil(seconds * 1e9) : 0;
+}
+
+int cv_clock_past(cv_clock *k) {
+    if (k->stop_ns && !k->late && now_ns() > k->stop_ns) k->late = 1;
+    return k->late;
 }
 
 /* the index (in s->moves) of the move the walk takes at `at`: UCB over the tried moves, or an
@@ -235,7 +232,7 @@ static int halving_world(search *s, const int *alive, int n, const int32_t *kid,
                          uint64_t seed, int py) {
     const cv_search_game *g = s->g;
     for (int i = 0; i < n; i++) {
-        if (past_time(s)) return CV_SEARCH_LATE;
+        if (cv_clock_past(&s->clock)) return CV_SEARCH_LATE;
         memcpy(s->state, s->world, g->size);
         cv_rng local = {seed, NULL};
         if (py) {
@@ -280,7 +277,7 @@ static int halving(search *s, const cv_moves *root, int *alive, int32_t *kid, cv
 
 static int ucb_root(search *s, const cv_moves *root, int32_t *kid, cv_rng *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (past_time(s)) return CV_SEARCH_LATE;
+        if (cv_clock_past(&s->clock)) return CV_SEARCH_LATE;
         s->g->determinize(s->ctx, s->base, s->world, rng);
         s->plen = 0;
         if (iterate(s, s->world, 0, rng, 0)) return CV_SEARCH_NO_MEMORY;
@@ -302,7 +299,7 @@ static int decide(search *s, cv_moves *root, int *alive, int32_t *kid, int64_t *
     const cv_search_params *p = s->p;
     cv_pyrandom py;
     cv_rng rng = cv_rng_start(p->mt, p->seed, &py);
-    start_clock(s, p->seconds);
+    cv_clock_start(&s->clock, p->seconds);
     int move = p->halving ? halving(s, root, alive, kid, &rng) : ucb_root(s, root, kid, &rng);
     for (int i = 0; i < root->n; i++) visits[i] = kid[i] < 0 ? 0 : s->nodes[kid[i]].visits;
     return move;

@@ -50,6 +50,15 @@ static inline void cv_rng_shuffle(int8_t *a, int n, cv_rng *r) { /* random.Rando
  * or the fast one from seed when mt is NULL */
 cv_rng cv_rng_start(const uint32_t *mt, uint64_t seed, cv_pyrandom *py);
 
+/* a deadline: seconds from now (<= 0: none), checked against CLOCK_MONOTONIC */
+typedef struct {
+    int64_t stop_ns; /* 0: unbounded */
+    int late;
+} cv_clock;
+
+void cv_clock_start(cv_clock *k, double seconds);
+int cv_clock_past(cv_clock *k); /* 1 once the deadline has passed (and from then on) */
+
 /* a list of move codes, grown as needed */
 typedef struct {
     int n, cap;
