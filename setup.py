@@ -18,6 +18,7 @@ CORE = "cavallo_env/core"
 
 SEARCH = {  # a game's ISMCTS search in C, where it has one
     "briscola": [f"{CORE}/briscola_search.c"],
+    "cavalloicera": [f"{CORE}/cavalloicera_search.c", f"{CORE}/ismcts_tree.c"],
     "scopa": [f"{CORE}/scopa_search.c"],
 }
 
@@ -32,7 +33,7 @@ def core_extension(game: str) -> Extension:
         + SEARCH.get(game, []),
         depends=[f"{CORE}/{game}.h", f"{CORE}/{game}_bots.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h",
                  f"{CORE}/pysum.h", f"{CORE}/_tables.pxi",
-                 f"{CORE}/mlp.h", f"{CORE}/_mlp.pxi"]
+                 f"{CORE}/mlp.h", f"{CORE}/_mlp.pxi", f"{CORE}/search_common.h"]
         + [src.replace(".c", ".h") for src in SEARCH.get(game, [])],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],

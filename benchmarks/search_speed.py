@@ -6,8 +6,9 @@ decisions twice in one run: with ``engine=python`` (the Python search) and
 with the default engine (the compiled core's search where the game has one
 and the core is built; else Python again, marked "no core search").  Prints
 the mean and median ms per decision, the ratio, and in how many decisions
-the two played the same move (the core's search runs on its own random
-numbers: the same search, not always the same move).  Wall-clock times on a
+the two played the same move (Briscola's core search runs on its own random
+numbers: the same search, not always the same move; Cavalloìcera's draws the
+Python search's numbers: always the same move).  Wall-clock times on a
 shared machine are noisy: compare the ratio within one run.
 """
 

@@ -25,11 +25,14 @@ Each decision (Cowling, Powley & Whitehouse 2012, SO-ISMCTS):
    for the searching team divided by ``scale`` (``reward="points"``), or its
    sign (``"win"``), or both (``"mixed"``).
 
-A game whose hooks have ``core_search`` (Briscola, Scopa) runs the whole decision
+A game whose hooks have ``core_search`` (all three) runs the whole decision
 in the compiled core when ``cavallo_env.core.enabled()``: the same search in
-C on the core's own random numbers (so other moves than Python's, at the
-same strength); ``CAVALLO_CORE=python`` runs this module's search, and so
-does the option ``engine=python`` (``ismcts:1000,engine=python``).
+C, on the core's own random numbers for Briscola and Scopa (so other moves
+than Python's, at the same strength), on this decision's own Python numbers
+for Cavalloìcera (the same moves and visits, bit for bit); given Python's
+numbers every game's C search makes the Python search's moves (tested).
+``CAVALLO_CORE=python`` runs this module's search, and so does the option
+``engine=python`` (``ismcts:1000,engine=python``).
 
 The move played is the root move visited most (the best mean after
 halving).  The random generator of a decision is seeded from the bot's seed

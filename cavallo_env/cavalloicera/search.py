@@ -17,6 +17,11 @@
   awards, each unwon card ending with the team holding it with probability
   ``hand_p`` (1/2 on the table); exact when the deal is over.
 - **Prior**: the ``heuristic`` bot's score of each root move.
+- **In the core**: ``core_search`` runs the whole decision in C
+  (core/cavalloicera_search.c) when ``cavallo_env.core.enabled()``: the same
+  search over these hooks with every option here, on the same random numbers
+  (the Python search's move and root visits, bit for bit, only faster);
+  ``CAVALLO_CORE=python`` or ``engine=python`` keep it in Python.
 
 Search options (after the iteration count of ``ismcts:<n>``): ``rollout``
 (greedy, random), ``epsilon``, ``infer``, ``hand``.
@@ -26,14 +31,20 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 
+from .. import core
+from ..budget import OverBudget, check, remaining
 from ..errors import BotSpecError
 from .bots import CARD_VALUE, HeuristicBot, expected_napula_diff
 from .cards import COINS_10, CUPS_FANTE, LA_MATA, NUM_CARDS, RANK, SUIT, SWORDS, SWORDS_ACE, VALUE
 from .engine import NUM_TURNS, CavalloiceraState, sum_captures
+from .views import state_from_view
 from ..games.base import SearchHooks
 
 ROLLOUTS = ("greedy", "random")
+#: from this many legal moves the prior's scores come from the core (where it is on)
+CORE_PRIOR_MOVES = 64
 
 _NO_SUMS = ((),) * 11
 _SQRT2 = math.sqrt(2.0)
@@ -369,8 +380,8 @@ class CavalloiceraSearch(SearchHooks):
         others = [s for s in range(4) if s != seat]
         sizes = [len(base.hands[s]) for s in others]
         pool = [c for s in others for c in base.hands[s]]
-        missing = infer_missing_ranks(base, seat) if self.infer > 0 else None
-        if missing is not None and any(missing.values()):
+        missing = self._missing(base, seat)
+        if missing is not None:
             dealer = _Dealer(pool, others, sizes, missing, self.infer)
 
             def determinize(rng: random.Random) -> CavalloiceraState:
@@ -393,6 +404,34 @@ class CavalloiceraSearch(SearchHooks):
                 return state
         return determinize
 
+    def _missing(self, base: CavalloiceraState, seat: int) -> dict | None:
+        """``infer_missing_ranks`` when the deals lean on it (``infer > 0`` and some rank inferred), else None."""
+        if self.infer <= 0:
+            return None
+        missing = infer_missing_ranks(base, seat)
+        return missing if any(missing.values()) else None
+
+    def core_search(self, base: CavalloiceraState, rng: random.Random, settings: dict, bias) -> tuple:
+        """The whole decision in the compiled core (core/cavalloicera_search.c): the same search as
+        the generic ``ismcts`` over these hooks, drawing ``rng``'s numbers (Python's Mersenne
+        Twister, from its state) in the same order: the Python search's move and visits, bit for
+        bit (tests/test_core_search_cavalloicera.py).  ``settings``: the bot's iterations, c, expand,
+        reward, scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the
+        move and its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
+        legal = base.legal_moves()
+        options = dict(settings, rollout=self.rollout_name, epsilon=self.epsilon, hand=self.hand_p, infer=self.infer)
+        by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
+        missing = self._missing(base, base.current)
+        masks = None if missing is None else [sum(1 << r for r in missing.get(s, ())) for s in range(4)]
+        left = remaining()
+        index, visits = core.extension("cavalloicera").search(base, options, by_move, masks, 0,
+                                                              0.0 if left is None else max(left, 1e-9),
+                                                              rng.getstate()[1])
+        if index is None:
+            check()
+            raise OverBudget("the search passed its deadline")
+        return legal[index], dict(zip(legal, visits))
+
     def team(self, state: CavalloiceraState) -> int:
         return state.current & 1
 
@@ -406,4 +445,18 @@ class CavalloiceraSearch(SearchHooks):
         return static_eval(state, 1.5, self.hand_p)
 
     def prior_scores(self, view, legal):
+        """``HeuristicBot().move_scores(view, legal)``; for a position of many moves, where the core is on,
+        the same numbers from its C twin (core/cavalloicera_bots.c): seconds less where a table
+        gives thousands of moves, while below ``CORE_PRIOR_MOVES`` rebuilding the state costs more
+        than the Python scores."""
+        if len(legal) >= CORE_PRIOR_MOVES and core.enabled():
+            state = state_from_view(view)
+            left = remaining()
+            scores = core.extension("cavalloicera").move_scores(state, 0.0 if left is None else max(left, 1e-9))
+            if scores is None:
+                check()
+                raise OverBudget("the prior passed its deadline")
+            by_move = dict(zip(state.legal_moves(), scores))
+            if len(by_move) == len(legal) and all(m in by_move for m in legal):
+                return [by_move[m] for m in legal]
         return HeuristicBot().move_scores(view, legal)

@@ -3,7 +3,9 @@
  * scores are computed in double with the Python expressions' order of
  * operations (libm's erf is Python's math.erf), so they are the same numbers
  * and the same ties. */
+#include "search_common.h" /* first: it asks for POSIX clocks */
 #include "cavalloicera_bots.h"
+#include "ismcts_tree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,10 @@ static double expected_napula_diff(const double p[10]) {
     }
     return diff;
 }
+
+double cv_cavalloicera_expected_napula_diff(const double p[10]) { return expected_napula_diff(p); }
+
+double cv_cavalloicera_card_value(int c) { return card_value(c); }
 
 static double card_share_value(int m, int theirs) { /* "most cards": P(our count without this card is 25/26) */
     int remaining = C - m - theirs, n = remaining - 1 > 0 ? remaining - 1 : 0;
@@ -463,6 +469,23 @@ static int endgame_scores(const cv_cavalloicera *t, moves_t *m) {
     }
     for (int j = 0; j < m->n; j++) m->score[j] /= (n > 1 ? n : 1);
     return 1;
+}
+
+int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n, double seconds) {
+    moves_t m;
+    int err = legal_moves(t, &m) == 0 && m.n == n ? 0 : -1;
+    if (!err) {
+        heur_info h;
+        cv_clock clock;
+        heur_info_of(t, &h);
+        cv_clock_start(&clock, seconds);
+        for (int i = 0; i < n && !err; i++) {
+            out[i] = one_ply_score(&h, m.card[i], m.capture[i]);
+            if (i % 32 == 31 && cv_clock_past(&clock)) err = -2; /* as HeuristicBot._scores' budget check */
+        }
+    }
+    free_moves(&m);
+    return err;
 }
 
 /* -- the bot's scores and choice (HeuristicBot.state_scores, best_index) ------------------------- */

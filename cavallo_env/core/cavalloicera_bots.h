@@ -31,6 +31,15 @@ int cv_cavalloicera_greedy_action(const cv_cavalloicera *t);
 int cv_cavalloicera_heuristic_action(const cv_cavalloicera *t);
 /* the prior (312 floats) of the seat to act: zeros once over; returns -1 without memory */
 int cv_cavalloicera_prior(const cv_cavalloicera *t, float *out);
+/* bots.CARD_VALUE[c] and bots.expected_napula_diff(p) (p: the chances of owning A..10 of swords),
+ * for the search (cavalloicera_search.c) */
+double cv_cavalloicera_card_value(int c);
+double cv_cavalloicera_expected_napula_diff(const double p[10]);
+
+/* HeuristicBot.move_scores: the one-ply scores (no endgame) of the n legal moves of the seat to play,
+ * in legal_moves() order; 0, -1 without memory or when n is not the number of legal moves, -2 once
+ * seconds (> 0) have passed */
+int cv_cavalloicera_move_scores(const cv_cavalloicera *t, double *out, int n, double seconds);
 
 /* -- n tables (where == NULL: every table; elsewhere -1 / zeros) -- */
 void cv_cavalloicera_prior_many(const cv_cavalloicera *t, int64_t n, const uint8_t *where, float *out);

@@ -8,7 +8,9 @@
 #ifndef CAVALLO_SEARCH_COMMON_H
 #define CAVALLO_SEARCH_COMMON_H
 
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
+#ifndef _POSIX_C_SOURCE /* clock_gettime under -std=c11 (Python.h, included first by a binding, asks for more) */
+#define _POSIX_C_SOURCE 199309L
+#endif
 
 #include <math.h>
 #include <stdint.h>
