@@ -19,6 +19,7 @@ COMMANDS = {
     "eval": "duplicate evaluation of bot A against bot B",
     "tournament": "round robin of several bots with ratings and a chart",
     "train": "self-play PPO training of a team policy from a YAML config",
+    "expert": "expert iteration: a search plays, the network learns it, the next search uses the network",
     "export": "export a training checkpoint to a single-file ONNX policy",
     "play": "play in the terminal: Cavalloìcera with an AI partner against two AIs, Briscola or Scopa against one",
     "serve": "serve an AI policy over HTTP for a game to call, and the table in the browser",
