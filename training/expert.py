@@ -107,10 +107,6 @@ class ExpertRun:
     replay: list = field(default_factory=list)  # {"generation", "file", "sha256", "decisions"} of the window
 
     @property
-    def learning(self):
-        return games.get(self.cfg.game).learning()
-
-    @property
     def last_path(self) -> Path:
         return self.run_dir / "checkpoints" / "last"
 
@@ -275,7 +271,7 @@ def _generation(run: ExpertRun, progress) -> dict:
     cfg, g = run.cfg, run.generation + 1
     t0 = time.perf_counter()
     progress.phase(g, "self-play")
-    seeds = draw_deals(run.rng, cfg.deals, run.learning.num_seats)
+    seeds = draw_deals(run.rng, cfg.deals, games.get(cfg.game).num_seats)
     data = self_play(seeds, cfg.game, cfg.game_options, expert_spec(cfg, run.model_path(g - 1)), cfg.reward,
                      cfg.reward_scale, run.model.uses_prior, jobs=cfg.jobs, advance=progress.advance)
     t1 = time.perf_counter()

@@ -14,11 +14,10 @@ import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cavallo_env import games as game_registry
 from cavallo_env.bots import BotSpecError, make
 
 from .config import (MAX_PARAMETERS, ConfigError, ModelSection, _build, _check_bot, _check_bot_game, _range,
-                     _short, read_yaml)
+                     _short, check_run, read_yaml)
 
 #: the search kinds an expert may be: today's ``ismcts`` (the network as its root bias) and the
 #: network-guided ``search`` (the network inside the tree), given the generation's network file
@@ -100,11 +99,11 @@ class ExpertConfig:
     name: str = "expert"
     game: str = "briscola"
     game_options: dict[str, typing.Any] = field(default_factory=dict)
-    seed: int = 0
-    threads: int = 1  # torch CPU threads of the training step
     generations: int = 10
     deals: int = 200  # self-play deals per generation, the expert in every seat
     jobs: int = 2  # processes playing them (the data is the same for any number)
+    seed: int = 0
+    threads: int = 1  # torch CPU threads of the training step
     reward: str = "points"  # the value target: points (team point difference / reward_scale) or win (+1/0/-1)
     reward_scale: float = 30.0
     # where the network starts: "scratch" (model below, random weights) or a checkpoint
@@ -116,18 +115,9 @@ class ExpertConfig:
     eval: ExpertEvalSection = field(default_factory=ExpertEvalSection)
 
     def check(self, where="config"):
-        if not self.name or len(self.name) > 100 or not all(c.isalnum() or c in "-_." for c in self.name):
-            raise ConfigError(f"{where}.name: 1 to 100 letters, digits, '-', '_' or '.', got {_short(self.name)}")
-        try:
-            game = game_registry.get(self.game)
-            game.check_options(self.game_options)
-        except ValueError as e:
-            raise ConfigError(f"{where}.{'game' if self.game not in game_registry.names() else 'game_options'}: {e}") from None
-        _range(where, "seed", self.seed, 0, 2**63 - 1)
-        _range(where, "threads", self.threads, 1, 256)
-        _range(where, "generations", self.generations, 1, 100_000)
-        _range(where, "deals", self.deals, 1, 100_000)
-        _range(where, "jobs", self.jobs, 1, 64)
+        game = check_run(self, where)
+        for key, top in (("generations", 100_000), ("deals", 100_000), ("jobs", 64), ("threads", 256)):
+            _range(where, key, getattr(self, key), 1, top)
         if self.reward not in ("points", "win"):
             raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
         _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
@@ -146,11 +136,14 @@ class ExpertConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def checked(self, where: str) -> "ExpertConfig":
+        self.check(where)
+        return self
+
 
 def from_dict(data, where="config") -> ExpertConfig:
-    cfg = _build(ExpertConfig, data, where)
-    cfg.check(where)
-    return cfg
+    """An ``ExpertConfig`` from a config's mapping, checked."""
+    return _build(ExpertConfig, data, where).checked(where)
 
 
 def load(path) -> ExpertConfig:

@@ -2,7 +2,7 @@
 
 Each decision is kept as the network reads it (the seat's observation, the
 legal-action mask, the heuristic prior when the model reads it: the warm
-start's recorder, ``training.warmstart._Recorder``), with the expert's root
+start's recorder, ``training.warmstart._teacher_chunk``), with the expert's root
 visit distribution carried over to actions as the policy target (``targets``,
 rows summing to 1) and the deciding team's final result as the value target
 (``returns``: its point difference / ``reward_scale``, or +1/0/-1 for
@@ -18,10 +18,7 @@ import multiprocessing as mp
 
 import numpy as np
 
-from cavallo_env import games
-from cavallo_env.bots import make
-
-from .warmstart import _Recorder, concat_decisions
+from .warmstart import _teacher_chunk, concat_decisions
 
 #: deals per task handed to a worker process
 CHUNK_DEALS = 4
@@ -36,26 +33,14 @@ def draw_deals(rng: np.random.Generator, deals: int, seats: int) -> list:
 
 def play_chunk(seeds: list, game_name: str, options: dict, spec: str, reward: str, scale: float,
                prior: bool) -> dict:
-    """The decisions of the deals ``seeds`` played by the expert ``spec`` in every seat."""
+    """The decisions of the deals ``seeds`` played by the expert ``spec`` in every seat: the warm
+    start's teacher games with ``soft`` 1 (the target is the visit distribution alone)."""
     import torch  # lazy: only where a network is read
 
     torch.set_num_threads(1)  # one thread per worker process
     from . import expert_bot  # noqa: F401  (lazy: registers the expert bot kind in this process)
 
-    game = games.get(game_name)
-    learning = game.learning()
-    rec = _Recorder(game, learning, prior, 1.0)  # soft 1: the target is the visit distribution alone
-    returns: list[float] = []
-    for deal_seed, bot_seeds in seeds:
-        table = learning.table(learning.deal(deal_seed, **options))
-        bots = [make(spec, seed=s, game=game_name) for s in bot_seeds]
-        teams: list[int] = []
-        while not table.done:
-            seat = table.current
-            teams.extend([learning.team_of(seat)] * rec.record(table, seat, bots[seat]))
-        result = table.returns(reward)
-        returns.extend(result[t] / (scale if reward == "points" else 1.0) for t in teams)
-    return rec.arrays(returns)
+    return _teacher_chunk(seeds, game_name, options, spec, reward, scale, prior, 1.0)
 
 
 def _chunk_args(args):
