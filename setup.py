@@ -20,13 +20,16 @@ SEARCH = {"briscola": [f"{CORE}/briscola_search.c"]}  # a game's ISMCTS search i
 
 
 def core_extension(game: str) -> Extension:
-    """The extension of one game: its Cython binding, its C rules (and search) and Python's random in C."""
+    """The extension of one game: its Cython binding, its C rules (and search), Python's random and the
+    policy network's forward pass (mlp.c) in C."""
     return Extension(
         f"cavallo_env.core._{game}",
-        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/{game}_bots.c", f"{CORE}/pyrandom.c"]
+        sources=[f"{CORE}/_{game}.pyx", f"{CORE}/{game}.c", f"{CORE}/{game}_bots.c", f"{CORE}/pyrandom.c",
+                 f"{CORE}/mlp.c"]
         + SEARCH.get(game, []),
         depends=[f"{CORE}/{game}.h", f"{CORE}/{game}_bots.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h",
-                 f"{CORE}/pysum.h", f"{CORE}/_tables.pxi"]
+                 f"{CORE}/pysum.h", f"{CORE}/_tables.pxi",
+                 f"{CORE}/mlp.h", f"{CORE}/_mlp.pxi"]
         + [src.replace(".c", ".h") for src in SEARCH.get(game, [])],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],

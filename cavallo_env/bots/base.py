@@ -89,6 +89,7 @@ _REGISTRY: dict[str, tuple[str, str] | str | Callable] = {
     "heuristic": PER_GAME,
     "ismcts": ("cavallo_env.bots.ismcts", "from_spec"),
     "policy": ("cavallo_env.bots.policy", "from_spec"),
+    "search": ("cavallo_env.bots.search", "from_spec"),
 }
 
 

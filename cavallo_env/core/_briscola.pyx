@@ -17,6 +17,7 @@ from libc.stdlib cimport calloc, free
 
 
 include "_tables.pxi"
+include "_mlp.pxi"
 include "_briscola_search.pxi"
 
 

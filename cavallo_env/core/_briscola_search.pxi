@@ -21,6 +21,8 @@ cdef extern from "briscola_search.h":
         uint64_t seed
         const uint32_t *mt
         double seconds
+        const cv_mlp *net
+        double c_puct, temp, lambda_ "lambda", value_scale, fpu, budget
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
@@ -118,6 +120,39 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
     p.seed = seed
     p.mt = words if mt is not None else NULL
     p.seconds = seconds
+    with nogil:
+        move = cv_briscola_search(&t, &p, visits)
+    if move == -2:
+        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
+    return (None if move < 0 else move), [visits[c] for c in range(40)]
+
+
+def net_search(state, Network net, dict options, double[::1] weights=None, uint64_t seed=0,
+               double seconds=0.0, double budget=0.0):
+    """The network-guided search's move (search:briscola, briscola_search.h) of the seat to play in
+    ``state`` and the root visits by card.  ``options``: those of ``search`` (but root and expand)
+    and c_puct, temp, lambda, value_scale, fpu; ``budget`` (> 0): the seconds after which it plays
+    its best move; ``seconds`` (> 0): the deadline past which the move is None."""
+    cdef cv_briscola t
+    cdef cv_brs_params p
+    cdef int64_t visits[40]
+    cdef int move
+    if net.obs_size != CV_BR_OBS_SIZE or net.actions != 40 or net.prior_size not in (0, CV_BR_PRIOR_SIZE):
+        raise ValueError(f"not a Briscola network: {net.obs_size} observations, {net.prior_size} prior values and "
+                         f"{net.actions} actions (Briscola's: {CV_BR_OBS_SIZE}, {CV_BR_PRIOR_SIZE} and 40)")
+    _load_state(&t, state)
+    if t.done or t.hand_len[t.current] < 2:
+        raise ValueError("the search needs a position with a choice (two or more cards to play)")
+    _params(&p, dict(options, root="ucb", expand="greedy"))
+    p.net = &net.m
+    p.c_puct, p.temp, p.lambda_ = options["c_puct"], options["temp"], options["lambda"]
+    p.value_scale, p.fpu = options["value_scale"], options["fpu"]
+    if not p.temp > 0:
+        raise ValueError(f"temp must be > 0, got {p.temp!r}")
+    p.weights = _by_card(weights)
+    p.seed = seed
+    p.seconds = seconds
+    p.budget = budget
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
     if move == -2:

@@ -121,3 +121,6 @@ cdef class Tables(_Tables):
             "scored": None if not t.completed or t.scored[0] < 0 else [t.scored[k] for k in range(4)],
             "completed": bool(t.completed),
         }
+
+
+include "_mlp.pxi"  # the policy network in C (Network), for the searches it guides

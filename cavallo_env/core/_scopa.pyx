@@ -159,3 +159,6 @@ cdef class Tables(_Tables):
             "winner": None if t.winner < 0 else t.winner, "base": [t.base[0], t.base[1]],
             "totals": [t.totals[0], t.totals[1]], "deals": t.deals, "last_result": result,
         }
+
+
+include "_mlp.pxi"  # the policy network in C (Network), for the searches it guides

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "briscola_search.h"
 
+#include "briscola_bots.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +281,7 @@ typedef struct {
     int8_t card;
     int64_t visits, avail;
     double total;        /* summed reward of the team that made the move into this node */
+    double prior;        /* with a network: its policy's probability of the move (PUCT's P) */
 } node;
 
 typedef struct {
@@ -289,8 +292,8 @@ typedef struct {
     int32_t path[MAX_PATH];
     int8_t team[MAX_PATH];
     int plen;
-    struct timespec stop;
-    int bounded, late;
+    struct timespec stop, soft; /* the deadline (abandon the search), the budget (play the best move) */
+    int bounded, late, budgeted;
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
 
@@ -307,7 +310,7 @@ static int32_t add_child(search *s, int32_t at, int card) {
     n->next = s->nodes[at].first;
     n->card = (int8_t)card;
     n->visits = n->avail = 0;
-    n->total = 0.0;
+    n->total = n->prior = 0.0;
     s->nodes[at].first = k;
     return k;
 }
@@ -343,12 +346,24 @@ static void back_up(search *s, double diff) { /* _Search.back_up */
     }
 }
 
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
+static int past(const struct timespec *when) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > s->stop.tv_sec || (now.tv_sec == s->stop.tv_sec && now.tv_nsec > s->stop.tv_nsec)) s->late = 1;
+    return now.tv_sec > when->tv_sec || (now.tv_sec == when->tv_sec && now.tv_nsec > when->tv_nsec);
+}
+
+static int past_time(search *s) {
+    if (!s->bounded) return 0;
+    if (past(&s->stop)) s->late = 1;
     return s->late;
+}
+
+static void after(struct timespec *when, double seconds) { /* now + seconds */
+    clock_gettime(CLOCK_MONOTONIC, when);
+    double whole = floor(seconds);
+    when->tv_sec += (time_t)whole;
+    when->tv_nsec += (long)((seconds - whole) * 1e9);
+    if (when->tv_nsec >= 1000000000L) when->tv_sec++, when->tv_nsec -= 1000000000L;
 }
 
 /* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
@@ -475,6 +490,8 @@ static int halving(search *s, rng_t *rng) {
     return alive[0];
 }
 
+static int most_visited(const search *s);
+
 static int ucb_root(search *s, rng_t *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
         if (past_time(s)) return -1;
@@ -483,6 +500,10 @@ static int ucb_root(search *s, rng_t *rng) {
         s->plen = 0;
         iterate(s, &world, 0, rng, 0);
     }
+    return most_visited(s);
+}
+
+static int most_visited(const search *s) { /* the root's card with most visits, then most total */
     const cv_briscola *base = s->base;
     int best = -1;
     int64_t best_v = 0;
@@ -499,23 +520,113 @@ static int ucb_root(search *s, rng_t *rng) {
     return best;
 }
 
+/* -- the network-guided search (PUCT; briscola_search.h) ---------------------------- */
+
+/* the network's policy over moves[0..n) (probs) and its value of t, as seat 0's final point
+ * difference with the evaluation's bonus for the side ahead */
+static double net_eval(const cv_brs_params *p, const cv_briscola *t, const int8_t *moves, int n, double *probs) {
+    float obs[CV_BR_OBS_SIZE], prior[CV_BR_PRIOR_SIZE];
+    int actions[CV_BR_HAND];
+    cv_briscola_observe(t, t->current, obs);
+    if (p->net->prior_size) cv_briscola_prior(t, prior);
+    for (int i = 0; i < n; i++) actions[i] = moves[i];
+    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, n, p->temp, probs);
+    double d = (t->current == 0 ? 1.0 : -1.0) * (double)v * p->value_scale;
+    return p->win != 0.0 ? d + p->win * tanh(d / 12.0) : d;
+}
+
+/* the value of a leaf whose network value is net_v: exact with at most one card in the stock,
+ * else lambda * net_v + (1 - lambda) * the rollout's evaluation */
+static double leaf_value(const cv_brs_params *p, const cv_briscola *t, double net_v, rng_t *rng) {
+    if (CV_BR_STOCK - t->drawn <= 1) return cv_briscola_solve(t, p->win);
+    if (p->lambda >= 1.0) return net_v;
+    cv_briscola r = *t;
+    if (p->depth) rollout(&r, p, rng);
+    return p->lambda * net_v + (1.0 - p->lambda) * evaluate(&r, p->win);
+}
+
+/* PUCT's move among moves[0..n) at `at`, every one of them a child already */
+static int puct_move(const search *s, int32_t at, const int8_t *moves, int n) {
+    const cv_brs_params *p = s->p;
+    int best = moves[0];
+    double best_u = -1e18;
+    for (int i = 0; i < n; i++) {
+        const node *ch = s->nodes + child(s, at, moves[i]);
+        double q = ch->visits ? ch->total / (double)ch->visits : p->fpu;
+        double u = q + p->c_puct * ch->prior * sqrt((double)ch->avail) / (double)(1 + ch->visits);
+        if (u > best_u) best_u = u, best = moves[i];
+    }
+    return best;
+}
+
+/* the untried cards of t at `at` get their nodes, with the network's policy as their prior;
+ * returns the network's value of t */
+static double expand_all(search *s, int32_t at, const cv_briscola *t, const int8_t *moves, int n) {
+    double probs[CV_BR_HAND];
+    double v = net_eval(s->p, t, moves, n, probs);
+    for (int i = 0; i < n; i++)
+        if (child(s, at, moves[i]) < 0) {
+            int32_t k = add_child(s, at, moves[i]);
+            s->nodes[k].avail = 1;
+            s->nodes[k].prior = probs[i];
+        }
+    return v;
+}
+
+/* one PUCT iteration from `at` (whose moves are t's) down to a position with an untried card */
+static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
+    while (!t->done && s->plen < MAX_PATH) {
+        int8_t moves[CV_BR_HAND];
+        int n = legal_moves(t, moves), fresh = 0;
+        for (int i = 0; i < n; i++) {
+            int32_t k = child(s, at, moves[i]);
+            if (k < 0) fresh = 1;
+            else s->nodes[k].avail++;
+        }
+        if (fresh) {
+            back_up(s, leaf_value(s->p, t, expand_all(s, at, t, moves, n), rng));
+            return;
+        }
+        int m = puct_move(s, at, moves, n);
+        int32_t k = child(s, at, m);
+        s->path[s->plen] = k;
+        s->team[s->plen++] = (int8_t)t->current;
+        cv_briscola_play(t, m);
+        at = k;
+    }
+    back_up(s, evaluate(t, s->p->win));
+}
+
+static int puct_root(search *s, rng_t *rng) {
+    for (int64_t k = 0; k < s->p->iterations; k++) {
+        if (past_time(s)) return -1;
+        if (k && s->budgeted && past(&s->soft)) break;
+        cv_briscola world;
+        determinize(s->base, s->p->weights, &world, rng);
+        s->plen = 0;
+        iterate_net(s, &world, 0, rng);
+    }
+    return most_visited(s);
+}
+
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
     search s;
     memset(&s, 0, sizeof s);
     s.base = base;
     s.p = p;
-    s.cap = (int32_t)(p->iterations + CV_BR_HAND + 2);
+    /* an iteration adds one node; with a network, every untried card of the position it stops at */
+    s.cap = (int32_t)((p->net ? CV_BR_HAND : 1) * p->iterations + CV_BR_HAND + 2);
     s.nodes = malloc(sizeof(node) * (size_t)s.cap);
     if (!s.nodes) return -2;
     s.nodes[0].first = s.nodes[0].next = -1;
     s.used = 1;
     if (p->seconds > 0) {
         s.bounded = 1;
-        clock_gettime(CLOCK_MONOTONIC, &s.stop);
-        double whole = floor(p->seconds);
-        s.stop.tv_sec += (time_t)whole;
-        s.stop.tv_nsec += (long)((p->seconds - whole) * 1e9);
-        if (s.stop.tv_nsec >= 1000000000L) s.stop.tv_sec++, s.stop.tv_nsec -= 1000000000L;
+        after(&s.stop, p->seconds);
+    }
+    if (p->net && p->budget > 0) {
+        s.budgeted = 1;
+        after(&s.soft, p->budget);
     }
     rng_t rng = {p->seed, NULL};
     cv_pyrandom py;
@@ -524,7 +635,7 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
         py.index = (int)p->mt[CV_MT_N];
         rng.py = &py;
     }
-    int move = p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
+    int move = p->net ? puct_root(&s, &rng) : p->halving ? halving(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
     free(s.nodes);

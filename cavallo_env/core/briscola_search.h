@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "briscola.h"
+#include "mlp.h"
 
 enum { CV_BRS_POINTS = 0, CV_BRS_WIN = 1, CV_BRS_MIXED = 2 };
 
@@ -40,11 +41,31 @@ typedef struct {
     const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
                              * index): then the search draws Python's numbers, as the Python search */
     double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
+    /* the network-guided search (search:briscola), all unused where net == NULL (ismcts:N) */
+    const cv_mlp *net;      /* NULL: today's search; else the policy network guides it (PUCT) */
+    double c_puct;          /* PUCT's exploration: Q + c_puct * P * sqrt(avail) / (1 + visits) */
+    double temp;            /* the softmax temperature of the network's policy as the prior */
+    double lambda;          /* a leaf's value: lambda * value head + (1 - lambda) * rollout and evaluation */
+    double value_scale;     /* points of one unit of the value head (the model's reward_scale) */
+    double fpu;             /* the value (reward units) of a move not visited yet */
+    double budget;          /* > 0: seconds after which the search stops and plays its best move */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and
  * the root visit count of every card (visits[40]).  Returns the card, or -1
- * when the time ran out (the search is abandoned), -2 when out of memory. */
+ * when the time ran out (the search is abandoned), -2 when out of memory.
+ *
+ * With a network (p->net), the search is PUCT over the same information-set
+ * tree (AlphaZero, Expert Iteration): an iteration walks down the tree by
+ * Q + c_puct * P * sqrt(avail) / (1 + visits) (avail: how often the move was
+ * legal when its parent was visited), and where a move legal in its
+ * determinization has no node yet, the network evaluates that position for
+ * the seat to play: its policy (softmax over the legal cards) becomes the
+ * prior P of the new nodes, and the position's value is lambda times the
+ * value head (its seat's expected final point difference / value_scale) plus
+ * 1 - lambda times the rollout and evaluation; a position with at most one
+ * card in the stock is solved exactly instead.  The root is PUCT too and
+ * plays the card visited most; iterations, seconds and budget bound it. */
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[CV_BR_CARDS]);
 
 /* The rollout then the evaluation of one full-information state, as the

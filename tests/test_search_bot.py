@@ -1,0 +1,132 @@
+"""``search:<game>`` (cavallo_env/bots/search.py): the network-guided search in the core.
+
+What the bot promises: legal moves through whole deals, the same move for the
+same view without a time budget, root visits that add up, its time budget
+and the caller's deadline kept, the model read from an exported ``.onnx`` or
+a checkpoint alike, and clear errors for bad options and games without it.
+Its strength is the duplicate match of docs/experiments/search-network.md.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from cavallo_env import budget, core, games
+from cavallo_env.bots import BotSpecError, make
+
+if not core.available():
+    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
+        raise ImportError(core.missing_reason())
+    pytest.skip("the compiled core is not built (CAVALLO_REQUIRE_CORE=1 makes this an error)",
+                allow_module_level=True)
+
+from cavallo_env.bots.policy import ModelError  # noqa: E402
+
+GAME = games.get("briscola")
+FIXED = "search:briscola,ms=0,iterations=200"
+
+
+def _views(deals: int, bot, seed: int = 3):
+    """Every view of ``deals`` deals in which ``bot`` plays both seats (a view with a choice
+    first in each pair: (view, its legal moves))."""
+    out = []
+    for k in range(deals):
+        state = GAME.new_state(seed=seed + k)
+        while not state.done:
+            view = GAME.make_view(state, state.current)
+            move = bot.choose(view)
+            assert move in view["legal_moves"]
+            out.append(view)
+            GAME.play(state, GAME.move_from_dict(move))
+    return out
+
+
+def test_it_plays_whole_deals_and_the_same_view_gets_the_same_move():
+    bot = make(FIXED, seed=5)
+    views = _views(2, bot)
+    again = make(FIXED, seed=5)
+    assert [again.choose(v) for v in views[::5]] == [bot.choose(v) for v in views[::5]]
+
+
+@pytest.mark.parametrize("leaf", ["value", "rollout", "mix,lambda=0.3"])
+def test_the_root_visits_add_up(leaf):
+    bot = make(f"search:briscola,ms=0,iterations=300,leaf={leaf}", seed=1, game="briscola")
+    state = GAME.new_state(seed=11)
+    view = GAME.make_view(state, state.current)
+    legal = GAME.legal_moves_of(view)
+    move, visits = bot.move_and_visits(view, legal)
+    assert move in legal and set(visits) == set(legal)
+    assert sum(visits.values()) == 299  # the first iteration evaluates the root itself
+    assert visits[move] == max(visits.values())
+
+
+def test_the_time_budget_bounds_a_decision():
+    bot = make("search:briscola,ms=20,iterations=200000", seed=1)
+    state = GAME.new_state(seed=4)
+    view = GAME.make_view(state, state.current)
+    start = time.perf_counter()
+    move, visits = bot.move_and_visits(view, GAME.legal_moves_of(view))
+    assert time.perf_counter() - start < 0.5
+    assert 10 < sum(visits.values()) < 200000
+
+
+def test_the_callers_deadline_abandons_the_search():
+    bot = make("search:briscola,ms=0,iterations=200000", seed=1)
+    state = GAME.new_state(seed=4)
+    with pytest.raises(budget.OverBudget), budget.deadline(0.02):
+        bot.choose(GAME.make_view(state, state.current))
+
+
+def test_a_checkpoint_and_its_export_search_alike():
+    state = GAME.new_state(seed=8)
+    view = GAME.make_view(state, state.current)
+    legal = GAME.legal_moves_of(view)
+    onnx = make(f"{FIXED},model=cavallo_env/models/briscola.onnx", seed=2)
+    checkpoint = make(f"{FIXED},model=checkpoints/briscola.json", seed=2)
+    assert onnx.move_and_visits(view, legal) == checkpoint.move_and_visits(view, legal)
+    assert checkpoint.info["model"] == "checkpoints/briscola.json"
+
+
+def test_search_default_plays_the_views_game():
+    bot = make("search:default,ms=0,iterations=100", seed=1)
+    state = GAME.new_state(seed=2)
+    view = GAME.make_view(state, state.current)
+    assert bot.choose(view) in view["legal_moves"]
+    scopa = games.get("scopa").new_state(seed=1)
+    with pytest.raises(BotSpecError, match="no network-guided search"):
+        bot.choose(games.get("scopa").make_view(scopa, scopa.current))
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("search:", "search needs a game"),
+    ("search:chess", "names a game"),
+    ("search:scopa", "no network-guided search in the core yet"),
+    ("search:briscola,ms=-1", "ms must be"),
+    ("search:briscola,ms=x", "is not a number"),
+    ("search:briscola,iterations=0", "iterations must be"),
+    ("search:briscola,iterations=1000000", "iterations must be"),
+    ("search:briscola,c_puct=-1", "c_puct must be"),
+    ("search:briscola,temp=0", "temp must be"),
+    ("search:briscola,leaf=guess", "unknown search leaf"),
+    ("search:briscola,lambda=2", "lambda must be"),
+    ("search:briscola,fpu=nan", "fpu must be"),
+    ("search:briscola,depth=99", "depth must be"),
+    ("search:briscola,rollout=wild", "unknown Briscola rollout"),
+    ("search:briscola,colour=red", "unknown search option 'colour'"),
+    ("search:briscola,500", "must look like key=value"),
+])
+def test_bad_options_are_refused_by_name(spec, message):
+    with pytest.raises(BotSpecError, match=message):
+        make(spec)
+
+
+def test_a_bad_model_is_refused():
+    with pytest.raises(ModelError, match="a model of scopa, not briscola"):
+        make("search:briscola,model=cavallo_env/models/scopa.onnx")
+    with pytest.raises(ModelError, match="not found"):
+        make("search:briscola,model=no/such.onnx")
+    with pytest.raises(BotSpecError, match="plays briscola, not scopa"):
+        make("search:briscola", game="scopa")
