@@ -100,6 +100,15 @@ def _replayed(data: dict, deal_seed: int):
     return seats, table.state
 
 
+def test_soft_mixes_the_move_played_into_the_target():
+    seeds = draw_deals(np.random.default_rng(5), 1, 2)
+    visits = play_chunk(seeds, "briscola", {"deck": "milanesi"}, "ismcts:30", "points", 30.0, False, 1.0)
+    mixed = play_chunk(seeds, "briscola", {"deck": "milanesi"}, "ismcts:30", "points", 30.0, False, 0.25)
+    assert np.array_equal(visits["actions"], mixed["actions"])  # the same game
+    played = np.eye(visits["mask"].shape[1], dtype=np.float32)[visits["actions"]]
+    assert np.allclose(mixed["targets"], 0.25 * visits["targets"] + 0.75 * played, atol=1e-6)
+
+
 @pytest.mark.parametrize("reward", ["points", "win"])
 def test_value_targets_are_the_deciding_teams_result(reward):
     (deal_seed, bots), = draw_deals(np.random.default_rng(4), 1, 2)
@@ -158,6 +167,7 @@ def test_the_expert_bot_reads_a_network(full_run):
     ({"expert": {"search": "heuristic"}}, r"config\.expert\.search: an ismcts or search bot spec"),
     ({"expert": {"search": "ismcts:0"}}, r"config\.expert\.search: .*iteration count"),
     ({"expert": {"bias": -1}}, r"config\.expert\.bias: must be >= 0"),
+    ({"expert": {"soft": 1.5}}, r"config\.expert\.soft: must be >= 0 and <= 1"),
     ({"train": {"window": 0}}, r"config\.train\.window: must be >= 1"),
     ({"eval": {"opponents": ["nobody"]}}, r"config\.eval\.opponents: unknown bot 'nobody'"),
     ({"reward": "money"}, r"config\.reward: points or win"),

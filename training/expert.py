@@ -273,7 +273,8 @@ def _generation(run: ExpertRun, progress) -> dict:
     progress.phase(g, "self-play")
     seeds = draw_deals(run.rng, cfg.deals, games.get(cfg.game).num_seats)
     data = self_play(seeds, cfg.game, cfg.game_options, expert_spec(cfg, run.model_path(g - 1)), cfg.reward,
-                     cfg.reward_scale, run.model.uses_prior, jobs=cfg.jobs, advance=progress.advance)
+                     cfg.reward_scale, run.model.uses_prior, cfg.expert.soft, jobs=cfg.jobs,
+                     advance=progress.advance)
     t1 = time.perf_counter()
     progress.phase(g, "training")
     row = dict(agreement(run.model, data), generation=g, deals=cfg.deals, decisions=len(data["returns"]),

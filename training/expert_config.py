@@ -32,6 +32,10 @@ class ExpertSection:
     # (reward units: bias = weight * (log p(move) - log p(best)), fading with visits;
     # 0 = the search ignores the network); root=halving only orders ties by it, so use root=ucb
     bias: float = 0.5
+    # the policy target: soft * the root visit distribution + (1 - soft) on the move the expert
+    # played. 1 = the visits alone (UCB / PUCT roots); a halving root spreads its visits over the
+    # moves of its first rounds, so its visits alone are a flattened target (less there)
+    soft: float = 1.0
 
     def check(self, where, game: str):
         kind = self.search.partition(":")[0]
@@ -49,6 +53,7 @@ class ExpertSection:
             except (BotSpecError, ValueError) as e:
                 raise ConfigError(f"{where}.search: {e}") from None
         _range(where, "bias", self.bias, 0, 1000)
+        _range(where, "soft", self.soft, 0, 1)
 
 
 @dataclass

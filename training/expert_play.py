@@ -4,8 +4,8 @@ Each decision is kept as the network reads it (the seat's observation, the
 legal-action mask, the heuristic prior when the model reads it: the warm
 start's recorder, ``training.warmstart._teacher_chunk``), with the expert's root
 visit distribution carried over to actions as the policy target (``targets``,
-rows summing to 1) and the deciding team's final result as the value target
-(``returns``: its point difference / ``reward_scale``, or +1/0/-1 for
+rows summing to 1; ``soft`` below 1 mixes in the move played) and the deciding
+team's final result as the value target (``returns``: its point difference / ``reward_scale``, or +1/0/-1 for
 ``reward: win``, the units of the value head).  Deals and bot seeds are drawn
 from the run's generator before any is played, and the deals are played in
 chunks collected in order, so the data is the same for any number of
@@ -32,15 +32,16 @@ def draw_deals(rng: np.random.Generator, deals: int, seats: int) -> list:
 
 
 def play_chunk(seeds: list, game_name: str, options: dict, spec: str, reward: str, scale: float,
-               prior: bool) -> dict:
+               prior: bool, soft: float = 1.0) -> dict:
     """The decisions of the deals ``seeds`` played by the expert ``spec`` in every seat: the warm
-    start's teacher games with ``soft`` 1 (the target is the visit distribution alone)."""
+    start's teacher games (``soft``: the visit distribution's weight in the target, the rest on
+    the move played)."""
     import torch  # lazy: only where a network is read
 
     torch.set_num_threads(1)  # one thread per worker process
     from . import expert_bot  # noqa: F401  (lazy: registers the expert bot kind in this process)
 
-    return _teacher_chunk(seeds, game_name, options, spec, reward, scale, prior, 1.0)
+    return _teacher_chunk(seeds, game_name, options, spec, reward, scale, prior, soft)
 
 
 def _chunk_args(args):
@@ -48,10 +49,10 @@ def _chunk_args(args):
 
 
 def self_play(seeds: list, game_name: str, options: dict, spec: str, reward: str, scale: float, prior: bool,
-              jobs: int = 1, advance=None) -> dict:
+              soft: float = 1.0, jobs: int = 1, advance=None) -> dict:
     """Every decision of the deals ``seeds`` (see the module doc); ``advance(n)`` after each chunk."""
     chunks = [seeds[i:i + CHUNK_DEALS] for i in range(0, len(seeds), CHUNK_DEALS)]
-    work = (game_name, options, spec, reward, scale, prior)
+    work = (game_name, options, spec, reward, scale, prior, soft)
     parts = []
     if jobs <= 1 or len(chunks) < 2:
         for c in chunks:
