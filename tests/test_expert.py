@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 yaml = pytest.importorskip("yaml")
 
-from cavallo_env import games  # noqa: E402
+from cavallo_env import core, games  # noqa: E402
 from cavallo_env.bots import BotSpecError, make  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
@@ -214,3 +214,20 @@ def test_command_errors(tmp_path, capsys):
     assert "no checkpoints/last.json" in capsys.readouterr().err
     assert main(["expert", "--config", str(QUICK), "--generations", "0"]) == 2
     assert "--generations must be" in capsys.readouterr().err
+
+
+def test_a_network_guided_search_as_the_expert(tmp_path):
+    """``expert.search: search:<game>``: the run hands it each generation's network as ``model=``."""
+    for search, says in [("search:briscola,iterations=30", "give ms=0 and iterations=N"),
+                         ("search:briscola,ms=0,iterations=30,model=x.onnx", "no model= option")]:
+        with pytest.raises(ConfigError, match=says):
+            from_dict(dict(quick(), expert={"search": search}))
+    if not core.enabled():
+        pytest.skip("search:briscola runs in the compiled core")
+    data = dict(quick(), generations=1, expert={"search": "search:briscola,ms=0,iterations=30", "bias": 0.0})
+    data["eval"] = dict(data["eval"], opponents=["greedy"])
+    path = tmp_path / "search.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert main(["expert", "--config", str(path), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    with np.load(tmp_path / "run" / "replay" / "gen-00001.npz", allow_pickle=False) as z:
+        assert np.allclose(z["targets"].sum(1), 1.0, atol=1e-6) and (z["targets"].max(1) < 1).any()

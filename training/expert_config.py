@@ -48,12 +48,28 @@ class ExpertSection:
             except ValueError as e:
                 raise ConfigError(f"{where}.search: {e}") from None
         else:
-            try:
-                make(self.search, seed=0, game=game)
-            except (BotSpecError, ValueError) as e:
-                raise ConfigError(f"{where}.search: {e}") from None
+            self._check_search(where, game)
         _range(where, "bias", self.bias, 0, 1000)
         _range(where, "soft", self.soft, 0, 1)
+
+    def _check_search(self, where, game: str) -> None:
+        """A ``search:<game>`` expert: the run gives it each generation's network (``model=``), and a
+        time budget would make the self-play depend on the machine (``ms=0`` and ``iterations``)."""
+        options = dict(part.partition("=")[::2] for part in self.search.split(",")[1:])
+        if "model" in options:
+            raise ConfigError(f"{where}.search: no model= option: the run gives the search each generation's network")
+        try:
+            budget = float(options.get("ms", "60"))
+        except ValueError:
+            budget = None
+        if budget != 0:
+            raise ConfigError(f"{where}.search: give ms=0 and iterations=N: a time budget makes the self-play "
+                              f"depend on the machine's speed (and --resume could not continue bit for bit), "
+                              f"got {_short(self.search)}")
+        try:
+            make(self.search, seed=0, game=game)
+        except (BotSpecError, ValueError) as e:
+            raise ConfigError(f"{where}.search: {e}") from None
 
 
 @dataclass
