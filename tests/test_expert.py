@@ -231,3 +231,14 @@ def test_a_network_guided_search_as_the_expert(tmp_path):
     assert main(["expert", "--config", str(path), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     with np.load(tmp_path / "run" / "replay" / "gen-00001.npz", allow_pickle=False) as z:
         assert np.allclose(z["targets"].sum(1), 1.0, atol=1e-6) and (z["targets"].max(1) < 1).any()
+
+
+def test_replay_files_outside_the_window_are_removed(tmp_path):
+    data = dict(quick(), deals=4, train=dict(quick()["train"], window=1), eval=dict(quick()["eval"], every=2, expert_deals=0))
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert main(["expert", "--config", str(path), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    assert sorted(p.name for p in (tmp_path / "run" / "replay").iterdir()) == ["gen-00002.npz"]
+    rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv", encoding="utf-8")))
+    assert [bool(r["net_greedy_score"]) for r in rows] == [True, False, True]  # eval.every 2, and the last
+    assert rows[2]["window_decisions"] == rows[2]["decisions"]

@@ -198,11 +198,19 @@ class ExpertRun:
         path = folder / f"gen-{generation:05d}.npz"
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
-            np.savez(f, **data)
+            np.savez_compressed(f, **data)
         os.replace(tmp, path)
         self.replay.append({"generation": generation, "file": path.name, "sha256": ckpt.file_sha256(path),
                             "decisions": int(len(data["returns"]))})
         self.replay = self.replay[-self.cfg.train.window:]
+
+    def drop_old_replay(self) -> None:
+        """Remove the replay files that left the window (once ``checkpoints/last`` no longer names
+        them): a run keeps ``train.window`` generations of data on disk, not all of them."""
+        keep = {entry["file"] for entry in self.replay}
+        for path in (self.run_dir / "replay").glob("gen-*.npz"):
+            if path.name not in keep:
+                path.unlink()
 
     def window(self) -> dict:
         """The decisions of the replay window, each file checked against its recorded sha256."""
@@ -299,6 +307,8 @@ def _finish(run: ExpertRun, row: dict, progress, started: float, log) -> None:
     if run.evals:
         expert_log.plot(run.run_dir, run.evals)
     ckpt.save(run.last_path, *run.state())
+    if run.replay:
+        run.drop_old_replay()
 
 
 def train(run: ExpertRun, progress: bool = True, log=print) -> dict:
