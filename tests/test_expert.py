@@ -153,6 +153,9 @@ def test_the_expert_bot_reads_a_network(full_run):
     state = g.new_state(seed=2, deck="milanesi")
     move, visits = bot.move_and_visits(g.make_view(state, state.current), state.legal_moves())
     assert move in state.legal_moves() and sum(visits.values()) > 0
+    # `cavallo eval` and the other commands play it by its spec
+    assert main(["eval", f"expert:ismcts:20;bias=0.5;model={path}", "greedy", "--game", "briscola", "--deals", "1",
+                 "--jobs", "1"]) == 0
     for bad, says in [("ismcts:30", "needs a search and a network"),
                       (f"greedy;model={path}", "must be an ismcts spec"),
                       (f"ismcts:30;temp=2;model={path}", "unknown expert option"),
