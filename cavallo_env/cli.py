@@ -19,6 +19,7 @@ COMMANDS = {
     "eval": "duplicate evaluation of bot A against bot B",
     "tournament": "round robin of several bots with ratings and a chart",
     "train": "self-play PPO training of a team policy from a YAML config",
+    "expert": "expert iteration: a search plays, the network learns it, the next search uses the network",
     "export": "export a training checkpoint to a single-file ONNX policy",
     "play": "play in the terminal: Cavalloìcera with an AI partner against two AIs, Briscola or Scopa against one",
     "serve": "serve an AI policy over HTTP for a game to call, and the table in the browser",
@@ -38,6 +39,17 @@ def _checkpoint_bot(arg, seed):
     except ImportError as e:
         raise BotSpecError(f"checkpoint: bots need the training package next to cavallo_env: {e}") from None
     return from_spec(arg, seed)
+
+
+def _expert_bot(arg, seed, game=None):
+    """``expert:<ismcts spec>;bias=W;model=<checkpoint>``: the search of ``cavallo expert`` with a
+    network as its root prior (``training.expert_bot``), so ``cavallo eval`` and the others play
+    it as a run does.  The training package is imported on first use only."""
+    try:
+        from training.expert_bot import from_spec  # lazy: the trainer package, never imported by cavallo_env at module level
+    except ImportError as e:
+        raise BotSpecError(f"expert: bots need the training package next to cavallo_env: {e}") from None
+    return from_spec(arg, seed, game=game)
 
 
 def _version() -> str:
@@ -73,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     if "checkpoint" not in registered():
         register("checkpoint", _checkpoint_bot)
+    if "expert" not in registered():
+        register("expert", _expert_bot)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -219,14 +219,7 @@ class TrainConfig:
     pretrain: PretrainSection = field(default_factory=PretrainSection)
 
     def check(self, where="config"):
-        if not self.name or len(self.name) > 100 or not all(c.isalnum() or c in "-_." for c in self.name):
-            raise ConfigError(f"{where}.name: 1 to 100 letters, digits, '-', '_' or '.', got {_short(self.name)}")
-        try:
-            game = game_registry.get(self.game)
-            game.check_options(self.game_options)
-        except ValueError as e:
-            raise ConfigError(f"{where}.{'game' if self.game not in game_registry.names() else 'game_options'}: {e}") from None
-        _range(where, "seed", self.seed, 0, 2**63 - 1)
+        game = check_run(self, where)
         if not (self.device in ("auto", "cpu", "cuda") or (self.device.startswith("cuda:") and self.device[5:].isdigit())):
             raise ConfigError(f"{where}.device: auto, cpu, cuda or cuda:N, got {self.device!r}")
         _range(where, "threads", self.threads, 1, 256)
@@ -266,6 +259,20 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def check_run(cfg, where: str):
+    """The ``name``, ``game``, ``game_options`` and ``seed`` of a run's config (``TrainConfig``,
+    ``training.expert_config.ExpertConfig``); returns the game."""
+    if not cfg.name or len(cfg.name) > 100 or not all(c.isalnum() or c in "-_." for c in cfg.name):
+        raise ConfigError(f"{where}.name: 1 to 100 letters, digits, '-', '_' or '.', got {_short(cfg.name)}")
+    try:
+        game = game_registry.get(cfg.game)
+        game.check_options(cfg.game_options)
+    except ValueError as e:
+        raise ConfigError(f"{where}.{'game' if cfg.game not in game_registry.names() else 'game_options'}: {e}") from None
+    _range(where, "seed", cfg.seed, 0, 2**63 - 1)
+    return game
 
 
 # ---------------------------------------------------------------- building from dicts

@@ -1,0 +1,96 @@
+"""What an expert-iteration run writes as it goes: ``metrics.csv`` and ``expert_curve.png``.
+
+One row per generation: its sizes and timings, the training losses, and for
+each fixed opponent the duplicate score of the network (``net_<opp>_*``) and
+of the expert search (``expert_<opp>_*``) with the 95% Wilson interval, empty
+where that generation was not evaluated.  The plot draws those scores by
+generation with their intervals.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .logs import label
+
+BASE_COLUMNS = ["generation", "deals", "decisions", "window_decisions", "wall_s", "selfplay_s", "train_s", "eval_s",
+                "loss_policy", "loss_value", "target_entropy", "agreement"]
+WHO = ("net", "expert")
+
+
+def columns(cfg) -> list[str]:
+    out = list(BASE_COLUMNS)
+    for who in WHO:
+        for spec in cfg.eval.opponents:
+            out += [f"{who}_{label(spec)}_{k}" for k in ("score", "lo", "hi", "diff")]
+    return out
+
+
+def eval_row(evals: list[dict]) -> dict:
+    """The metrics columns of one generation's evaluations."""
+    row = {}
+    for e in evals:
+        key = f"{e['who']}_{label(e['opponent'])}"
+        row.update({f"{key}_score": e["score"], f"{key}_lo": e["score_ci"][0], f"{key}_hi": e["score_ci"][1],
+                    f"{key}_diff": e["mean_diff"]})
+    return row
+
+
+def write_row(run_dir: Path, cfg, row: dict) -> None:
+    """Append ``row`` to ``metrics.csv`` (its header first when the file is new)."""
+    path = Path(run_dir) / "metrics.csv"
+    cols = columns(cfg)
+    new = not path.exists()
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        if new:
+            w.writeheader()
+        w.writerow({k: _fmt(row.get(k)) for k in cols})
+
+
+def truncate(run_dir: Path, generation: int) -> None:
+    """Keep the rows of ``metrics.csv`` up to ``generation`` (a resumed run rewrites the rest)."""
+    path = Path(run_dir) / "metrics.csv"
+    if not path.exists():
+        return
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    keep = rows[:1] + [r for r in rows[1:] if r and int(r[0]) <= generation]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(keep)
+
+
+def _fmt(v):
+    if v is None:
+        return ""
+    return f"{v:.6g}" if isinstance(v, float) else v
+
+
+def plot(run_dir: Path, evals: list[dict], out: Path | None = None) -> Path:
+    """``expert_curve.png``: duplicate score by generation against each opponent, 95% intervals."""
+    import matplotlib  # lazy: matplotlib, an optional extra
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # lazy: matplotlib, after the Agg backend is chosen
+
+    out = out or Path(run_dir) / "expert_curve.png"
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, who, title in zip(axes, WHO, ("the network alone (policy)", "the expert search")):
+        for opp in sorted({e["opponent"] for e in evals if e["who"] == who}):
+            es = [e for e in evals if e["who"] == who and e["opponent"] == opp]
+            x = [e["generation"] for e in es]
+            y = [100 * e["score"] for e in es]
+            err = [[100 * (e["score"] - e["score_ci"][0]) for e in es], [100 * (e["score_ci"][1] - e["score"]) for e in es]]
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opp}")
+        ax.axhline(50, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("generation")
+        ax.set_title(title)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+    axes[0].set_ylabel("duplicate score % (draws = 1/2), 95% Wilson")
+    fig.suptitle(f"expert iteration: {Path(run_dir).name}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+    return out
