@@ -17,9 +17,10 @@ the core: Briscola) and ``search:default`` (the view's game), options after
 commas: ``ms`` (the time budget of a decision: milliseconds of the CPU time
 of the thread that searches, so a busy machine searches as far as an idle one,
 default 60; 0: none, the search runs ``iterations``), ``wall_ms`` (the
-wall-clock milliseconds after which it stops all the same, default 1000), ``iterations`` (most iterations a
-decision, default 20000, at most 100000: the tree holds at most eight
-nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
+wall-clock milliseconds after which it stops all the same, default 800:
+the view's checks come on top, and a decision stays under 1 s),
+``iterations`` (most iterations a decision, default 20000, at most 100000:
+the tree holds at most eight nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
@@ -56,7 +57,7 @@ ROOTS = {"puct": "ucb", "halving": "halving"}
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
             "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
-            "wall_ms": 1000.0}
+            "wall_ms": 800.0}
 
 
 # -- the network: weights from an exported .onnx or a checkpoint, checked against the game -----------------
@@ -127,7 +128,8 @@ def _from_onnx(path: Path):
     tensors, gains = onnx_weights(data)
     model = meta.get("model") or {}
     config = meta.get("training_config") or {}
-    return tensors, "", [float(tensors[g].reshape(-1)[0]) for g in gains], model, config, meta.get("game", games.DEFAULT_GAME)
+    gain_values = [float(tensors[g].reshape(-1)[0]) for g in gains]
+    return tensors, "", gain_values, model, config, meta.get("game", games.DEFAULT_GAME)
 
 
 def _from_checkpoint(path: Path):
@@ -200,7 +202,8 @@ SEARCHES = {"briscola": _briscola}
 def _check(options: dict) -> None:
     o = options
     if not (isinstance(o["ms"], (int, float)) and 0 <= o["ms"] <= 60_000):
-        raise BotSpecError(f"search ms must be a number of milliseconds in 0..60000 (0: no time budget), got {o['ms']!r}")
+        raise BotSpecError(f"search ms must be a number of milliseconds in 0..60000 (0: no time budget), "
+                           f"got {o['ms']!r}")
     if not (isinstance(o["wall_ms"], (int, float)) and 1 <= o["wall_ms"] <= 60_000):
         raise BotSpecError(f"search wall_ms must be a number of milliseconds in 1..60000, got {o['wall_ms']!r}")
     if not 1 <= o["iterations"] <= MAX_ITERATIONS:
@@ -294,7 +297,8 @@ class DefaultSearch(PerGameBot):
 
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
-          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str, "wall_ms": float}
+          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str,
+          "wall_ms": float}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:
