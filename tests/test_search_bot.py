@@ -78,10 +78,15 @@ def test_the_time_budget_bounds_a_decision():
     bot = make("search:briscola,ms=20,iterations=100000", seed=1)
     state = GAME.new_state(seed=4)
     view = GAME.make_view(state, state.current)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     move, visits = bot.move_and_visits(view, GAME.legal_moves_of(view))
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - cpu < 0.2  # 20 ms of this thread's CPU time, and the view's checks
+    assert time.perf_counter() - start < 1.5  # the wall-clock cap (1 s) on a busy machine
     assert 10 < sum(visits.values()) < 100000
+    capped = make("search:briscola,ms=60000,wall_ms=30,iterations=100000", seed=1)
+    start = time.perf_counter()
+    capped.choose(view)
+    assert time.perf_counter() - start < 0.5
 
 
 def test_the_callers_deadline_abandons_the_search():
@@ -117,6 +122,7 @@ def test_search_default_plays_the_views_game():
     ("search:scopa", "no network-guided search in the core yet"),
     ("search:briscola,ms=-1", "ms must be"),
     ("search:briscola,ms=x", "is not a number"),
+    ("search:briscola,wall_ms=0", "wall_ms must be"),
     ("search:briscola,iterations=0", "iterations must be"),
     ("search:briscola,iterations=1000000", "iterations must be"),
     ("search:briscola,c_puct=-1", "c_puct must be"),

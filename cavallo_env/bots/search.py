@@ -14,10 +14,13 @@ training checkpoint, checked against the game's ``Learning``.
 
 Specs (``cavallo_env.bots.make``): ``search:<game>`` (a game with a search in
 the core: Briscola) and ``search:default`` (the view's game), options after
-commas: ``ms`` (the time budget of a decision in milliseconds, default 60; 0:
-none, the search runs ``iterations``), ``iterations`` (most iterations a
-decision, default 20000, at most 100000: the tree holds at most eight
-nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
+commas: ``ms`` (the time budget of a decision: milliseconds of the CPU time
+of the thread that searches, so a busy machine searches as far as an idle one,
+default 60; 0: none, the search runs ``iterations``), ``wall_ms`` (the
+wall-clock milliseconds after which it stops all the same, default 800:
+the view's checks come on top, and a decision stays under 1 s),
+``iterations`` (most iterations a decision, default 20000, at most 100000:
+the tree holds at most eight nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
@@ -53,7 +56,8 @@ LEAVES = {"value": 1.0, "rollout": 0.0}
 ROOTS = {"puct": "ucb", "halving": "halving"}
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
-            "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct"}
+            "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
+            "wall_ms": 800.0}
 
 
 # -- the network: weights from an exported .onnx or a checkpoint, checked against the game -----------------
@@ -124,7 +128,8 @@ def _from_onnx(path: Path):
     tensors, gains = onnx_weights(data)
     model = meta.get("model") or {}
     config = meta.get("training_config") or {}
-    return tensors, "", [float(tensors[g].reshape(-1)[0]) for g in gains], model, config, meta.get("game", games.DEFAULT_GAME)
+    gain_values = [float(tensors[g].reshape(-1)[0]) for g in gains]
+    return tensors, "", gain_values, model, config, meta.get("game", games.DEFAULT_GAME)
 
 
 def _from_checkpoint(path: Path):
@@ -182,12 +187,12 @@ def _value_scale(config: dict, where) -> float:
 
 # -- the games: what each game's search in the core takes --------------------------------------------------
 
-def _briscola(base, hooks, net, options: dict, seed: int, seconds: float, budget: float) -> tuple:
+def _briscola(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
     """Briscola's decision: today's inference deals the other hand (``BriscolaSearch``)."""
     inferred = hooks._inference(base, 1 - base.current)
     weights = array("d", inferred[0]) if inferred is not None else None
     options = dict(options, epsilon=hooks.epsilon, rollout=hooks.policy, win=hooks.win)
-    return core.extension("briscola").net_search(base, net, options, weights, seed, seconds, budget)
+    return core.extension("briscola").net_search(base, net, options, weights, seed, seconds, *budget)
 
 
 #: the games whose search runs in the core with a network, and how a decision calls it
@@ -196,8 +201,11 @@ SEARCHES = {"briscola": _briscola}
 
 def _check(options: dict) -> None:
     o = options
-    if not (isinstance(o["ms"], float) and 0 <= o["ms"] <= 60_000):
-        raise BotSpecError(f"search ms must be a number of milliseconds in 0..60000 (0: no time budget), got {o['ms']!r}")
+    if not (isinstance(o["ms"], (int, float)) and 0 <= o["ms"] <= 60_000):
+        raise BotSpecError(f"search ms must be a number of milliseconds in 0..60000 (0: no time budget), "
+                           f"got {o['ms']!r}")
+    if not (isinstance(o["wall_ms"], (int, float)) and 1 <= o["wall_ms"] <= 60_000):
+        raise BotSpecError(f"search wall_ms must be a number of milliseconds in 1..60000, got {o['wall_ms']!r}")
     if not 1 <= o["iterations"] <= MAX_ITERATIONS:
         raise BotSpecError(f"search iterations must be an int in 1..{MAX_ITERATIONS}, got {o['iterations']!r}")
     for key in ("c_puct", "temp", "scale", "value_scale"):
@@ -261,7 +269,8 @@ class SearchBot(Bot):
             return root_legal[0], {root_legal[0]: 1}
         left = remaining()
         move, counts = SEARCHES[self.game](base, self.hooks, self.net, self.settings, rng.getrandbits(64),
-                                           0.0 if left is None else max(left, 1e-9), self.options["ms"] / 1000.0)
+                                           0.0 if left is None else max(left, 1e-9),
+                                           (self.options["ms"] / 1000.0, self.options["wall_ms"] / 1000.0))
         if move is None:
             check()
             raise OverBudget("the search passed its deadline")
@@ -288,7 +297,8 @@ class DefaultSearch(PerGameBot):
 
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
-          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str}
+          "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str,
+          "wall_ms": float}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:

@@ -22,7 +22,7 @@ cdef extern from "briscola_search.h":
         const uint32_t *mt
         double seconds
         const cv_mlp *net
-        double c_puct, temp, lambda_ "lambda", value_scale, fpu, budget
+        double c_puct, temp, lambda_ "lambda", value_scale, fpu, budget, budget_wall
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
@@ -128,11 +128,12 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
 
 
 def net_search(state, Network net, dict options, double[::1] weights=None, uint64_t seed=0,
-               double seconds=0.0, double budget=0.0):
+               double seconds=0.0, double budget=0.0, double budget_wall=0.0):
     """The network-guided search's move (search:briscola, briscola_search.h) of the seat to play in
     ``state`` and the root visits by card.  ``options``: those of ``search`` (but expand; root: ucb
-    for PUCT at the root, or halving) and c_puct, temp, lambda, value_scale, fpu; ``budget`` (> 0): the seconds after which it plays
-    its best move; ``seconds`` (> 0): the deadline past which the move is None."""
+    for PUCT at the root, or halving) and c_puct, temp, lambda, value_scale, fpu; ``budget`` (> 0): the seconds of this thread's CPU
+    time after which it plays its best move, or ``budget_wall`` seconds of wall-clock time if that
+    comes first; ``seconds`` (> 0): the deadline past which the move is None."""
     cdef cv_briscola t
     cdef cv_brs_params p
     cdef int64_t visits[40]
@@ -153,6 +154,7 @@ def net_search(state, Network net, dict options, double[::1] weights=None, uint6
     p.seed = seed
     p.seconds = seconds
     p.budget = budget
+    p.budget_wall = budget_wall
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
     if move == -2:

@@ -265,7 +265,8 @@ typedef struct {
     int32_t path[MAX_PATH];
     int8_t team[MAX_PATH];
     int plen;
-    struct timespec stop, soft; /* the deadline (abandon the search), the budget (play the best move) */
+    struct timespec stop, soft, cpu; /* the deadline (abandon the search); the budget (play the best
+                                      * move): wall clock (soft) and this thread's CPU time (cpu) */
     int bounded, late, budgeted, full; /* full: the network's tree reached its node cap */
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
@@ -319,10 +320,17 @@ static void back_up(search *s, double diff) { /* _Search.back_up */
     }
 }
 
-static int past(const struct timespec *when) {
+static int past_on(clockid_t clock, const struct timespec *when) {
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(clock, &now);
     return now.tv_sec > when->tv_sec || (now.tv_sec == when->tv_sec && now.tv_nsec > when->tv_nsec);
+}
+
+static int past(const struct timespec *when) { return past_on(CLOCK_MONOTONIC, when); }
+
+/* the network-guided search's budget spent: its CPU time, or its wall-clock cap */
+static int spent(const search *s) {
+    return s->budgeted && (past_on(CLOCK_THREAD_CPUTIME_ID, &s->cpu) || past(&s->soft));
 }
 
 static int past_time(search *s) {
@@ -331,13 +339,15 @@ static int past_time(search *s) {
     return s->late;
 }
 
-static void after(struct timespec *when, double seconds) { /* now + seconds */
-    clock_gettime(CLOCK_MONOTONIC, when);
+static void after_on(clockid_t clock, struct timespec *when, double seconds) { /* now + seconds */
+    clock_gettime(clock, when);
     double whole = floor(seconds);
     when->tv_sec += (time_t)whole;
     when->tv_nsec += (long)((seconds - whole) * 1e9);
     if (when->tv_nsec >= 1000000000L) when->tv_sec++, when->tv_nsec -= 1000000000L;
 }
+
+static void after(struct timespec *when, double seconds) { after_on(CLOCK_MONOTONIC, when, seconds); }
 
 /* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
 static int legal_moves(const cv_briscola *t, int8_t moves[CV_BR_HAND]) {
@@ -443,7 +453,7 @@ static int halving(search *s, rng_t *rng) {
             }
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
-                if (s->full || (s->budgeted && past(&s->soft))) { /* the network's budget: the best mean so far */
+                if (s->full || spent(s)) { /* the network's budget: the best mean so far */
                     sort_alive(s, alive, kid, n, NULL);
                     return alive[0];
                 }
@@ -592,7 +602,7 @@ static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
 static int puct_root(search *s, rng_t *rng) {
     for (int64_t k = 0; k < s->p->iterations; k++) {
         if (past_time(s)) return -1;
-        if (s->full || (k && s->budgeted && past(&s->soft))) break;
+        if (s->full || (k && spent(s))) break;
         cv_briscola world;
         determinize(s->base, s->p->weights, &world, rng);
         s->plen = 0;
@@ -620,7 +630,8 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
     }
     if (p->net && p->budget > 0) {
         s.budgeted = 1;
-        after(&s.soft, p->budget);
+        after_on(CLOCK_THREAD_CPUTIME_ID, &s.cpu, p->budget);
+        after(&s.soft, p->budget_wall > 0 ? p->budget_wall : p->budget);
     }
     rng_t rng = {p->seed, NULL};
     cv_pyrandom py;

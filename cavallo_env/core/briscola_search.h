@@ -48,7 +48,9 @@ typedef struct {
     double lambda;          /* a leaf's value: lambda * value head + (1 - lambda) * rollout and evaluation */
     double value_scale;     /* points of one unit of the value head (the model's reward_scale) */
     double fpu;             /* the value (reward units) of a move not visited yet */
-    double budget;          /* > 0: seconds after which the search stops and plays its best move */
+    double budget;          /* > 0: seconds of this thread's CPU time after which the search stops and
+                             * plays its best move (the same search on a busy machine as on an idle one) */
+    double budget_wall;     /* with budget: the wall-clock seconds after which it stops all the same (<= 0: budget) */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and
