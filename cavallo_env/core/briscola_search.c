@@ -269,6 +269,7 @@ typedef struct {
                                       * move): wall clock (soft) and this thread's CPU time (cpu) */
     int bounded, late, budgeted, full; /* full: the network's tree reached its node cap */
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
+    const int32_t *root_kid;   /* halving: the node of each root move (its order by mean) */
 } search;
 
 static int32_t child(const search *s, int32_t at, int card) {
@@ -412,35 +413,26 @@ static void iterate(search *s, cv_briscola *t, int32_t at, rng_t *rng, int32_t r
 
 static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
 
-/* alive sorted (stably) by key descending: the prior's bias (bias != NULL), else the mean reward */
-static void sort_alive(const search *s, int8_t *alive, const int32_t *kid, int n, const double *bias) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            double a = bias ? bias[alive[j - 1]] : mean(s->nodes + kid[alive[j - 1]]);
-            double b = bias ? bias[alive[j]] : mean(s->nodes + kid[alive[j]]);
-            if (!(b > a)) break;
-            int8_t x = alive[j];
-            alive[j] = alive[j - 1];
-            alive[j - 1] = x;
-        }
-}
+/* halving's order after its first round: a root card's mean reward (s->root_kid: the root's nodes) */
+static double mean_key(const void *s, int card) { return mean(((const search *)s)->nodes + ((const search *)s)->root_kid[card]); }
 
 static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng);
 
 static int halving(search *s, rng_t *rng) {
     const cv_briscola *base = s->base;
-    int8_t alive[CV_BR_HAND];
+    int8_t cards[CV_BR_HAND];
+    int alive[CV_BR_HAND];
     int32_t kid[C];
-    int n = legal_moves(base, alive);
-    if (s->p->bias) sort_alive(s, alive, kid, n, s->p->bias);
+    int n = legal_moves(base, cards);
+    for (int i = 0; i < n; i++) alive[i] = cards[i];
+    if (s->p->bias) cv_sort_alive(alive, n, cv_bias_key, s->p->bias);
     for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, alive[i]);
-    int rounds = 1;
-    while ((1 << rounds) < n) rounds++;
+    s->root_kid = kid;
+    int rounds = cv_halving_rounds(n);
     int64_t budget = s->p->iterations;
     for (int r = 0; r < rounds; r++) {
         if (n == 1 || budget <= 0) break;
-        int64_t per_move = (budget / (rounds - r)) / n;
-        if (per_move < 1) per_move = 1;
+        int64_t per_move = cv_halving_share(budget, rounds, r, n);
         for (int64_t k = 0; k < per_move && budget >= n; k++) {
             cv_briscola world;
             determinize(base, s->p->weights, &world, rng);
@@ -454,7 +446,7 @@ static int halving(search *s, rng_t *rng) {
             for (int i = 0; i < n; i++) {
                 if (past_time(s)) return -1;
                 if (s->full || spent(s)) { /* the network's budget: the best mean so far */
-                    sort_alive(s, alive, kid, n, NULL);
+                    cv_sort_alive(alive, n, mean_key, s);
                     return alive[0];
                 }
                 cv_briscola t = world;
@@ -474,7 +466,7 @@ static int halving(search *s, rng_t *rng) {
                 budget--;
             }
         }
-        sort_alive(s, alive, kid, n, NULL);
+        cv_sort_alive(alive, n, mean_key, s);
         n = (n + 1) / 2;
     }
     return alive[0];

@@ -60,6 +60,7 @@ typedef struct {
     char *world, *state; /* two states of the game */
     cv_clock clock;
     cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
+    const int32_t *root_kid;   /* halving: the node of each root move (its order by mean) */
 } search;
 
 static uint64_t slot_of(const search *s, int32_t at, uint64_t move) {
@@ -166,18 +167,8 @@ static int iterate(search *s, void *t, int32_t at, cv_rng *rng, int32_t root) {
 
 static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
 
-/* alive (root move indices) sorted stably by key descending: the prior's bias, else the mean reward */
-static void sort_alive(const search *s, int *alive, const int32_t *kid, int n, const double *bias) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            double a = bias ? bias[alive[j - 1]] : mean(s->nodes + kid[alive[j - 1]]);
-            double b = bias ? bias[alive[j]] : mean(s->nodes + kid[alive[j]]);
-            if (!(b > a)) break;
-            int x = alive[j];
-            alive[j] = alive[j - 1];
-            alive[j - 1] = x;
-        }
-}
+/* halving's order after its first round: a root move's mean reward (s->root_kid: the root's nodes) */
+static double mean_key(const void *s, int move) { return mean(((const search *)s)->nodes + ((const search *)s)->root_kid[move]); }
 
 /* the generator below every move of a halving world (Python: random.Random(rng.random())): its
  * seed (fast), or s->seeded set up (py) */
@@ -211,15 +202,14 @@ static int halving_world(search *s, const int *alive, int n, const int32_t *kid,
 static int halving(search *s, const cv_moves *root, int *alive, int32_t *kid, cv_rng *rng) {
     int n = root->n;
     for (int i = 0; i < n; i++) alive[i] = i;
-    if (s->p->bias) sort_alive(s, alive, kid, n, s->p->bias);
+    if (s->p->bias) cv_sort_alive(alive, n, cv_bias_key, s->p->bias);
     for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, root->code[alive[i]]);
-    int rounds = 1;
-    while ((1LL << rounds) < n) rounds++;
+    s->root_kid = kid;
+    int rounds = cv_halving_rounds(n);
     int64_t budget = s->p->iterations;
     for (int r = 0; r < rounds; r++) {
         if (n == 1 || budget <= 0) break;
-        int64_t per_move = (budget / (rounds - r)) / n;
-        if (per_move < 1) per_move = 1;
+        int64_t per_move = cv_halving_share(budget, rounds, r, n);
         for (int64_t k = 0; k < per_move && budget >= n; k++) {
             s->g->determinize(s->ctx, s->base, s->world, rng);
             uint64_t seed = world_seed(s, rng);
@@ -227,7 +217,7 @@ static int halving(search *s, const cv_moves *root, int *alive, int32_t *kid, cv
             if (err) return err;
             budget -= n;
         }
-        sort_alive(s, alive, kid, n, NULL);
+        cv_sort_alive(alive, n, mean_key, s);
         n = (n + 1) / 2;
     }
     return alive[0];

@@ -501,8 +501,7 @@ static int halving(search *s, const int8_t *cards, const uint64_t *captures, int
     int64_t budget = s->p->iterations;
     for (int r = 0; r < rounds && move == 0; r++) {
         if (n == 1 || budget <= 0) break;
-        int64_t per_move = (budget / (rounds - r)) / n;
-        if (per_move < 1) per_move = 1;
+        int64_t per_move = cv_halving_share(budget, rounds, r, n);
         for (int64_t k = 0; k < per_move && budget >= n && move == 0; k++) {
             move = halving_world(s, cards, captures, alive, kid, n, rng);
             budget -= n;

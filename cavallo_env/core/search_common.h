@@ -122,6 +122,23 @@ static inline int cv_deadline_passed(cv_deadline *d) {
     return d->late;
 }
 
+/* -- sequential halving's order ------------------------------------------------------ */
+
+/* the root moves still in (alive[n]) sorted stably by key(ctx, move), descending: Python's
+ * sorted(..., reverse=True), as _Search.halving orders them by the prior's bias, then by mean */
+typedef double (*cv_alive_key)(const void *ctx, int move);
+
+static inline void cv_sort_alive(int *alive, int n, cv_alive_key key, const void *ctx) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && key(ctx, alive[j]) > key(ctx, alive[j - 1]); j--) {
+            int x = alive[j];
+            alive[j] = alive[j - 1];
+            alive[j - 1] = x;
+        }
+}
+
+static inline double cv_bias_key(const void *bias, int move) { return ((const double *)bias)[move]; }
+
 /* -- the tree (ismcts._Node) ---------------------------------------------------------- */
 
 typedef struct {
@@ -195,6 +212,12 @@ static inline int cv_halving_rounds(int n) {
     int rounds = 1;
     while ((1 << rounds) < n) rounds++;
     return rounds;
+}
+
+/* the iterations each move still in plays in round r of halving (at least one) */
+static inline int64_t cv_halving_share(int64_t budget, int rounds, int r, int n) {
+    int64_t per_move = (budget / (rounds - r)) / n;
+    return per_move < 1 ? 1 : per_move;
 }
 
 #endif
