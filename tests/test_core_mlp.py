@@ -10,18 +10,14 @@ wrong game, sizes or shape are refused with a message naming the problem.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
 from cavallo_env import core
+from core_harness import require_core
 
-if not core.available():
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(core.missing_reason())
-    pytest.skip("the compiled core is not built (CAVALLO_REQUIRE_CORE=1 makes this an error)",
-                allow_module_level=True)
+require_core()
 
 pytest.importorskip("onnxruntime")
 

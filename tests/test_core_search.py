@@ -9,7 +9,6 @@ The play strength of the whole is the duplicate match of docs/bots.md.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 
@@ -19,12 +18,9 @@ from cavallo_env import budget, core, games
 from cavallo_env.bots import make
 from cavallo_env.bots.ismcts import ISMCTSBot
 from cavallo_env.briscola.endgame import solve_state
+from core_harness import require_core
 
-if not core.available():
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(core.missing_reason())
-    pytest.skip("the compiled core is not built (CAVALLO_REQUIRE_CORE=1 makes this an error)",
-                allow_module_level=True)
+require_core()
 
 GAME = games.get("briscola")
 EXT = core.extension("briscola")

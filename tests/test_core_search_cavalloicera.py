@@ -10,7 +10,6 @@ the Python search bit for bit; the deadline stops it.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from array import array
@@ -21,12 +20,9 @@ from cavallo_env import budget, core, games
 from cavallo_env.bots import make
 from cavallo_env.bots.ismcts import ISMCTSBot
 from cavallo_env.cavalloicera.search import greedy_rollout, random_rollout, static_eval
+from core_harness import require_core
 
-if not core.available():
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(core.missing_reason())
-    pytest.skip("the compiled core is not built (CAVALLO_REQUIRE_CORE=1 makes this an error)",
-                allow_module_level=True)
+require_core()
 
 GAME = games.get("cavalloicera")
 EXT = core.extension("cavalloicera")

@@ -9,19 +9,15 @@ Its strength is the duplicate match of docs/experiments/search-network.md.
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
-from cavallo_env import budget, core, games
+from cavallo_env import budget, games
 from cavallo_env.bots import BotSpecError, make
+from core_harness import require_core
 
-if not core.available():
-    if os.environ.get("CAVALLO_REQUIRE_CORE") == "1":
-        raise ImportError(core.missing_reason())
-    pytest.skip("the compiled core is not built (CAVALLO_REQUIRE_CORE=1 makes this an error)",
-                allow_module_level=True)
+require_core()
 
 from cavallo_env.bots.policy import ModelError  # noqa: E402
 
