@@ -19,13 +19,12 @@ Importing this module registers the bot kind ``expert``, so an evaluation
 
 from __future__ import annotations
 
-import random
 
 import numpy as np
 import torch
 
 from cavallo_env.bots import Bot, BotSpecError, make, register
-from cavallo_env.bots.base import game_of, view_seed
+from cavallo_env.bots.base import decision_start
 
 from .policy_bot import load_net
 
@@ -58,9 +57,7 @@ class NetGuidedSearch(Bot):
 
     def move_and_visits(self, view, legal) -> tuple:
         """The move the search plays and the root visit count of every legal move."""
-        game = game_of(view, self.game)
-        rng = random.Random(view_seed(self.seed, view))
-        base = game.state_from_view(view, rng)
+        game, rng, base = decision_start(self.seed, view, self.game)
         bias = None
         if self.weight > 0 and len(legal) > 1:
             logp = move_logprobs(self.net, self.learning, base, legal)

@@ -79,6 +79,15 @@ def view_seed(seed, view) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
+def decision_start(seed, view, expected: str | None = None) -> tuple:
+    """Where a search's decision starts: the view's ``Game`` (``game_of``), the decision's
+    ``random.Random`` (seeded by ``view_seed``) and the view rebuilt as a state of its game, the
+    hidden cards drawn from that generator (``Game.state_from_view``)."""
+    game = game_of(view, expected)
+    rng = random.Random(view_seed(seed, view))
+    return game, rng, game.state_from_view(view, rng)
+
+
 # name -> (module, factory attribute); modules are imported lazily so that e.g.
 # the policy bot's onnxruntime is only loaded when asked for.  PER_GAME kinds
 # are written by each game (its ``Game.bots``), the others serve every game.

@@ -51,7 +51,7 @@ import random
 from .. import core, games
 from ..budget import check
 from ..errors import ViewError
-from .base import Bot, BotSpecError, game_of, view_seed
+from .base import Bot, BotSpecError, decision_start
 
 EXPANSIONS = ("greedy", "random")
 ROOTS = ("ucb", "halving")
@@ -209,10 +209,8 @@ class ISMCTSBot(Bot):
     def move_and_visits(self, view, legal) -> tuple:
         """The move ``choose_move`` plays and the root visit count of every legal move
         (what a student network can imitate beyond the move itself)."""
-        game = game_of(view, self.game)
+        game, rng, base = decision_start(self.seed, view, self.game)
         hooks = self._hooks_of(game.name)
-        rng = random.Random(view_seed(self.seed, view))
-        base = game.state_from_view(view, rng)
         bias = None
         if self.prior > 0:
             scores = hooks.prior_scores(view, legal)

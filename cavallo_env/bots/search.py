@@ -37,9 +37,7 @@ iterations (so the move) depends on the machine's speed.
 
 from __future__ import annotations
 
-import json
 import math
-import random
 from array import array
 from pathlib import Path
 
@@ -47,7 +45,7 @@ import numpy as np
 
 from .. import core, games
 from ..budget import OverBudget, check, remaining
-from .base import Bot, BotSpecError, PerGameBot, game_of, view_seed
+from .base import Bot, BotSpecError, PerGameBot, decision_start
 from .policy import ModelError, _fields, _varint, shipped_model, verify_model
 
 MAX_ITERATIONS = 100_000
@@ -259,9 +257,7 @@ class SearchBot(Bot):
 
     def move_and_visits(self, view, legal) -> tuple:
         """The move and the root visits of every legal move (what expert iteration learns from)."""
-        game = game_of(view, self.game)
-        rng = random.Random(view_seed(self.seed, view))
-        base = game.state_from_view(view, rng)
+        game, rng, base = decision_start(self.seed, view, self.game)
         root_legal = base.legal_moves()
         if set(root_legal) != set(legal):
             raise ValueError("the view's legal moves disagree with the rules for its position")
