@@ -122,7 +122,9 @@ static int select_move(search *s, int32_t at, int32_t root, const void *t, cv_rn
         s->untried = u, s->untried_cap = 2 * n;
     }
     double best_u = -1e18;
-    for (int i = 0; i < n; i++) {
+    int lo = 0, hi = n, only = n > 1 && s->g->only ? s->g->only(s->ctx, t, &s->moves) : -1;
+    if (only >= 0) lo = only, hi = only + 1;
+    for (int i = lo; i < hi; i++) {
         int32_t k = child(s, at, s->moves.code[i]);
         if (k < 0) {
             s->untried[nu++] = i;

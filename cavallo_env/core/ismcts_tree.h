@@ -56,6 +56,9 @@ typedef struct {
     void (*determinize)(void *ctx, const void *base, void *out, cv_rng *rng);
     void (*rollout)(void *ctx, void *state, cv_rng *rng); /* the hooks' rollout of the search's depth */
     double (*evaluate)(void *ctx, const void *state);    /* team 0's expected final difference */
+    /* NULL, or: the index in moves (state's, two or more) of the one move the walk may take there (the
+     * others get no node and no availability), or -1 for any (Scopa's modelled other seat) */
+    int (*only)(void *ctx, const void *state, const cv_moves *moves);
 } cv_search_game;
 
 typedef struct {

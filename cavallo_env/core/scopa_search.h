@@ -1,6 +1,7 @@
 /* Scopa's ISMCTS decision in C: the whole search of `ismcts:<n>` (the generic
  * SO-ISMCTS of cavallo_env/bots/ismcts.py with Scopa's hooks,
- * cavallo_env/scopa/search.py) run over cv_scopa single deals.
+ * cavallo_env/scopa/search.py) run over cv_scopa single deals: Scopa's hooks
+ * plugged into the tree of ismcts_tree.c (cv_search).
  *
  * Python stays the reference: the same tree (one for all determinizations,
  * availability counts, UCB with the mover's mean reward, greedy or random
@@ -76,7 +77,8 @@ int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, c
 
 /* The move of the seat to play in base (a single deal, more than one legal move), as its index in
  * cv_scopa_moves(base)'s order, and the root visit count of every legal move (visits, as many).
- * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory. */
+ * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory, -3 when base has
+ * fewer than two legal moves. */
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits);
 
 /* The rollout then the evaluation of one full-information single deal, as the search does below
