@@ -396,6 +396,73 @@ int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, c
     return 0;
 }
 
+/* -- the network (search:scopa): its policy over the moves, its value -------------------- */
+
+/* the network's policy over the actions acts[0..n) of the seat to act in t (probs), and its value */
+static double policy_at(const cv_scs_params *p, const cv_scopa *t, const int *acts, int n, double *probs) {
+    float obs[CV_SC_OBS_SIZE], prior[CV_SC_PRIOR_SIZE];
+    cv_scopa_observe(t, t->current, obs);
+    if (p->net->prior_size) cv_scopa_prior(t, prior);
+    return cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, acts, n, p->temp, probs);
+}
+
+static void add_move(const moves_t *m, int card, uint64_t capture, double q, double *probs) {
+    for (int i = 0; i < m->n; i++)
+        if (m->card[i] == card && m->capture[i] == capture) probs[i] += q;
+}
+
+/* the chance q of the capture being built in t spread over the moves it ends in, as the policy
+ * takes the table cards one at a time (a single legal take is played without asking it) */
+static void spread_takes(const cv_scs_params *p, const cv_scopa *t, const moves_t *m, double q, double *probs) {
+    int acts[C], n = 0;
+    double take[C];
+    for (int w = 0; w < 2; w++)
+        for (uint64_t b = t->legal[w]; b; b &= b - 1) acts[n++] = 64 * w + CTZ(b);
+    if (n > 1) policy_at(p, t, acts, n, take);
+    else take[0] = 1.0;
+    for (int i = 0; i < n; i++) {
+        cv_scopa u = *t;
+        if (cv_scopa_act(&u, NULL, acts[i])) add_move(m, u.move_card[u.turn - 1], u.move_capture[u.turn - 1], q * take[i], probs);
+        else spread_takes(p, &u, m, q * take[i], probs);
+    }
+}
+
+/* cv_scopa_net_eval with the moves of t listed in m */
+static double net_eval(const cv_scs_params *p, const cv_scopa *t, const moves_t *m, double *probs) {
+    int acts[2 * CV_SC_HAND], n = 0, of[MAX_MOVES];
+    double first[2 * CV_SC_HAND];
+    for (int i = 0; i < m->n; i++) { /* the moves' first actions, each once */
+        int a = m->capture[i] ? CV_SC_CAPTURE + m->card[i] : CV_SC_PLACE + m->card[i], k = 0;
+        while (k < n && acts[k] != a) k++;
+        if (k == n) acts[n++] = a;
+        of[i] = k;
+        probs[i] = 0.0;
+    }
+    double v = policy_at(p, t, acts, n, first);
+    for (int k = 0; k < n; k++) {
+        int card = acts[k] - CV_SC_CAPTURE, sets = 0;
+        for (int i = 0; i < m->n; i++) sets += of[i] == k;
+        if (sets == 1 || card < 0) { /* placed, or a single capture set: the first action plays it */
+            for (int i = 0; i < m->n; i++)
+                if (of[i] == k) probs[i] = first[k];
+            continue;
+        }
+        cv_scopa u = *t;
+        cv_scopa_act(&u, NULL, acts[k]); /* the capture started: its takes */
+        spread_takes(p, &u, m, first[k], probs);
+    }
+    return (t->current == 0 ? 1.0 : -1.0) * v * p->value_scale;
+}
+
+double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs) {
+    moves_t *m = malloc(sizeof(moves_t));
+    if (!m) return NAN;
+    m->n = cv_scopa_moves(t, m->card, m->capture);
+    double v = net_eval(p, t, m, probs);
+    free(m);
+    return v;
+}
+
 /* -- the search (ismcts_tree.c) over Scopa's rules and hooks ------------------------------- */
 
 static int game_moves(const void *t, cv_moves *out) {
