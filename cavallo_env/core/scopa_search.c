@@ -164,6 +164,7 @@ typedef struct { /* the hooks' context (ismcts_tree.h's ctx) */
     tail_t tail;         /* search._TAIL */
     int other;           /* the seat the search does not play */
     moves_t moves;       /* the legal moves of the position at hand */
+    double probs[MAX_MOVES]; /* the network's policy over them */
     reply_t *replies;    /* NULL: none kept */
     int32_t n_replies;
 } search;
@@ -508,10 +509,28 @@ static int game_only(void *ctx, const void *t, const cv_moves *moves) {
     return -1;
 }
 
+/* search:scopa: the network's policy over moves (all of t's, or the one the tree narrowed them to)
+ * and its value */
+static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
+    search *s = ctx;
+    const cv_scopa *d = &((const state_t *)t)->deal;
+    moves_t *m = &s->moves;
+    m->n = cv_scopa_moves(d, m->card, m->capture);
+    double v = net_eval(s->p, d, m, s->probs), sum = 0.0;
+    for (int i = 0; i < moves->n; i++) {
+        probs[i] = 0.0;
+        for (int j = 0; j < m->n; j++)
+            if (KEY(m->card[j], m->capture[j]) == moves->code[i]) probs[i] = s->probs[j];
+        sum += probs[i];
+    }
+    for (int i = 0; i < moves->n && moves->n < m->n; i++) probs[i] = sum > 0 ? probs[i] / sum : 1.0 / moves->n;
+    return v;
+}
+
 static const cv_search_game GAME = {.size = sizeof(state_t), .moves = game_moves, .play = game_play,
                                     .done = game_done, .team = game_team, .quick = game_quick,
                                     .determinize = game_determinize, .rollout = game_rollout,
-                                    .evaluate = game_evaluate, .only = game_only};
+                                    .evaluate = game_evaluate, .net = game_net, .only = game_only};
 
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) {
     search *s = calloc(1, sizeof(search));
@@ -523,7 +542,9 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
     root->deal = *base, root->kind = 2, root->w = s->w;
     cv_search_params sp = {.iterations = p->iterations, .c = p->c, .expand_greedy = p->expand_greedy,
                            .reward = p->reward, .scale = p->scale, .depth = p->depth, .halving = p->halving,
-                           .bias = p->bias, .seed = p->seed, .mt = p->mt, .seconds = p->seconds};
+                           .bias = p->bias, .seed = p->seed, .mt = p->mt, .seconds = p->seconds,
+                           .puct = p->puct, .c_puct = p->c_puct, .fpu = p->fpu, .lambda = p->lambda,
+                           .budget = p->budget, .budget_wall = p->budget_wall, .max_nodes = p->max_nodes};
     moves_t *m = &s->moves;
     m->n = cv_scopa_moves(base, m->card, m->capture);
     move = cv_search(&GAME, s, root, &sp, m->n, visits);

@@ -97,26 +97,32 @@ static inline void cv_search_setstate(cv_pyrandom *py, const uint32_t *words) {
 
 /* -- the deadline ----------------------------------------------------------------- */
 
+/* a deadline on a clock: CLOCK_MONOTONIC (wall time), or CLOCK_THREAD_CPUTIME_ID (the CPU time of
+ * the thread that searches: the same search on a busy machine as on an idle one) */
 typedef struct {
     struct timespec stop;
+    clockid_t clock;
     int bounded, late;
 } cv_deadline;
 
-static inline void cv_deadline_start(cv_deadline *d, double seconds) {
+static inline void cv_deadline_start_on(cv_deadline *d, clockid_t clock, double seconds) {
     d->bounded = seconds > 0;
     d->late = 0;
+    d->clock = clock;
     if (!d->bounded) return;
-    clock_gettime(CLOCK_MONOTONIC, &d->stop);
+    clock_gettime(clock, &d->stop);
     double whole = floor(seconds);
     d->stop.tv_sec += (time_t)whole;
     d->stop.tv_nsec += (long)((seconds - whole) * 1e9);
     if (d->stop.tv_nsec >= 1000000000L) d->stop.tv_sec++, d->stop.tv_nsec -= 1000000000L;
 }
 
+static inline void cv_deadline_start(cv_deadline *d, double seconds) { cv_deadline_start_on(d, CLOCK_MONOTONIC, seconds); }
+
 static inline int cv_deadline_passed(cv_deadline *d) {
     if (!d->bounded) return 0;
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(d->clock, &now);
     if (now.tv_sec > d->stop.tv_sec || (now.tv_sec == d->stop.tv_sec && now.tv_nsec > d->stop.tv_nsec)) d->late = 1;
     return d->late;
 }
