@@ -517,13 +517,17 @@ static double game_net(void *ctx, const void *t, const cv_moves *moves, double *
     moves_t *m = &s->moves;
     m->n = cv_scopa_moves(d, m->card, m->capture);
     double v = net_eval(s->p, d, m, s->probs), sum = 0.0;
+    if (moves->n == m->n) { /* all of them, in the same order */
+        memcpy(probs, s->probs, sizeof(double) * (size_t)m->n);
+        return v;
+    }
     for (int i = 0; i < moves->n; i++) {
         probs[i] = 0.0;
         for (int j = 0; j < m->n; j++)
             if (KEY(m->card[j], m->capture[j]) == moves->code[i]) probs[i] = s->probs[j];
         sum += probs[i];
     }
-    for (int i = 0; i < moves->n && moves->n < m->n; i++) probs[i] = sum > 0 ? probs[i] / sum : 1.0 / moves->n;
+    for (int i = 0; i < moves->n; i++) probs[i] = sum > 0 ? probs[i] / sum : 1.0 / moves->n;
     return v;
 }
 
