@@ -24,6 +24,7 @@ require_core()
 
 from cavallo_env.bots.policy import shipped_model  # noqa: E402
 from cavallo_env.bots.search import load_network  # noqa: E402
+from cavallo_env.scopa.engine import score_deal  # noqa: E402
 from test_worst_positions import positions  # noqa: E402
 
 GAME = games.get("scopa")
@@ -128,3 +129,35 @@ def test_scopas_own_options_reach_the_search():
     assert make(f"{FIXED},opponent=0", game="scopa").hooks.model == 0  # Scopa's ismcts model=, renamed
     with pytest.raises(BotSpecError, match="epsilon must be in 0..1"):
         make("search:scopa,epsilon=2", game="scopa")
+
+
+def _minimax(deal) -> int:
+    """Seat 0's final point difference of the rest of ``deal``, both seats at their best."""
+    if deal.done:
+        points = score_deal(deal.final_piles(), deal.scope, deal.money)["points"]
+        return points[0] - points[1]
+    values = []
+    for move in deal.legal_moves():
+        child = deal.copy()
+        child.play(*move)
+        values.append(_minimax(child))
+    return max(values) if deal.current == 0 else min(values)
+
+
+def test_the_last_round_is_solved_exactly():
+    """search:scopa values a new position of the last round (the stock empty: nothing hidden) by its
+    exact solve, seat 0's point difference with both seats at their best."""
+    rng = random.Random(5)
+    ext = core.extension("scopa")
+    solved = 0
+    for k in range(15):
+        state = GAME.new_state(seed=k, match=False)
+        with pytest.raises(ValueError, match="last round"):
+            ext.exact_value(state)
+        while state.deal.stock_size:
+            GAME.play(state, rng.choice(state.legal_moves()))
+        while not state.done:
+            assert ext.exact_value(state) == _minimax(state.deal), state.deal.moves
+            solved += 1
+            GAME.play(state, rng.choice(state.legal_moves()))
+    assert solved == 15 * 6

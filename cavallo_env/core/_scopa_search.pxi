@@ -48,6 +48,7 @@ cdef extern from "scopa_search.h":
                        double *kinds) nogil
     int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) nogil
     double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs) nogil
+    double cv_scopa_exact(const cv_scopa *t) nogil
     double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind,
                                   uint64_t seed) nogil
     int cv_scopa_determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa *out, uint64_t *seed) nogil
@@ -247,6 +248,16 @@ def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
     if v != v:
         raise MemoryError("no memory for the legal moves")
     return list(probs), v
+
+
+def exact_value(state):
+    """The last round of ``state``'s deal (the stock empty) solved by minimax, both seats at their best:
+    seat 0's final point difference, as search:scopa values a position there."""
+    cdef cv_scopa t
+    _load_deal(&t, state)
+    if state.deal.stock_size:
+        raise ValueError("the exact solve needs the deal's last round (the stock empty)")
+    return cv_scopa_exact(&t)
 
 
 def rollout_value(state, dict options, dict deals, int kind=2, uint64_t seed=0, mt=None):

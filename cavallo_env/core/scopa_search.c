@@ -165,6 +165,7 @@ typedef struct { /* the hooks' context (ismcts_tree.h's ctx) */
     int other;           /* the seat the search does not play */
     moves_t moves;       /* the legal moves of the position at hand */
     double probs[MAX_MOVES]; /* the network's policy over them */
+    moves_t *solving;    /* the exact solve's moves, one list a play of the last round (NULL: none yet) */
     reply_t *replies;    /* NULL: none kept */
     int32_t n_replies;
 } search;
@@ -509,6 +510,44 @@ static int game_only(void *ctx, const void *t, const cv_moves *moves) {
     return -1;
 }
 
+/* the last round (the stock empty: nothing hidden) by minimax with alpha-beta: seat 0's final point
+ * difference, both seats playing their best; m: a list for each play left */
+static double solve(const cv_scopa *t, moves_t *m, double alpha, double beta) {
+    if (t->done) return (double)((int)t->res_points[0] - (int)t->res_points[1]);
+    m->n = cv_scopa_moves(t, m->card, m->capture);
+    int max = t->current == 0;
+    double best = max ? -1e9 : 1e9;
+    for (int i = 0; i < m->n && alpha < beta; i++) {
+        cv_scopa u = *t;
+        cv_scopa_play(&u, m->card[i], m->capture[i]);
+        double v = solve(&u, m + 1, alpha, beta);
+        if (max ? v > best : v < best) best = v;
+        if (max && v > alpha) alpha = v;
+        if (!max && v < beta) beta = v;
+    }
+    return best;
+}
+
+#define LAST_ROUND (2 * CV_SC_HAND) /* plays */
+
+double cv_scopa_exact(const cv_scopa *t) {
+    if (t->done || t->stock_pos < CV_SC_STOCK) return NAN;
+    moves_t *m = malloc(sizeof(moves_t) * LAST_ROUND);
+    double v = m ? solve(t, m, -1e9, 1e9) : NAN;
+    free(m);
+    return v;
+}
+
+/* search:scopa: a position of the last round is solved exactly */
+static int game_exact(void *ctx, const void *t, double *value) {
+    search *s = ctx;
+    const cv_scopa *d = &((const state_t *)t)->deal;
+    if (d->done || d->stock_pos < CV_SC_STOCK) return 0;
+    if (!s->solving && !(s->solving = malloc(sizeof(moves_t) * LAST_ROUND))) return 0;
+    *value = solve(d, s->solving, -1e9, 1e9);
+    return 1;
+}
+
 /* search:scopa: the network's policy over moves (all of t's, or the one the tree narrowed them to)
  * and its value */
 static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
@@ -534,7 +573,8 @@ static double game_net(void *ctx, const void *t, const cv_moves *moves, double *
 static const cv_search_game GAME = {.size = sizeof(state_t), .moves = game_moves, .play = game_play,
                                     .done = game_done, .team = game_team, .quick = game_quick,
                                     .determinize = game_determinize, .rollout = game_rollout,
-                                    .evaluate = game_evaluate, .net = game_net, .only = game_only};
+                                    .evaluate = game_evaluate, .net = game_net, .exact = game_exact,
+                                    .only = game_only};
 
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) {
     search *s = calloc(1, sizeof(search));
@@ -553,7 +593,7 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
     m->n = cv_scopa_moves(base, m->card, m->capture);
     move = cv_search(&GAME, s, root, &sp, m->n, visits);
 out:
-    if (s) free(s->replies);
+    if (s) free(s->replies), free(s->solving);
     free(s);
     free(root);
     return move;

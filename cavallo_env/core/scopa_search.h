@@ -105,6 +105,11 @@ double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int
  * observation and prior of the seat to play (scopa-obs/1, scopa-prior/1). */
 double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs);
 
+/* The last round of t (the stock empty: nothing is hidden) solved by minimax, both seats playing their
+ * best: seat 0's final point difference (NaN elsewhere, or out of memory).  search:scopa values a
+ * new position of the last round so. */
+double cv_scopa_exact(const cv_scopa *t);
+
 /* Complete a single deal loaded field by field (its cards, piles, counts, moves, money, seat to
  * play): the table's subset sums, no capture being built, no match. */
 void cv_scopa_search_load(cv_scopa *t);
