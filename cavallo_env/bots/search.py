@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from array import array
 from pathlib import Path
 
@@ -199,9 +200,12 @@ def _briscola(base, hooks, net, options: dict, seed: int, seconds: float, budget
 def _scopa(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
     """Scopa's decision: the other hand dealt from the hands the inference weighs, each with the kind of
     player the other seat is taken for (``ScopaSearch.core_deals``, drawn from the decision's seed)."""
-    deals = hooks.core_deals(base, random.Random(seed))
+    start = time.perf_counter()
+    deals = hooks.core_deals(base, random.Random(seed))  # the weighing: its time counts against the wall cap
+    cpu, wall = budget
+    wall = max(wall - (time.perf_counter() - start), 1e-3) if cpu > 0 else wall
     options = dict(options, epsilon=hooks.epsilon, lookahead=hooks.lookahead, model=hooks.model)
-    index, visits = core.extension("scopa").net_search(base, net, options, deals, seed, seconds, *budget)
+    index, visits = core.extension("scopa").net_search(base, net, options, deals, seed, seconds, cpu, wall)
     legal = base.legal_moves()
     return (None if index is None else legal[index]), dict(zip(legal, visits))
 
