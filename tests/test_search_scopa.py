@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cavallo_env import budget, core, games
+from cavallo_env import budget, core, games, levels
 from cavallo_env.bots import BotSpecError, make
 from core_harness import require_core
 
@@ -161,3 +161,8 @@ def test_the_last_round_is_solved_exactly():
             solved += 1
             GAME.play(state, rng.choice(state.legal_moves()))
     assert solved == 15 * 6
+
+
+def test_the_strong_level_is_offered_for_scopa():
+    assert levels.offered("scopa") == ["strong", "fast"]
+    assert levels.resolve("strong", "scopa") == "search:scopa"
