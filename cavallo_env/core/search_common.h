@@ -78,17 +78,6 @@ static inline uint64_t cv_search_world_seed(cv_search_rng *rng, cv_pyrandom *see
     return seed;
 }
 
-/* a move's generator in a world: a copy of the world's (local: its storage for Python's) */
-static inline cv_search_rng cv_search_world_rng(uint64_t seed, const cv_search_rng *rng, const cv_pyrandom *seeded,
-                                                cv_pyrandom *local) {
-    cv_search_rng r = {seed, NULL};
-    if (rng->py) {
-        *local = *seeded;
-        r.py = local;
-    }
-    return r;
-}
-
 /* random.Random.setstate(words): the 624 words and the index */
 static inline void cv_search_setstate(cv_pyrandom *py, const uint32_t *words) {
     memcpy(py->state, words, sizeof py->state);
