@@ -149,11 +149,18 @@ static void back_up(search *s, double diff) { /* _Search.back_up */
     }
 }
 
+/* below the root, s->moves (t's) narrowed to the one move g->only names there, if it names one */
+static void narrow(search *s, const void *t) {
+    int i = s->plen && s->moves.n > 1 && s->g->only ? s->g->only(s->ctx, t, &s->moves) : -1;
+    if (i >= 0) s->moves.code[0] = s->moves.code[i], s->moves.n = 1;
+}
+
 /* the index (in s->moves) of the move the walk takes at `at`: UCB over the tried moves, or an
  * untried one to expand (*expand set); -1 without memory */
 static int select_move(search *s, int32_t at, int32_t root, const void *t, cv_rng *rng, int *expand) {
     const cv_search_params *p = s->p;
     if (s->g->moves(t, &s->moves) || make_room(s, s->moves.n)) return -1;
+    narrow(s, t);
     int n = s->moves.n, nu = 0, best = -1;
     double best_u = -1e18;
     for (int i = 0; i < n; i++) {
@@ -257,6 +264,7 @@ static int iterate_net(search *s, void *t, int32_t at, cv_rng *rng) {
     const cv_search_game *g = s->g;
     while (!g->done(t) && s->plen < MAX_PATH) {
         if (g->moves(t, &s->moves) || make_room(s, s->moves.n)) return -1;
+        narrow(s, t);
         if ((int64_t)s->used + s->moves.n > s->cap) { /* no room for one more position's nodes */
             s->full = 1;
             return STOP;

@@ -66,6 +66,10 @@ typedef struct {
     /* NULL, or: returns 1 and sets *value (team 0's final difference, evaluate's units) where state is solved
      * exactly (Briscola: at most one card left in the stock), else 0 */
     int (*exact)(void *ctx, const void *state, double *value);
+    /* NULL, or: the index in moves (state's, two or more; below the root) of the one move the walk may
+     * take there (the others get no node and no availability; with puct, net sees that move alone), or
+     * -1 for any (Scopa's modelled other seat) */
+    int (*only)(void *ctx, const void *state, const cv_moves *moves);
 } cv_search_game;
 
 typedef struct {
