@@ -305,9 +305,9 @@ static int game_exact(void *p, const void *state, double *value) { /* at most on
     return 1;
 }
 
-static const cv_search_game GAME = {sizeof(cv_briscola), game_moves,    game_play,     game_done,
-                                    game_team,           game_quick,    game_determinize, game_rollout,
-                                    game_evaluate,       game_net,      game_exact};
+static const cv_search_game GAME = {sizeof(cv_briscola), game_moves,   game_play,     game_done,
+                                    game_team,           game_quick,   game_determinize, game_rollout,
+                                    game_evaluate,       game_net,     game_exact};
 
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
     int8_t cards[CV_BR_HAND];

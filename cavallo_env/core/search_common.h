@@ -106,7 +106,9 @@ static inline void cv_deadline_start_on(cv_deadline *d, clockid_t clock, double 
     if (d->stop.tv_nsec >= 1000000000L) d->stop.tv_sec++, d->stop.tv_nsec -= 1000000000L;
 }
 
-static inline void cv_deadline_start(cv_deadline *d, double seconds) { cv_deadline_start_on(d, CLOCK_MONOTONIC, seconds); }
+static inline void cv_deadline_start(cv_deadline *d, double seconds) {
+    cv_deadline_start_on(d, CLOCK_MONOTONIC, seconds);
+}
 
 static inline int cv_deadline_passed(cv_deadline *d) {
     if (!d->bounded) return 0;
