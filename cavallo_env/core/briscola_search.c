@@ -603,6 +603,12 @@ static int puct_root(search *s, rng_t *rng) {
     return most_visited(s);
 }
 
+static void root_means(const search *s, double *means) { /* p->means: each root card's mean reward */
+    for (int c = 0; c < C; c++) means[c] = 0.0;
+    for (int32_t k = s->nodes[0].first; k >= 0; k = s->nodes[k].next)
+        if (s->nodes[k].visits) means[s->nodes[k].card] = s->nodes[k].total / (double)s->nodes[k].visits;
+}
+
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
     search s;
     memset(&s, 0, sizeof s);
@@ -635,6 +641,7 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
     int move = p->halving ? halving(&s, &rng) : p->net ? puct_root(&s, &rng) : ucb_root(&s, &rng);
     for (int c = 0; c < C; c++) visits[c] = 0;
     for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
+    if (p->means) root_means(&s, p->means);
     free(s.nodes);
     return move;
 }

@@ -51,6 +51,8 @@ typedef struct {
     double budget;          /* > 0: seconds of this thread's CPU time after which the search stops and
                              * plays its best move (the same search on a busy machine as on an idle one) */
     double budget_wall;     /* with budget: the wall-clock seconds after which it stops all the same (<= 0: budget) */
+    double *means;          /* NULL, or 40 doubles that receive each root card's mean reward (total / visits,
+                             * the seat to play's reward units; 0 where not visited): what halving ranks by */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and
