@@ -19,7 +19,7 @@ from cavallo_env.bots import BotSpecError, make  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
 from training.config import ConfigError  # noqa: E402
-from training.expert_bot import move_logprobs  # noqa: E402
+from training.expert_bot import move_logprobs, q_weights  # noqa: E402
 from training.expert_config import ExpertConfig, from_dict, load  # noqa: E402
 from training.expert_play import draw_deals, play_chunk, self_play  # noqa: E402
 from training.model import ModelConfig, build_policy  # noqa: E402
@@ -158,8 +158,11 @@ def test_the_expert_bot_reads_a_network(full_run):
                  "--jobs", "1"]) == 0
     for bad, says in [("ismcts:30", "needs a search and a network"),
                       (f"greedy;model={path}", "must be an ismcts spec"),
-                      (f"ismcts:30;temp=2;model={path}", "unknown expert option"),
-                      (f"ismcts:30;bias=-1;model={path}", "bias must be in")]:
+                      (f"ismcts:30;depth=2;model={path}", "unknown expert option"),
+                      (f"ismcts:30;bias=-1;model={path}", "bias must be in"),
+                      (f"ismcts:30;target=policy;model={path}", "target must be visits or q"),
+                      (f"ismcts:30;target=q;temp=0;model={path}", r"temp must be in \(0, 1000\]"),
+                      (f"ismcts:30;temp=hot;model={path}", "temp must be a number")]:
         with pytest.raises(BotSpecError, match=says):
             make(f"expert:{bad}", seed=0)
 
@@ -171,6 +174,10 @@ def test_the_expert_bot_reads_a_network(full_run):
     ({"expert": {"search": "ismcts:0"}}, r"config\.expert\.search: .*iteration count"),
     ({"expert": {"bias": -1}}, r"config\.expert\.bias: must be >= 0"),
     ({"expert": {"soft": 1.5}}, r"config\.expert\.soft: must be >= 0 and <= 1"),
+    ({"expert": {"target": "policy"}}, r"config\.expert\.target: visits or q, got 'policy'"),
+    ({"expert": {"target": "q", "temp": 0}}, r"config\.expert\.temp: must be > 0"),
+    ({"expert": {"target": "q", "search": "search:briscola,ms=0,iterations=30"}},
+     r"config\.expert\.target: q needs an ismcts search"),
     ({"train": {"window": 0}}, r"config\.train\.window: must be >= 1"),
     ({"eval": {"opponents": ["nobody"]}}, r"config\.eval\.opponents: unknown bot 'nobody'"),
     ({"reward": "money"}, r"config\.reward: points or win"),
@@ -245,3 +252,86 @@ def test_replay_files_outside_the_window_are_removed(tmp_path):
     rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv", encoding="utf-8")))
     assert [bool(r["net_greedy_score"]) for r in rows] == [True, False, True]  # eval.every 2, and the last
     assert rows[2]["window_decisions"] == rows[2]["decisions"]
+
+
+def test_q_weights_are_the_softmax_of_the_root_means():
+    """Hand-checked: means 0.0, -0.1 and 0.2 at temperature 0.1 weigh e^-2, e^-3 and e^0."""
+    w = q_weights({"a": 0.0, "b": -0.1, "c": 0.2}, 0.1)
+    z = math.exp(-2) + math.exp(-3) + 1.0
+    assert w == pytest.approx({"a": math.exp(-2) / z, "b": math.exp(-3) / z, "c": 1.0 / z}, rel=1e-12)
+    assert math.fsum(w.values()) == pytest.approx(1.0, abs=1e-12)
+    assert q_weights({"a": 5000.0, "b": -5000.0}, 0.01) == {"a": 1.0, "b": 0.0}  # no overflow
+    assert q_weights({"a": 0.3, "b": 0.3}, 0.1) == {"a": 0.5, "b": 0.5}
+
+
+def _searched_positions(n: int):
+    g = games.get("briscola")
+    rng = np.random.default_rng(8)
+    for k in range(n):
+        state = g.new_state(seed=100 + k)
+        for _ in range(int(rng.integers(0, 30))):
+            g.play(state, state.legal_moves()[int(rng.integers(len(state.legal_moves())))])
+        if len(state.legal_moves()) > 1:
+            yield state
+
+
+@pytest.mark.parametrize("root", ["halving", "ucb"])
+def test_the_core_gives_the_python_searchs_root_means(root):
+    """ISMCTSBot.search's ``means``: each root move's mean reward, the core's (given Python's random
+    numbers) the Python search's, and halving's move the best of them among its finalists."""
+    import random
+    from array import array
+
+    from cavallo_env.bots.ismcts import ISMCTSBot
+
+    if not core.enabled():
+        pytest.skip("the root means of the compiled core")
+    g = games.get("briscola")
+    hooks = g.search()
+    settings = {"iterations": 120, "c": 0.4, "expand": "greedy", "reward": "points", "root": root,
+                "scale": hooks.scale, "depth": hooks.depth, "epsilon": hooks.epsilon, "rollout": hooks.policy,
+                "win": hooks.win}
+    for k, state in enumerate(_searched_positions(8)):
+        bot = ISMCTSBot(120, seed=0, game="briscola", root=root, engine="python")
+        visits, means = {}, {}
+        move = bot.search(state.copy(), random.Random(k), None, None, visits, game=g, means=means)
+        assert set(means) == set(state.legal_moves()) and all(visits[m] > 0 for m in means)
+        inferred = hooks._inference(state, 1 - state.current)
+        out = array("d", bytes(8 * 40))
+        got, counts = core.extension("briscola").search(state, settings, None, array("d", inferred[0]), 0, 0.0,
+                                                        random.Random(k).getstate()[1], out)
+        assert got == move and {m: counts[m] for m in visits} == visits
+        assert {m: out[m] for m in means} == pytest.approx(means, abs=1e-12)
+        if root == "halving":
+            finalists = sorted(means, key=lambda m: -visits[m])[:2]
+            assert means[move] == max(means[m] for m in finalists)
+        # and the bot's own core path fills the same dict
+        fast = {}
+        ISMCTSBot(120, seed=0, game="briscola", root=root).search(state.copy(), random.Random(k), None, None,
+                                                                   {}, game=g, means=fast)
+        assert set(fast) == set(means) and all(-10 < v < 10 for v in fast.values())
+
+
+def test_q_targets_are_the_value_softmax_mixed_with_the_move_played():
+    """``target=q``: rows sum to 1 over the legal actions; a huge temperature spreads them evenly, a
+    tiny one puts everything on the move the search plays (the best mean), ``soft`` mixes."""
+    seeds = draw_deals(np.random.default_rng(5), 1, 2)
+    model = ROOT / "checkpoints" / "briscola.json"
+
+    def play(temp, soft):
+        spec = f"expert:ismcts:60;bias=0;target=q;temp={temp};model={model}"
+        return play_chunk(seeds, "briscola", {"deck": "milanesi"}, spec, "points", 30.0, True, soft)
+
+    flat, sharp, half = play(1000, 1.0), play(1e-6, 1.0), play(0.1, 0.5)
+    assert np.array_equal(flat["actions"], sharp["actions"]) and np.array_equal(flat["actions"], half["actions"])
+    mask = flat["mask"]
+    for data in (flat, sharp, half):
+        assert np.allclose(data["targets"].sum(1), 1.0, atol=1e-6) and (data["targets"][mask == 0] == 0).all()
+    assert np.allclose(flat["targets"], mask / mask.sum(1, keepdims=True), atol=1e-3)
+    played = np.eye(mask.shape[1], dtype=np.float32)[flat["actions"]]
+    for row in sharp["targets"]:  # all on the best mean (shared evenly where moves tie exactly)
+        top = row[row > 1e-6]
+        assert np.allclose(top, 1.0 / len(top), atol=1e-6)
+    # the move played is halving's best mean among its finalists: nearly always the best of all
+    assert (sharp["targets"][played == 1] > 0).mean() >= 0.8
+    assert (half["targets"][played == 1] >= 0.5 - 1e-6).all() and (half["targets"].max(1) < 1).any()

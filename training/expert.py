@@ -87,7 +87,8 @@ def check_init(cfg: ExpertConfig) -> None:
 def expert_spec(cfg: ExpertConfig, model_path) -> str:
     """The bot spec of the expert that reads the network ``model_path``."""
     if cfg.expert.search.startswith("ismcts:"):
-        return f"expert:{cfg.expert.search};bias={cfg.expert.bias!r};model={model_path}"
+        q = f";target=q;temp={cfg.expert.temp!r}" if cfg.expert.target == "q" else ""
+        return f"expert:{cfg.expert.search};bias={cfg.expert.bias!r}{q};model={model_path}"
     return f"{cfg.expert.search},model={model_path}"  # search:<game>: the network inside the tree
 
 

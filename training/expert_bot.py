@@ -7,18 +7,24 @@ from a training checkpoint's policy (``training.model.PolicyNet``, the
 observation, mask and prior it reads at that decision).  A move of several
 actions (a Scopa capture) has the product of its actions' probabilities.
 ``move_and_visits`` returns the move and the root visit counts, the
-targets the next network learns.
+targets the next network learns; with ``target=q`` it returns instead the
+softmax of the root moves' mean rewards (what sequential halving ranks
+them by) at temperature ``temp`` (the search's reward units: Briscola's 20
+card points), since a halving root's visits depend only on the round each
+move left in (docs/experiments/expert-iteration.md).
 
 Importing this module registers the bot kind ``expert``, so an evaluation
 (``cavallo_env.evaluation``, in forked workers too) can play it::
 
     expert:ismcts:400,root=ucb;bias=0.5;model=runs/<run>/checkpoints/gen-00003.json
+    expert:ismcts:2000;bias=0;target=q;temp=0.1;model=runs/<run>/checkpoints/gen-00003.json
 
 ``model=`` comes last (the rest of the spec is the path).
 """
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import torch
@@ -34,7 +40,8 @@ class NetGuidedSearch(Bot):
 
     name = "expert"
 
-    def __init__(self, search: str, model: str, weight: float, seed=None, game: str | None = None):
+    def __init__(self, search: str, model: str, weight: float, seed=None, game: str | None = None,
+                 target: str = "visits", temp: float = 0.1):
         super().__init__(seed)
         from .checkpoint import learning_of  # lazy: the manifest's game
 
@@ -47,7 +54,9 @@ class NetGuidedSearch(Bot):
         if game is not None and game != self.game:
             raise BotSpecError(f"expert: the network {model} plays {self.game}, not {game}")
         self.weight = weight
-        self.spec = f"expert:{search};bias={weight};model={model}"
+        self.target, self.temp = target, temp
+        option = "" if target == "visits" else f";target={target};temp={temp}"
+        self.spec = f"expert:{search};bias={weight}{option};model={model}"
 
     def __repr__(self):
         return f"<NetGuidedSearch {self.spec}>"
@@ -56,7 +65,8 @@ class NetGuidedSearch(Bot):
         return self.move_and_visits(view, legal)[0]
 
     def move_and_visits(self, view, legal) -> tuple:
-        """The move the search plays and the root visit count of every legal move."""
+        """The move the search plays and the root visit count of every legal move (``target=q``:
+        the softmax of their mean rewards at ``temp`` instead, see ``q_weights``)."""
         game, rng, base = decision_start(self.seed, view, self.game)
         bias = None
         if self.weight > 0 and len(legal) > 1:
@@ -64,8 +74,18 @@ class NetGuidedSearch(Bot):
             top = max(logp.values())
             bias = {m: self.weight * (lp - top) for m, lp in logp.items()}
         visits: dict = {}
-        move = self.search_bot.search(base, rng, legal, bias, visits, game=game)
-        return move, visits
+        means = {} if self.target == "q" else None
+        move = self.search_bot.search(base, rng, legal, bias, visits, game=game, means=means)
+        return move, (visits if means is None else q_weights(means, self.temp))
+
+
+def q_weights(means: dict, temp: float) -> dict:
+    """The softmax of the root moves' mean rewards ``means`` at temperature ``temp`` (> 0), a
+    distribution over the moves (the largest mean subtracted first, so no overflow)."""
+    top = max(means.values())
+    w = {m: math.exp((q - top) / temp) for m, q in means.items()}
+    total = sum(w.values())
+    return {m: v / total for m, v in w.items()}
 
 
 def _action_logprobs(net, learning, table, seat: int) -> dict:
@@ -119,26 +139,40 @@ def move_logprobs(net, learning, state, moves) -> dict:
     return out
 
 
+def _options(text: str) -> dict:
+    """The ``;key=value`` options of an expert spec (bias, target, temp), checked."""
+    out = {"weight": 1.0, "target": "visits", "temp": 0.1}
+    for option in filter(None, text.split(";")):
+        key, _, value = (part.strip() for part in option.partition("="))
+        if key == "target":
+            if value not in ("visits", "q"):
+                raise BotSpecError(f"expert target must be visits or q, got {value!r}")
+            out["target"] = value
+            continue
+        if key not in ("bias", "temp"):
+            raise BotSpecError(f"unknown expert option {option!r}; known: bias=<weight>, target=visits|q, "
+                               "temp=<q temperature>, model=<path>")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BotSpecError(f"expert {key} must be a number, got {value!r}") from None
+        if key == "bias" and not 0 <= number <= 1000:
+            raise BotSpecError(f"expert bias must be in 0..1000, got {number}")
+        if key == "temp" and not 0 < number <= 1000:
+            raise BotSpecError(f"expert temp must be in (0, 1000], got {number}")
+        out["weight" if key == "bias" else key] = number
+    return out
+
+
 def from_spec(arg, seed, game: str | None = None):
-    """``expert:<ismcts spec>;bias=<weight>;model=<checkpoint .json>`` (see the module doc)."""
+    """``expert:<ismcts spec>;bias=<weight>[;target=q;temp=<t>];model=<checkpoint .json>`` (see the module doc)."""
     if not arg or ";model=" not in arg:
         raise BotSpecError("expert needs a search and a network: expert:ismcts:400,root=ucb;bias=0.5;model=<path>.json")
     head, _, model = arg.partition(";model=")
-    search, _, option = head.partition(";")
-    weight = 1.0
-    if option:
-        key, _, value = option.partition("=")
-        if key.strip() != "bias":
-            raise BotSpecError(f"unknown expert option {option!r}; known: bias=<weight>, model=<path>")
-        try:
-            weight = float(value)
-        except ValueError:
-            raise BotSpecError(f"expert bias must be a number, got {value!r}") from None
-        if not 0 <= weight <= 1000:
-            raise BotSpecError(f"expert bias must be in 0..1000, got {weight}")
+    search, _, options = head.partition(";")
     if not search.startswith("ismcts:"):
         raise BotSpecError(f"expert search must be an ismcts spec, got {search!r}")
-    return NetGuidedSearch(search, model, weight, seed=seed, game=game)
+    return NetGuidedSearch(search, model, seed=seed, game=game, **_options(options))
 
 
 register("expert", from_spec)

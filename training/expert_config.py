@@ -36,6 +36,11 @@ class ExpertSection:
     # played. 1 = the visits alone (UCB / PUCT roots); a halving root spreads its visits over the
     # moves of its first rounds, so its visits alone are a flattened target (less there)
     soft: float = 1.0
+    # what the (soft part of the) policy target is: "visits", the root visit distribution, or
+    # "q", the softmax of the root moves' mean rewards (what halving ranks them by) at
+    # temperature ``temp`` (the search's reward units: Briscola's 20 card points); ismcts only
+    target: str = "visits"
+    temp: float = 0.1
 
     def check(self, where, game: str):
         kind = self.search.partition(":")[0]
@@ -51,6 +56,11 @@ class ExpertSection:
             self._check_search(where, game)
         _range(where, "bias", self.bias, 0, 1000)
         _range(where, "soft", self.soft, 0, 1)
+        if self.target not in ("visits", "q"):
+            raise ConfigError(f"{where}.target: visits or q, got {_short(str(self.target))}")
+        if self.target == "q" and kind != "ismcts":
+            raise ConfigError(f"{where}.target: q needs an ismcts search (its root means), got {_short(self.search)}")
+        _range(where, "temp", self.temp, 0, 1000, lo_open=True)
 
     def _check_search(self, where, game: str) -> None:
         """A ``search:<game>`` expert: the run gives it each generation's network (``model=``), and a

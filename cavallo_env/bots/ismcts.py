@@ -222,13 +222,16 @@ class ISMCTSBot(Bot):
         move = self.search(base, rng, legal, bias, visits, game=game)
         return move, visits
 
-    def search(self, base, rng: random.Random, legal=None, bias=None, visits=None, game=None):
+    def search(self, base, rng: random.Random, legal=None, bias=None, visits=None, game=None, means=None):
         """Run the search from ``base`` (as seen by the seat to play); return the move.
 
         Only what the seat to play sees of ``base`` is used: the hidden cards
         are redealt every iteration.  ``bias`` maps root moves to a
         progressive bias (reward units, divided by visits + 1).  A ``visits``
-        dict receives the root visit count of every legal move.
+        dict receives the root visit count of every legal move, a ``means``
+        dict its mean reward (reward units of the seat to play, 0 where not
+        visited; in the compiled core for hooks with ``core_means``, else the
+        Python search).
         """
         if game is None:
             game = games.get(self.game or games.DEFAULT_GAME)
@@ -240,10 +243,15 @@ class ISMCTSBot(Bot):
         if len(root_legal) == 1:
             if visits is not None:
                 visits[root_legal[0]] = 1
+            if means is not None:
+                means[root_legal[0]] = 0.0
             return root_legal[0]
         core_search = getattr(hooks, "core_search", None)
+        if means is not None and not getattr(hooks, "core_means", False):
+            core_search = None  # this game's core gives no root means: the Python search does
         if core_search is not None and self.engine == "auto" and core.enabled():  # the whole decision in C (CAVALLO_CORE=python: not)
-            move, counts = core_search(base, rng, self._settings(hooks), bias)
+            extra = {} if means is None else {"means": means}
+            move, counts = core_search(base, rng, self._settings(hooks), bias, **extra)
             if visits is not None:
                 visits.update((m, counts[m]) for m in root_legal)
             return move
@@ -256,10 +264,12 @@ class ISMCTSBot(Bot):
                 run.iterate(determinize(rng), root, [], rng, root)
             move = max(root_legal, key=lambda m: (root.children[m].visits if m in root.children else -1,
                                                   root.children[m].total if m in root.children else 0.0))
-        if visits is not None:
-            for m in root_legal:
-                ch = root.children.get(m)
+        for m in root_legal:
+            ch = root.children.get(m)
+            if visits is not None:
                 visits[m] = ch.visits if ch is not None else 0
+            if means is not None:
+                means[m] = ch.total / ch.visits if ch is not None and ch.visits else 0.0
         return move
 
 

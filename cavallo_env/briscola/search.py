@@ -191,6 +191,8 @@ def hold_weights(moves, seat: int, trump_suit: int, infer: float) -> list:
 
 
 class BriscolaSearch(SearchHooks):
+    #: core_search fills a ``means`` dict with the root moves' mean rewards (ISMCTSBot.search)
+    core_means = True
     scale = 20.0
     depth = 40
     max_depth = 40
@@ -326,13 +328,14 @@ class BriscolaSearch(SearchHooks):
     def prior_scores(self, view, legal):
         return self._heuristic.move_scores(view, legal)
 
-    def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
+    def core_search(self, base, rng: random.Random, settings: dict, bias, means=None) -> tuple:
         """The whole decision in the compiled core (core/briscola_search.c): the same search as
         the generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from
         ``rng`` (given Python's numbers it makes the Python search's moves, bit for bit:
         tests/test_core_search.py).  ``settings``: the bot's iterations, c, expand, reward, scale, depth, root;
         ``bias``: None or the root's prior bias by move.  Returns the move and its root visits
-        by card; ``OverBudget`` when the deadline (``budget``) passes first."""
+        by card (and, into a ``means`` dict, each legal move's mean reward); ``OverBudget`` when
+        the deadline (``budget``) passes first."""
         inferred = self._inference(base, 1 - base.current)
         options = dict(settings, epsilon=self.epsilon, rollout=self.policy, win=self.win)
         by_card = None
@@ -342,11 +345,14 @@ class BriscolaSearch(SearchHooks):
                 by_card[m] = b
         weights = array("d", inferred[0]) if inferred is not None else None
         left = remaining()
+        out = None if means is None else array("d", bytes(8 * NUM_CARDS))
         move, visits = core.extension("briscola").search(base, options, by_card, weights, rng.getrandbits(64),
-                                                         0.0 if left is None else max(left, 1e-9))
+                                                         0.0 if left is None else max(left, 1e-9), None, out)
         if move is None:
             check()
             raise OverBudget("the search passed its deadline")
+        if means is not None:
+            means.update((m, out[m]) for m in base.legal_moves())
         return move, visits
 
 

@@ -32,6 +32,7 @@ cdef extern from "briscola_search.h":
         const double *weights
         const cv_mlp *net
         double temp, value_scale
+        double *means
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
@@ -103,12 +104,13 @@ cdef const double *_by_card(double[::1] values) except? NULL:
 
 
 def search(state, dict options, double[::1] bias=None, double[::1] weights=None, uint64_t seed=0,
-           double seconds=0.0, mt=None):
+           double seconds=0.0, mt=None, double[::1] means=None):
     """The ISMCTS move of the seat to play in ``state`` (a BriscolaState) and the root visits
     by card (a list of 40).  ``options``: iterations, c, expand, reward, scale, depth, root,
     epsilon, rollout, win; ``bias``/``weights``: None or 40 floats by card.  ``mt``: None (the
     fast generator from ``seed``) or ``random.Random.getstate()[1]`` (625 ints: Python's
-    numbers, those the Python search would draw).  The move is None when ``seconds`` (> 0)
+    numbers, those the Python search would draw).  ``means``: None, or 40 doubles that receive
+    each root card's mean reward (0 where not visited).  The move is None when ``seconds`` (> 0)
     ran out first."""
     cdef cv_briscola t
     cdef cv_brs_params p
@@ -129,6 +131,10 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
     p.search.seed = seed
     p.search.mt = words if mt is not None else NULL
     p.search.seconds = seconds
+    if means is not None:
+        if means.shape[0] != 40:
+            raise ValueError(f"means must hold 40 values (one a card), got {means.shape[0]}")
+        p.means = &means[0]
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
     return _answer(move, p.search.iterations), [visits[c] for c in range(40)]

@@ -318,9 +318,15 @@ int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t 
     for (int i = 0; i < n; i++) bias[i] = p->bias ? p->bias[cards[i]] : 0.0;
     search.bias = p->bias ? bias : NULL;
     search.puct = p->net != NULL;
+    double means[CV_BR_HAND];
+    search.means = p->means ? means : NULL;
     int move = cv_search(&GAME, (void *)p, base, &search, n, counts);
     for (int c = 0; c < C; c++) visits[c] = 0;
     if (move < 0) return move;
     for (int i = 0; i < n; i++) visits[cards[i]] = counts[i];
+    if (p->means) {
+        for (int c = 0; c < C; c++) p->means[c] = 0.0;
+        for (int i = 0; i < n; i++) p->means[cards[i]] = means[i];
+    }
     return cards[move];
 }

@@ -39,6 +39,8 @@ typedef struct {
     const cv_mlp *net;
     double temp;            /* the softmax temperature of the network's policy as the prior */
     double value_scale;     /* points of one unit of the value head (the model's reward_scale) */
+    double *means;          /* NULL, or 40 doubles that receive each root card's mean reward (total / visits,
+                             * the seat to play's reward units; 0 where not visited): what halving ranks by */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and

@@ -397,6 +397,8 @@ static int decide(search *s, cv_moves *root, int *alive, int32_t *kid, int64_t *
     cv_clock_start(&s->wall, p->budget > 0 ? (p->budget_wall > 0 ? p->budget_wall : p->budget) : 0.0);
     int move = p->halving ? halving(s, root, alive, kid, &rng) : tree_root(s, root, kid, &rng);
     for (int i = 0; i < root->n; i++) visits[i] = kid[i] < 0 ? 0 : s->nodes[kid[i]].visits;
+    for (int i = 0; p->means && i < root->n; i++)
+        p->means[i] = kid[i] < 0 || !s->nodes[kid[i]].visits ? 0.0 : s->nodes[kid[i]].total / (double)s->nodes[kid[i]].visits;
     return move;
 }
 

@@ -93,6 +93,8 @@ typedef struct {
     int64_t max_nodes;   /* puct: the tree's node cap (0: 8 an iteration + the root's moves + 2); when the next
                           * position's nodes would not fit, the search plays its best move so far (UCB: 0 is
                           * one an iteration + the root's moves + 2, never reached) */
+    double *means;       /* NULL, or n_root doubles that receive each root move's mean reward (total / visits,
+                          * the seat to play's reward units; 0 where not visited): what halving ranks by */
 } cv_search_params;
 
 /* The decision of the seat to play in base (n_root legal moves, two or more): the index of the
