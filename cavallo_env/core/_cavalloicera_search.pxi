@@ -29,6 +29,8 @@ cdef extern from "cavalloicera_search.h":
         double epsilon, hand_p
         const uint16_t *missing
         double infer
+        const cv_mlp *net
+        double temp, value_scale
 
     int cv_cavalloicera_count_moves(const cv_cavalloicera *t)
     int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root,
@@ -38,6 +40,8 @@ cdef extern from "cavalloicera_search.h":
     void cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n,
                                           uint64_t *hands)
     void cv_cavalloicera_prepare(cv_cavalloicera *t)
+    int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs,
+                                 double *value) nogil
 
 
 cdef extern from "cavalloicera_bots.h":
@@ -162,6 +166,38 @@ def search(state, dict options, double[::1] bias=None, missing=None, uint64_t se
     if move == CV_SEARCH_BAD_ROOT:
         raise ValueError("the core lists other legal moves than the position's")
     return (None if move < 0 else move), visits.tolist()
+
+
+cdef void _check_network(Network net) except *:
+    if net.obs_size != CV_CV_OBS_SIZE or net.actions != CV_CV_ACTIONS or net.prior_size not in (0, CV_CV_PRIOR_SIZE):
+        raise ValueError(f"not a Cavalloìcera network: {net.obs_size} observations, {net.prior_size} prior values "
+                         f"and {net.actions} actions (Cavalloìcera's: {CV_CV_OBS_SIZE}, {CV_CV_PRIOR_SIZE} and "
+                         f"{CV_CV_ACTIONS})")
+
+
+def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
+    """What the network-guided search's net hook gives for the seat to play in ``state``: the
+    policy over ``state.legal_moves()`` (a list in that order; the sets of one capturing card share
+    its capture action's probability equally) and the value as team 0's expected final
+    difference (the value head times ``value_scale``)."""
+    cdef cv_cavalloicera t
+    cdef cv_cvs_params p
+    cdef double value = 0.0
+    cdef int n
+    _check_network(net)
+    if not temp > 0:
+        raise ValueError(f"temp must be > 0, got {temp!r}")
+    _load_state(&t, state)
+    n = cv_cavalloicera_count_moves(&t)
+    if n < 1:
+        raise ValueError("the network's policy needs a position with a move to play")
+    memset(&p, 0, sizeof(cv_cvs_params))
+    p.net, p.temp, p.value_scale = &net.m, temp, value_scale
+    probs = np.zeros(n, np.float64)
+    cdef double[::1] out = probs
+    if cv_cavalloicera_net_eval(&t, &p, n, &out[0], &value):
+        raise MemoryError(f"no memory for the prior of {n} moves")
+    return probs.tolist(), value
 
 
 def rollout_value(state, dict options, uint64_t seed=0, mt=None):
