@@ -193,8 +193,23 @@ def _briscola(base, hooks, net, options: dict, seed: int, seconds: float, budget
     return core.extension("briscola").net_search(base, net, options, weights, seed, seconds, *budget)
 
 
+#: Cavalloìcera's node cap: a position of thousands of moves gives every legal move a node when first met
+CAVALLOICERA_MAX_NODES = 200_000
+
+
+def _cavalloicera(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
+    """Cavalloìcera's decision: today's inference (the ranks each seat likely lacks) leans the deals."""
+    missing = hooks._missing(base, base.current)
+    masks = None if missing is None else [sum(1 << r for r in missing.get(s, ())) for s in range(4)]
+    options = dict(options, rollout=hooks.rollout_name, epsilon=hooks.epsilon, hand=hooks.hand_p, infer=hooks.infer,
+                   max_nodes=CAVALLOICERA_MAX_NODES)
+    index, visits = core.extension("cavalloicera").net_search(base, net, options, masks, seed, seconds, *budget)
+    legal = base.legal_moves()
+    return None if index is None else legal[index], dict(zip(legal, visits))
+
+
 #: the games whose search runs in the core with a network, and how a decision calls it
-SEARCHES = {"briscola": _briscola}
+SEARCHES = {"briscola": _briscola, "cavalloicera": _cavalloicera}
 
 
 def _check(options: dict) -> None:

@@ -18,6 +18,9 @@ cdef extern from "ismcts_tree.h":
         uint64_t seed
         const uint32_t *mt
         double seconds
+        int puct
+        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
+        int64_t max_nodes
 
     int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
 
@@ -198,6 +201,45 @@ def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
     if cv_cavalloicera_net_eval(&t, &p, n, &out[0], &value):
         raise MemoryError(f"no memory for the prior of {n} moves")
     return probs.tolist(), value
+
+
+def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, double seconds=0.0,
+               double budget=0.0, double budget_wall=0.0):
+    """The network-guided search's move (search:cavalloicera; ismcts_tree.h with params.puct) of the
+    seat to play in ``state``: its index in ``state.legal_moves()`` and the root visits of every
+    legal move.  ``options``: those of ``search`` (but expand and c) and c_puct, temp, lambda,
+    value_scale, fpu, max_nodes (the tree's node cap; 0: the tree's default); ``missing``: as in
+    ``search``; ``budget`` (> 0): the seconds of this thread's CPU time after which it plays its
+    best move so far, or ``budget_wall`` seconds of wall-clock time if that comes first;
+    ``seconds`` (> 0): the deadline past which the move is None."""
+    cdef cv_cavalloicera t
+    cdef cv_cvs_params p
+    cdef uint16_t ranks[4]
+    cdef int move, n
+    _check_network(net)
+    _load_state(&t, state)
+    n = cv_cavalloicera_count_moves(&t)
+    if n < 2:
+        raise ValueError("the search needs a position with a choice (two or more legal moves)")
+    _params(&p, dict(options, expand="greedy", c=0.0))
+    p.net, p.temp, p.value_scale = &net.m, options["temp"], options["value_scale"]
+    p.search.puct, p.search.c_puct, p.search.fpu = 1, options["c_puct"], options["fpu"]
+    p.search.lambda_, p.search.max_nodes = options["lambda"], options["max_nodes"]
+    if not p.temp > 0 or not p.search.max_nodes >= 0:
+        raise ValueError(f"temp must be > 0 and max_nodes >= 0, got {p.temp!r} and {p.search.max_nodes!r}")
+    p.missing = _missing(missing, ranks)
+    p.search.seed = seed
+    p.search.seconds = seconds
+    p.search.budget, p.search.budget_wall = budget, budget_wall
+    visits = np.zeros(n, np.int64)
+    cdef int64_t[::1] v = visits
+    with nogil:
+        move = cv_cavalloicera_search(&t, &p, n, &v[0])
+    if move == CV_SEARCH_NO_MEMORY:
+        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
+    if move == CV_SEARCH_BAD_ROOT:
+        raise ValueError("the core lists other legal moves than the position's")
+    return (None if move < 0 else move), visits.tolist()
 
 
 def rollout_value(state, dict options, uint64_t seed=0, mt=None):

@@ -426,13 +426,26 @@ static double game_evaluate(void *ctx, const void *t) {
     return cv_cavalloicera_static_eval(t, ((hooks_t *)ctx)->p->hand_p);
 }
 
+static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
+    hooks_t *h = ctx;
+    double value = 0.0;
+    if (net_policy(h->p, t, moves, probs, &value)) { /* no memory for the prior: the search's answer is void */
+        h->no_memory = 1;
+        for (int i = 0; i < moves->n; i++) probs[i] = 1.0 / moves->n;
+    }
+    return value;
+}
+
 static const cv_search_game GAME = {sizeof(cv_cavalloicera), game_moves, game_play, game_done, game_team,
-                                    game_quick, game_determinize, game_rollout, game_evaluate};
+                                    game_quick, game_determinize, game_rollout, game_evaluate, game_net, NULL};
 
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits) {
     hooks_t hooks;
     hooks.p = p;
+    hooks.no_memory = 0;
+    if (p->search.puct && !p->net) return CV_SEARCH_BAD_ROOT; /* the network-guided search without a network */
     card_values();
     dealer_init(&hooks.dealer, base, p);
-    return cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
+    int move = cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
+    return hooks.no_memory ? CV_SEARCH_NO_MEMORY : move;
 }
