@@ -17,9 +17,9 @@ CORE = "cavallo_env/core"
 
 
 SEARCH = {  # a game's ISMCTS search in C, where it has one
-    "briscola": [f"{CORE}/briscola_search.c"],
+    "briscola": [f"{CORE}/briscola_search.c", f"{CORE}/ismcts_tree.c"],
     "cavalloicera": [f"{CORE}/cavalloicera_search.c", f"{CORE}/ismcts_tree.c"],
-    "scopa": [f"{CORE}/scopa_search.c"],
+    "scopa": [f"{CORE}/scopa_search.c", f"{CORE}/ismcts_tree.c"],
 }
 
 

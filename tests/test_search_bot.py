@@ -19,6 +19,7 @@ from core_harness import require_core
 
 require_core()
 
+from cavallo_env.bots import search as search_bot  # noqa: E402
 from cavallo_env.bots.policy import ModelError  # noqa: E402
 
 GAME = games.get("briscola")
@@ -102,20 +103,24 @@ def test_a_checkpoint_and_its_export_search_alike():
     assert checkpoint.info["model"] == "checkpoints/briscola.json"
 
 
-def test_search_default_plays_the_views_game():
+def test_search_default_plays_the_views_game(monkeypatch):
     bot = make("search:default,ms=0,iterations=100", seed=1)
-    state = GAME.new_state(seed=2)
-    view = GAME.make_view(state, state.current)
-    assert bot.choose(view) in view["legal_moves"]
+    for name in ("briscola", "scopa"):
+        game = games.get(name)
+        state = game.new_state(seed=2)
+        view = game.make_view(state, state.current)
+        assert bot.choose(view) in view["legal_moves"]
+    monkeypatch.delitem(search_bot.SEARCHES, "scopa")  # a game without a search of its own
     scopa = games.get("scopa").new_state(seed=1)
     with pytest.raises(BotSpecError, match="no network-guided search"):
-        bot.choose(games.get("scopa").make_view(scopa, scopa.current))
+        make("search:default,ms=0,iterations=100", seed=1).choose(games.get("scopa").make_view(scopa, scopa.current))
+    with pytest.raises(BotSpecError, match="no network-guided search in the core yet"):
+        make("search:scopa")
 
 
 @pytest.mark.parametrize("spec, message", [
     ("search:", "search needs a game"),
     ("search:chess", "names a game"),
-    ("search:scopa", "no network-guided search in the core yet"),
     ("search:briscola,ms=-1", "ms must be"),
     ("search:briscola,ms=x", "is not a number"),
     ("search:briscola,wall_ms=0", "wall_ms must be"),

@@ -13,7 +13,7 @@ one card left in the stock) are solved.  The network runs in C
 training checkpoint, checked against the game's ``Learning``.
 
 Specs (``cavallo_env.bots.make``): ``search:<game>`` (a game with a search in
-the core: Briscola) and ``search:default`` (the view's game), options after
+the core: Briscola, Scopa) and ``search:default`` (the view's game), options after
 commas: ``ms`` (the time budget of a decision: milliseconds of the CPU time
 of the thread that searches, so a busy machine searches as far as an idle one,
 default 60; 0: none, the search runs ``iterations``), ``wall_ms`` (the
@@ -27,7 +27,9 @@ or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
 mixed leaf, default 0.5), ``temp`` (the prior's softmax temperature, default
 1), ``fpu`` (the value of a move not visited yet, in reward units, default
 0) and the options of the game's ``ismcts`` search (Briscola: ``rollout``,
-``epsilon``, ``win``, ``infer``; ``reward``, ``scale``, ``depth``).
+``epsilon``, ``win``, ``infer``; Scopa: ``epsilon``, ``lookahead``, ``infer``
+and ``opponent``, its ``ismcts`` option ``model``, renamed as ``model`` names
+the network; ``reward``, ``scale``, ``depth``).
 Example: ``search:briscola,ms=100,model=runs/x/checkpoints/last.json``.
 
 A decision is seeded from the bot's seed and the view; with ``ms=0`` the
@@ -38,6 +40,7 @@ iterations (so the move) depends on the machine's speed.
 from __future__ import annotations
 
 import math
+import random
 from array import array
 from pathlib import Path
 
@@ -208,8 +211,18 @@ def _cavalloicera(base, hooks, net, options: dict, seed: int, seconds: float, bu
     return None if index is None else legal[index], dict(zip(legal, visits))
 
 
+def _scopa(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
+    """Scopa's decision: the other hand dealt from the hands the inference weighs, each with the kind of
+    player the other seat is taken for (``ScopaSearch.core_deals``, drawn from the decision's seed)."""
+    deals = hooks.core_deals(base, random.Random(seed))
+    options = dict(options, epsilon=hooks.epsilon, lookahead=hooks.lookahead, model=hooks.model)
+    index, visits = core.extension("scopa").net_search(base, net, options, deals, seed, seconds, *budget)
+    legal = base.legal_moves()
+    return (None if index is None else legal[index]), dict(zip(legal, visits))
+
+
 #: the games whose search runs in the core with a network, and how a decision calls it
-SEARCHES = {"briscola": _briscola, "cavalloicera": _cavalloicera}
+SEARCHES = {"briscola": _briscola, "cavalloicera": _cavalloicera, "scopa": _scopa}
 
 
 def _check(options: dict) -> None:
@@ -250,7 +263,7 @@ class SearchBot(Bot):
         core.require()
         self.game = game
         self.options = dict(DEFAULTS)
-        search_options = {k: options.pop(k) for k in list(options) if k not in DEFAULTS}
+        search_options = {_OWN_NAME.get(k, k): options.pop(k) for k in list(options) if k not in DEFAULTS}
         self.options.update(options)
         _check(self.options)
         try:
@@ -307,6 +320,11 @@ class DefaultSearch(PerGameBot):
         return bot
 
 
+#: a game's own search option named as one of search's takes another name here: Scopa's opponent model
+#: (``ismcts``' ``model``) is ``opponent``, as ``model`` names the network
+RENAMED = {"model": "opponent"}
+_OWN_NAME = {v: k for k, v in RENAMED.items()}
+
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
           "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str,
           "wall_ms": float}
@@ -343,7 +361,8 @@ def from_spec(arg, seed=None, game: str | None = None):
     target = game if which == "default" else which
     game_options = {}
     for name in [target] if target else list(SEARCHES):
-        game_options.update(getattr(type(games.get(name).search()), "OPTIONS", {}))
+        for key, (attr, parse) in getattr(type(games.get(name).search()), "OPTIONS", {}).items():
+            game_options[RENAMED.get(key, key)] = (RENAMED.get(attr, attr), parse)
     options = _parse(pieces, spec, game_options)
     if target is None:
         return DefaultSearch(seed=seed, name=f"search:{arg}", **options)

@@ -92,18 +92,6 @@ class BriscolaEnv(CardEnv):
             return core.returns(self.reward_type)
         return None
 
-    def _observation(self, seat: int, acting: bool):
-        core = self._core
-        if core.__class__ is CoreTable:
-            return core.observe(seat)
-        return self._features.observation(seat)
-
-    def _state_vector(self):
-        core = self._core
-        if core.__class__ is CoreTable:
-            return core.state_vector(STATE_SIZE)
-        return self._features.state()
-
     def _info(self) -> dict:
         core = self._core
         return {"result": self._result if core.__class__ is CoreTable else core.result()}

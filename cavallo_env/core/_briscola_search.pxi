@@ -6,23 +6,32 @@ from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
 
-cdef extern from "briscola_search.h":
-    ctypedef struct cv_brs_params:
+cdef extern from "ismcts_tree.h":
+    ctypedef struct cv_search_params:
         int64_t iterations
         double c
         int expand_greedy, reward
         double scale
         int depth, halving
+        uint64_t seed
+        const uint32_t *mt
+        double seconds
+        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
+        int64_t max_nodes
+
+    int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
+
+
+cdef extern from "briscola_search.h":
+    ctypedef struct cv_brs_params:
+        cv_search_params search
         const double *bias
         double epsilon
         int smart
         double win
         const double *weights
-        uint64_t seed
-        const uint32_t *mt
-        double seconds
         const cv_mlp *net
-        double c_puct, temp, lambda_ "lambda", value_scale, fpu, budget, budget_wall
+        double temp, value_scale
 
     int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t *visits) nogil
     double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) nogil
@@ -73,13 +82,13 @@ cdef void _load_state(cv_briscola *t, object state) except *:
 
 cdef void _params(cv_brs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_brs_params))
-    p.iterations = o["iterations"]
-    p.c = o["c"]
-    p.expand_greedy = o["expand"] == "greedy"
-    p.reward = ("points", "win", "mixed").index(o["reward"])
-    p.scale = o["scale"]
-    p.depth = o["depth"]
-    p.halving = o["root"] == "halving"
+    p.search.iterations = o["iterations"]
+    p.search.c = o["c"]
+    p.search.expand_greedy = o["expand"] == "greedy"
+    p.search.reward = ("points", "win", "mixed").index(o["reward"])
+    p.search.scale = o["scale"]
+    p.search.depth = o["depth"]
+    p.search.halving = o["root"] == "halving"
     p.epsilon = o["epsilon"]
     p.smart = o["rollout"] == "smart"
     p.win = o["win"]
@@ -117,14 +126,12 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
     _params(&p, options)
     p.bias = _by_card(bias)
     p.weights = _by_card(weights)
-    p.seed = seed
-    p.mt = words if mt is not None else NULL
-    p.seconds = seconds
+    p.search.seed = seed
+    p.search.mt = words if mt is not None else NULL
+    p.search.seconds = seconds
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
-    if move == -2:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
-    return (None if move < 0 else move), [visits[c] for c in range(40)]
+    return _answer(move, p.search.iterations), [visits[c] for c in range(40)]
 
 
 def net_search(state, Network net, dict options, double[::1] weights=None, uint64_t seed=0,
@@ -146,20 +153,30 @@ def net_search(state, Network net, dict options, double[::1] weights=None, uint6
         raise ValueError("the search needs a position with a choice (two or more cards to play)")
     _params(&p, dict(options, expand="greedy"))
     p.net = &net.m
-    p.c_puct, p.temp, p.lambda_ = options["c_puct"], options["temp"], options["lambda"]
-    p.value_scale, p.fpu = options["value_scale"], options["fpu"]
+    p.search.c_puct, p.temp, p.search.lambda_ = options["c_puct"], options["temp"], options["lambda"]
+    p.value_scale, p.search.fpu = options["value_scale"], options["fpu"]
+    p.search.max_nodes = options.get("max_nodes", 0)
     if not p.temp > 0:
         raise ValueError(f"temp must be > 0, got {p.temp!r}")
+    if p.search.max_nodes < 0:
+        raise ValueError(f"max_nodes must be >= 0 (0: eight an iteration), got {p.search.max_nodes!r}")
     p.weights = _by_card(weights)
-    p.seed = seed
-    p.seconds = seconds
-    p.budget = budget
-    p.budget_wall = budget_wall
+    p.search.seed = seed
+    p.search.seconds = seconds
+    p.search.budget = budget
+    p.search.budget_wall = budget_wall
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
-    if move == -2:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
-    return (None if move < 0 else move), [visits[c] for c in range(40)]
+    return _answer(move, p.search.iterations), [visits[c] for c in range(40)]
+
+
+cdef object _answer(int move, int64_t iterations):
+    """The card the search answered, or None when its deadline passed first."""
+    if move == CV_SEARCH_NO_MEMORY:
+        raise MemoryError(f"no memory for a search of {iterations} iterations")
+    if move == CV_SEARCH_BAD_ROOT:
+        raise ValueError("the search's root has not the seat's cards as its moves")
+    return None if move < 0 else move
 
 
 def rollout_value(state, dict options, uint64_t seed):

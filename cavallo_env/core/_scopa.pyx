@@ -161,5 +161,5 @@ cdef class Tables(_Tables):
         }
 
 
-include "_scopa_search.pxi"
 include "_mlp.pxi"  # the policy network in C (Network), for the searches it guides
+include "_scopa_search.pxi"

@@ -27,6 +27,12 @@ cdef extern from "scopa_search.h":
         uint64_t seed
         const uint32_t *mt
         double seconds
+        int puct
+        double c_puct, fpu, budget, budget_wall
+        double lambda_ "lambda"
+        int64_t max_nodes
+        const cv_mlp *net
+        double temp, value_scale
 
     ctypedef struct cv_scs_play:
         int8_t card
@@ -41,6 +47,7 @@ cdef extern from "scopa_search.h":
                        int n_hands, int n_other, const double *model, double infer, double *cum,
                        double *kinds) nogil
     int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) nogil
+    double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs) nogil
     double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind,
                                   uint64_t seed) nogil
     int cv_scopa_determinize(const cv_scopa *base, const cv_scs_params *p, cv_scopa *out, uint64_t *seed) nogil
@@ -79,6 +86,7 @@ cdef void _load_deal(cv_scopa *t, object state) except *:
     for k, (seat, card, capture) in enumerate(deal.moves):
         t.move_seat[k], t.move_card[k], t.move_capture[k] = seat, card, _mask(capture, 40, "a capture")
     t.money, t.current, t.winner = state.money, deal.current, -1
+    t.totals[0], t.totals[1] = state.totals  # a match's totals before this deal: the network reads them
     t.deck = 0 if state.money == 1 else 1
     cv_scopa_search_load(t)
 
@@ -178,6 +186,67 @@ def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed
     if move == -2:
         raise MemoryError(f"no memory for a search of {p.iterations} iterations")
     return (None if move < 0 else move), [int(x) for x in counts]
+
+
+cdef void _net(cv_scs_params *p, Network net, double temp, double value_scale) except *:
+    if net.obs_size != CV_SC_OBS_SIZE or net.actions != 120 or net.prior_size not in (0, 240):
+        raise ValueError(f"not a Scopa network: {net.obs_size} observations, {net.prior_size} prior values and "
+                         f"{net.actions} actions (Scopa's: {CV_SC_OBS_SIZE}, 240 and 120)")
+    if not temp > 0:
+        raise ValueError(f"temp must be > 0, got {temp!r}")
+    p.net = &net.m
+    p.temp = temp
+    p.value_scale = value_scale
+
+
+def net_search(state, Network net, dict options, dict deals, uint64_t seed=0, double seconds=0.0,
+               double budget=0.0, double budget_wall=0.0):
+    """The network-guided search's move (search:scopa: PUCT over the tree of ``search``, guided by
+    ``net``, see scopa_search.h) of the seat to play in ``state`` as its index in
+    ``state.legal_moves()``, and the root visits of those moves.  ``options``: those of ``search``
+    (but expand and c) and c_puct, temp, lambda, value_scale, fpu, max_nodes (0: the tree's
+    default); ``deals`` as ``search``'s; ``budget`` (> 0): the seconds of this thread's CPU time
+    after which it plays its best move so far, or ``budget_wall`` seconds of wall-clock time if
+    that comes first; ``seconds`` (> 0): the deadline past which the move is None."""
+    cdef cv_scopa t
+    cdef cv_scs_params p
+    cdef int move
+    _load_deal(&t, state)
+    n = len(state.legal_moves())
+    if n < 2:
+        raise ValueError("the search needs a position with a choice (two or more legal moves)")
+    _params(&p, dict(options, expand="greedy", c=0.0))
+    _net(&p, net, options["temp"], options["value_scale"])
+    p.puct = 1
+    p.c_puct, p.fpu, p.lambda_ = options["c_puct"], options["fpu"], options["lambda"]
+    p.max_nodes = options.get("max_nodes", 0)
+    held = _Deals(deals)
+    held.put(&p)
+    p.seed, p.seconds, p.budget, p.budget_wall = seed, seconds, budget, budget_wall
+    cdef int64_t[::1] counts = array("q", bytes(8 * n))
+    with nogil:
+        move = cv_scopa_search(&t, &p, &counts[0])
+    if move == -2:
+        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
+    return (None if move < 0 else move), [int(x) for x in counts]
+
+
+def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
+    """The network's policy over ``state.legal_moves()`` (a list, in their order: each move's chance
+    as the policy plays it action by action) and its value as seat 0's point difference
+    (``value_scale`` points a unit), for the seat to play in ``state``'s current deal."""
+    cdef cv_scopa t
+    cdef cv_scs_params p
+    _load_deal(&t, state)
+    memset(&p, 0, sizeof(cv_scs_params))
+    _net(&p, net, temp, value_scale)
+    n = len(state.legal_moves())
+    probs = array("d", bytes(8 * n))
+    cdef double[::1] view = probs
+    cdef double v = cv_scopa_net_eval(&t, &p, &view[0])
+    if v != v:
+        raise MemoryError("no memory for the legal moves")
+    return list(probs), v
 
 
 def rollout_value(state, dict options, dict deals, int kind=2, uint64_t seed=0, mt=None):

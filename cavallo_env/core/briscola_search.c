@@ -6,29 +6,24 @@
 #include "briscola_search.h"
 
 #include "briscola_bots.h"
+#include "ismcts_tree.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define C CV_BR_CARDS
 #define SUIT(c) ((c) / 10)
 #define P(c) ((int)CV_BR_POINTS[c])
 #define STR(c) ((int)CV_BR_STRENGTH[c])
-#define MAX_PATH 48
-#define NET_NODES 8 /* the network-guided tree's nodes an iteration (on average, at most) */
 
 static int beats(int lead, int card, int trump_suit) { /* engine._beats_table */
     if (SUIT(card) == SUIT(lead)) return STR(card) > STR(lead);
     return SUIT(card) == trump_suit;
 }
 
-/* the search's random numbers and hash(x) of a float, as the Python search's (search_common.h) */
+/* the search's random numbers, as the Python search's (search_common.h) */
 typedef cv_search_rng rng_t;
 #define rnd cv_search_random
-#define below cv_search_below
-#define py_hash_unit cv_py_hash_unit
 
 static double trump_worth(int c) { return 2.0 + 0.4 * STR(c); } /* search._TRUMP_WORTH */
 
@@ -144,7 +139,7 @@ static int greedy_card(const int8_t *hand, int n, int lead, int ts) { /* bots.gr
 }
 
 static void rollout(cv_briscola *t, const cv_brs_params *p, rng_t *rng) { /* BriscolaSearch.rollout */
-    for (int k = 0; k < p->depth; k++) {
+    for (int k = 0; k < p->search.depth; k++) {
         if (t->done || (p->smart && t->drawn >= CV_BR_STOCK && t->lead < 0)) return;
         const int8_t *hand = t->hands[t->current];
         int n = t->hand_len[t->current];
@@ -175,7 +170,7 @@ static double evaluate(const cv_briscola *t, double win) { /* BriscolaSearch.eva
 double cv_briscola_rollout_value(const cv_briscola *state, const cv_brs_params *p, uint64_t seed) {
     cv_briscola t = *state;
     rng_t rng = {seed, NULL};
-    if (!t.done && p->depth) rollout(&t, p, &rng);
+    if (!t.done && p->search.depth) rollout(&t, p, &rng);
     return evaluate(&t, p->win);
 }
 
@@ -187,15 +182,6 @@ static void set_hand(cv_briscola *t, int seat, const int8_t *cards, int n) {
     for (int i = 0; i < n; i++) {
         t->hands[seat][i] = cards[i];
         t->hand_bits[seat] |= 1ULL << cards[i];
-    }
-}
-
-static void shuffle(int8_t *a, int n, rng_t *rng) { /* random.Random.shuffle */
-    for (int i = n - 1; i > 0; i--) {
-        int j = below(rng, i + 1);
-        int8_t x = a[i];
-        a[i] = a[j];
-        a[j] = x;
     }
 }
 
@@ -229,9 +215,9 @@ static void determinize(const cv_briscola *base, const double *weights, cv_brisc
             memmove(ws + k, ws + k + 1, sizeof(double) * (size_t)(np - k - 1));
             np--;
         }
-        shuffle(pool, np, rng);
+        cv_search_shuffle(pool, np, rng);
     } else {
-        shuffle(pool, np, rng);
+        cv_search_shuffle(pool, np, rng);
         memcpy(hand, pool, (size_t)n);
         memmove(pool, pool + n, (size_t)(np - n));
         np -= n;
@@ -247,48 +233,7 @@ void cv_briscola_determinize(const cv_briscola *base, const double *weights, cv_
     *rng = r.fast;
 }
 
-/* -- the tree (ismcts._Node, _Search) --------------------------------------------- */
-
-typedef struct {
-    int32_t first, next; /* first child, next sibling (-1: none) */
-    int8_t card;
-    int64_t visits, avail;
-    double total;        /* summed reward of the team that made the move into this node */
-    double prior;        /* with a network: its policy's probability of the move (PUCT's P) */
-} node;
-
-typedef struct {
-    const cv_briscola *base;
-    const cv_brs_params *p;
-    node *nodes;
-    int32_t used, cap;
-    int32_t path[MAX_PATH];
-    int8_t team[MAX_PATH];
-    int plen;
-    struct timespec stop, soft, cpu; /* the deadline (abandon the search); the budget (play the best
-                                      * move): wall clock (soft) and this thread's CPU time (cpu) */
-    int bounded, late, budgeted, full; /* full: the network's tree reached its node cap */
-    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
-    const int32_t *root_kid;   /* halving: the node of each root move (its order by mean) */
-} search;
-
-static int32_t child(const search *s, int32_t at, int card) {
-    for (int32_t k = s->nodes[at].first; k >= 0; k = s->nodes[k].next)
-        if (s->nodes[k].card == card) return k;
-    return -1;
-}
-
-static int32_t add_child(search *s, int32_t at, int card) {
-    int32_t k = s->used++;
-    node *n = s->nodes + k;
-    n->first = -1;
-    n->next = s->nodes[at].first;
-    n->card = (int8_t)card;
-    n->visits = n->avail = 0;
-    n->total = n->prior = 0.0;
-    s->nodes[at].first = k;
-    return k;
-}
+/* -- the search (ismcts_tree.c) over Briscola's rules and hooks ---------------------------- */
 
 static double quick_score(const cv_briscola *t, int m) { /* BriscolaSearch.quick_score */
     int ts = t->trump_suit;
@@ -297,58 +242,6 @@ static double quick_score(const cv_briscola *t, int m) { /* BriscolaSearch.quick
     int gain = P(t->lead) + P(m);
     return (beats(t->lead, m, ts) ? gain : -gain) - keep;
 }
-
-static int best_quick(const cv_briscola *t, const int8_t *moves, int n, rng_t *rng) { /* ismcts._best_quick */
-    int8_t best[C];
-    int nb = 0;
-    double top = -1e18;
-    for (int i = 0; i < n; i++) {
-        double q = quick_score(t, moves[i]);
-        if (q > top) top = q, nb = 0;
-        if (q == top) best[nb++] = moves[i];
-    }
-    return nb == 1 ? best[0] : best[below(rng, nb)];
-}
-
-static void back_up(search *s, double diff) { /* _Search.back_up */
-    const cv_brs_params *p = s->p;
-    double sign = (double)((diff > 0) - (diff < 0));
-    double r0 = p->reward == CV_BRS_POINTS ? diff / p->scale : p->reward == CV_BRS_WIN ? sign : sign + diff / p->scale;
-    for (int i = 0; i < s->plen; i++) {
-        node *n = s->nodes + s->path[i];
-        n->visits++;
-        n->total += s->team[i] == 0 ? r0 : -r0;
-    }
-}
-
-static int past_on(clockid_t clock, const struct timespec *when) {
-    struct timespec now;
-    clock_gettime(clock, &now);
-    return now.tv_sec > when->tv_sec || (now.tv_sec == when->tv_sec && now.tv_nsec > when->tv_nsec);
-}
-
-static int past(const struct timespec *when) { return past_on(CLOCK_MONOTONIC, when); }
-
-/* the network-guided search's budget spent: its CPU time, or its wall-clock cap */
-static int spent(const search *s) {
-    return s->budgeted && (past_on(CLOCK_THREAD_CPUTIME_ID, &s->cpu) || past(&s->soft));
-}
-
-static int past_time(search *s) {
-    if (!s->bounded) return 0;
-    if (past(&s->stop)) s->late = 1;
-    return s->late;
-}
-
-static void after_on(clockid_t clock, struct timespec *when, double seconds) { /* now + seconds */
-    clock_gettime(clock, when);
-    double whole = floor(seconds);
-    when->tv_sec += (time_t)whole;
-    when->tv_nsec += (long)((seconds - whole) * 1e9);
-    if (when->tv_nsec >= 1000000000L) when->tv_sec++, when->tv_nsec -= 1000000000L;
-}
-
-static void after(struct timespec *when, double seconds) { after_on(CLOCK_MONOTONIC, when, seconds); }
 
 /* the legal moves of the seat to play as BriscolaState.legal_moves lists them: its hand sorted by id */
 static int legal_moves(const cv_briscola *t, int8_t moves[CV_BR_HAND]) {
@@ -363,278 +256,71 @@ static int legal_moves(const cv_briscola *t, int8_t moves[CV_BR_HAND]) {
     return n;
 }
 
-/* the move the tree walk takes at `at` (UCB over the tried moves), or expands (an untried one):
- * sets *expand when the move is new */
-static int select_move(search *s, int32_t at, int32_t root, const cv_briscola *t, rng_t *rng, int *expand) {
-    const cv_brs_params *p = s->p;
-    int8_t moves[CV_BR_HAND];
-    int n = legal_moves(t, moves), nu = 0, best = -1;
-    int8_t untried[CV_BR_HAND];
-    double best_u = -1e18;
-    for (int i = 0; i < n; i++) {
-        int32_t k = child(s, at, moves[i]);
-        if (k < 0) {
-            untried[nu++] = moves[i];
-            continue;
-        }
-        node *ch = s->nodes + k;
-        ch->avail++;
-        if (nu) continue;
-        double u = ch->total / ch->visits + p->c * sqrt(log((double)ch->avail) / ch->visits);
-        if (p->bias && at == root) u += p->bias[moves[i]] / (ch->visits + 1);
-        if (u > best_u) best_u = u, best = moves[i];
-    }
-    *expand = nu > 0;
-    if (!nu) return best;
-    if (nu == 1) return untried[0];
-    return p->expand_greedy ? best_quick(t, untried, nu, rng) : untried[below(rng, nu)];
-}
-
-/* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate,
- * back up along the path (_Search.iterate) */
-static void iterate(search *s, cv_briscola *t, int32_t at, rng_t *rng, int32_t root) {
-    while (!t->done && s->plen < MAX_PATH) {
-        int expand;
-        int m = select_move(s, at, root, t, rng, &expand);
-        int team = t->current;
-        int32_t k = expand ? add_child(s, at, m) : child(s, at, m);
-        if (expand) s->nodes[k].avail = 1;
-        cv_briscola_play(t, m);
-        s->path[s->plen] = k;
-        s->team[s->plen++] = (int8_t)team;
-        at = k;
-        if (expand) break;
-    }
-    if (!t->done && s->p->depth) rollout(t, s->p, rng);
-    back_up(s, evaluate(t, s->p->win));
-}
-
-/* -- the root: UCB or sequential halving (ISMCTSBot.search, _Search.halving) -------- */
-
-static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
-
-/* halving's order after its first round: a root card's mean reward (s->root_kid: the root's nodes) */
-static double mean_key(const void *s, int card) { return mean(((const search *)s)->nodes + ((const search *)s)->root_kid[card]); }
-
-static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng);
-
-static int halving(search *s, rng_t *rng) {
-    const cv_briscola *base = s->base;
-    int8_t cards[CV_BR_HAND];
-    int alive[CV_BR_HAND];
-    int32_t kid[C];
-    int n = legal_moves(base, cards);
-    for (int i = 0; i < n; i++) alive[i] = cards[i];
-    if (s->p->bias) cv_sort_alive(alive, n, cv_bias_key, s->p->bias);
-    for (int i = 0; i < n; i++) kid[alive[i]] = add_child(s, 0, alive[i]);
-    s->root_kid = kid;
-    int rounds = cv_halving_rounds(n);
-    int64_t budget = s->p->iterations;
-    for (int r = 0; r < rounds; r++) {
-        if (n == 1 || budget <= 0) break;
-        int64_t per_move = cv_halving_share(budget, rounds, r, n);
-        for (int64_t k = 0; k < per_move && budget >= n; k++) {
-            cv_briscola world;
-            determinize(base, s->p->weights, &world, rng);
-            /* the same random stream below every move of this world (Python: random.Random(rng.random())) */
-            uint64_t seed = rng->py ? py_hash_unit(cv_pyrandom_random(rng->py)) : cv_splitmix64(&rng->fast);
-            if (rng->py) { /* seeded and twisted once, copied for each move */
-                cv_pyrandom_seed(&s->seeded, seed);
-                cv_pyrandom_u32(&s->seeded); /* the first draw twists the state ... */
-                s->seeded.index = 0;         /* ... and this puts its word back: the state right after */
-            }
-            for (int i = 0; i < n; i++) {
-                if (past_time(s)) return -1;
-                if (s->full || spent(s)) { /* the network's budget: the best mean so far */
-                    cv_sort_alive(alive, n, mean_key, s);
-                    return alive[0];
-                }
-                cv_briscola t = world;
-                rng_t local = {seed, NULL};
-                if (rng->py) {
-                    s->local = s->seeded;
-                    local.py = &s->local;
-                }
-                node *ch = s->nodes + kid[alive[i]];
-                cv_briscola_play(&t, alive[i]);
-                ch->avail++;
-                s->path[0] = kid[alive[i]];
-                s->team[0] = (int8_t)world.current;
-                s->plen = 1;
-                if (s->p->net) iterate_net(s, &t, kid[alive[i]], &local);
-                else iterate(s, &t, kid[alive[i]], &local, -1);
-                budget--;
-            }
-        }
-        cv_sort_alive(alive, n, mean_key, s);
-        n = (n + 1) / 2;
-    }
-    return alive[0];
-}
-
-static int most_visited(const search *s);
-
-static int ucb_root(search *s, rng_t *rng) {
-    for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (past_time(s)) return -1;
-        cv_briscola world;
-        determinize(s->base, s->p->weights, &world, rng);
-        s->plen = 0;
-        iterate(s, &world, 0, rng, 0);
-    }
-    return most_visited(s);
-}
-
-static int most_visited(const search *s) { /* the root's card with most visits, then most total */
-    const cv_briscola *base = s->base;
-    int best = -1;
-    int64_t best_v = 0;
-    double best_t = 0.0;
-    int8_t moves[CV_BR_HAND];
-    int n = legal_moves(base, moves);
-    for (int i = 0; i < n; i++) { /* most visits, then most total */
-        int m = moves[i];
-        int32_t k = child(s, 0, m);
-        int64_t v = k < 0 ? -1 : s->nodes[k].visits;
-        double tot = k < 0 ? 0.0 : s->nodes[k].total;
-        if (best < 0 || v > best_v || (v == best_v && tot > best_t)) best = m, best_v = v, best_t = tot;
-    }
-    return best;
-}
-
-/* -- the network-guided search (PUCT; briscola_search.h) ---------------------------- */
-
-/* the network's policy over moves[0..n) (probs) and its value of t, as seat 0's final point
+/* the network's policy over the moves (probs) and its value of t, as seat 0's final point
  * difference with the evaluation's bonus for the side ahead */
-static double net_eval(const cv_brs_params *p, const cv_briscola *t, const int8_t *moves, int n, double *probs) {
+static double net_eval(const cv_brs_params *p, const cv_briscola *t, const cv_moves *moves, double *probs) {
     float obs[CV_BR_OBS_SIZE], prior[CV_BR_PRIOR_SIZE];
     int actions[CV_BR_HAND];
     cv_briscola_observe(t, t->current, obs);
     if (p->net->prior_size) cv_briscola_prior(t, prior);
-    for (int i = 0; i < n; i++) actions[i] = moves[i];
-    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, n, p->temp, probs);
+    for (int i = 0; i < moves->n; i++) actions[i] = (int)moves->code[i];
+    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, moves->n, p->temp, probs);
     double d = (t->current == 0 ? 1.0 : -1.0) * (double)v * p->value_scale;
     return p->win != 0.0 ? d + p->win * tanh(d / 12.0) : d;
 }
 
-/* the value of a leaf whose network value is net_v: exact with at most one card in the stock,
- * else lambda * net_v + (1 - lambda) * the rollout's evaluation */
-static double leaf_value(const cv_brs_params *p, const cv_briscola *t, double net_v, rng_t *rng) {
-    if (CV_BR_STOCK - t->drawn <= 1) return cv_briscola_solve(t, p->win);
-    if (p->lambda >= 1.0) return net_v;
-    cv_briscola r = *t;
-    if (p->depth) rollout(&r, p, rng);
-    return p->lambda * net_v + (1.0 - p->lambda) * evaluate(&r, p->win);
+static int game_moves(const void *t, cv_moves *out) {
+    int8_t cards[CV_BR_HAND];
+    int n = legal_moves(t, cards);
+    out->n = 0;
+    for (int i = 0; i < n; i++)
+        if (cv_moves_push(out, (uint64_t)cards[i])) return -1;
+    return 0;
 }
 
-/* PUCT's move among moves[0..n) at `at`, every one of them a child already */
-static int puct_move(const search *s, int32_t at, const int8_t *moves, int n) {
-    const cv_brs_params *p = s->p;
-    int best = moves[0];
-    double best_u = -1e18;
-    for (int i = 0; i < n; i++) {
-        const node *ch = s->nodes + child(s, at, moves[i]);
-        double q = ch->visits ? ch->total / (double)ch->visits : p->fpu;
-        double u = q + p->c_puct * ch->prior * sqrt((double)ch->avail) / (double)(1 + ch->visits);
-        if (u > best_u) best_u = u, best = moves[i];
-    }
-    return best;
+static void game_play(void *t, uint64_t move) { cv_briscola_play(t, (int)move); }
+
+static int game_done(const void *t) { return ((const cv_briscola *)t)->done; }
+
+static int game_team(const void *t) { return ((const cv_briscola *)t)->current; }
+
+static double game_quick(const void *t, uint64_t move) { return quick_score(t, (int)move); }
+
+static void game_determinize(void *p, const void *base, void *out, cv_rng *rng) {
+    determinize(base, ((const cv_brs_params *)p)->weights, out, rng);
 }
 
-/* the cards of t (moves[0..n)) without a node at `at` get one, with the network's policy as their
- * prior; every other one was available once more.  Returns the network's value of t when it ran
- * (*ran set), which it does when a card had no node. */
-static double expand(search *s, int32_t at, const cv_briscola *t, const int8_t *moves, int n, int *ran) {
-    double probs[CV_BR_HAND], v = 0.0;
-    *ran = 0;
-    for (int i = 0; i < n; i++) {
-        int32_t k = child(s, at, moves[i]);
-        if (k >= 0) {
-            s->nodes[k].avail++;
-            continue;
-        }
-        if (!*ran) v = net_eval(s->p, t, moves, n, probs), *ran = 1;
-        k = add_child(s, at, moves[i]);
-        s->nodes[k].avail = 1;
-        s->nodes[k].prior = probs[i];
-    }
-    return v;
+static void game_rollout(void *p, void *t, cv_rng *rng) { rollout(t, p, rng); }
+
+static double game_evaluate(void *p, const void *t) { return evaluate(t, ((const cv_brs_params *)p)->win); }
+
+static double game_net(void *p, const void *t, const cv_moves *moves, double *probs) {
+    return net_eval(p, t, moves, probs);
 }
 
-/* one PUCT iteration from `at` (whose moves are t's) down to a node visited for the first time:
- * there the network values the position (and gives its cards their priors), the value is backed up */
-static void iterate_net(search *s, cv_briscola *t, int32_t at, rng_t *rng) {
-    int ran = 0;
-    while (!t->done && s->plen < MAX_PATH) {
-        if (s->used + CV_BR_HAND > s->cap) { /* no room for the nodes of one more position: done */
-            s->full = 1;
-            return;
-        }
-        int8_t moves[CV_BR_HAND];
-        int n = legal_moves(t, moves);
-        double v = expand(s, at, t, moves, n, &ran);
-        if (s->plen && s->nodes[at].visits == 0) { /* a new leaf: valued by the network */
-            if (!ran) {
-                double probs[CV_BR_HAND];
-                v = net_eval(s->p, t, moves, n, probs);
-            }
-            back_up(s, leaf_value(s->p, t, v, rng));
-            return;
-        }
-        int m = puct_move(s, at, moves, n);
-        int32_t k = child(s, at, m);
-        s->path[s->plen] = k;
-        s->team[s->plen++] = (int8_t)t->current;
-        cv_briscola_play(t, m);
-        at = k;
-    }
-    back_up(s, evaluate(t, s->p->win));
+static int game_exact(void *p, const void *state, double *value) { /* at most one card in the stock */
+    const cv_briscola *t = state;
+    if (CV_BR_STOCK - t->drawn > 1) return 0;
+    *value = cv_briscola_solve(t, ((const cv_brs_params *)p)->win);
+    return 1;
 }
 
-static int puct_root(search *s, rng_t *rng) {
-    for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (past_time(s)) return -1;
-        if (s->full || (k && spent(s))) break;
-        cv_briscola world;
-        determinize(s->base, s->p->weights, &world, rng);
-        s->plen = 0;
-        iterate_net(s, &world, 0, rng);
-    }
-    return most_visited(s);
-}
+static const cv_search_game GAME = {sizeof(cv_briscola), game_moves,   game_play,     game_done,
+                                    game_team,           game_quick,   game_determinize, game_rollout,
+                                    game_evaluate,       game_net,     game_exact};
 
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[C]) {
-    search s;
-    memset(&s, 0, sizeof s);
-    s.base = base;
-    s.p = p;
-    /* an iteration adds one node; with a network, the cards of the position it stops at and those
-     * new in its determinization on the way: NET_NODES an iteration on average at most (the search
-     * ends where they are used up) */
-    s.cap = (int32_t)((p->net ? NET_NODES : 1) * p->iterations + CV_BR_HAND + 2);
-    s.nodes = malloc(sizeof(node) * (size_t)s.cap);
-    if (!s.nodes) return -2;
-    s.nodes[0].first = s.nodes[0].next = -1;
-    s.used = 1;
-    if (p->seconds > 0) {
-        s.bounded = 1;
-        after(&s.stop, p->seconds);
-    }
-    if (p->net && p->budget > 0) {
-        s.budgeted = 1;
-        after_on(CLOCK_THREAD_CPUTIME_ID, &s.cpu, p->budget);
-        after(&s.soft, p->budget_wall > 0 ? p->budget_wall : p->budget);
-    }
-    rng_t rng = {p->seed, NULL};
-    cv_pyrandom py;
-    if (p->mt) { /* random.Random.setstate: the 624 words and the index */
-        memcpy(py.state, p->mt, sizeof py.state);
-        py.index = (int)p->mt[CV_MT_N];
-        rng.py = &py;
-    }
-    int move = p->halving ? halving(&s, &rng) : p->net ? puct_root(&s, &rng) : ucb_root(&s, &rng);
+    int8_t cards[CV_BR_HAND];
+    int n = legal_moves(base, cards);
+    double bias[CV_BR_HAND];
+    int64_t counts[CV_BR_HAND];
+    cv_search_params search = p->search; /* the root's bias by card as by move; PUCT with a network */
+    for (int i = 0; i < n; i++) bias[i] = p->bias ? p->bias[cards[i]] : 0.0;
+    search.bias = p->bias ? bias : NULL;
+    search.puct = p->net != NULL;
+    int move = cv_search(&GAME, (void *)p, base, &search, n, counts);
     for (int c = 0; c < C; c++) visits[c] = 0;
-    for (int32_t k = s.nodes[0].first; k >= 0; k = s.nodes[k].next) visits[s.nodes[k].card] = s.nodes[k].visits;
-    free(s.nodes);
-    return move;
+    if (move < 0) return move;
+    for (int i = 0; i < n; i++) visits[cards[i]] = counts[i];
+    return cards[move];
 }

@@ -13,6 +13,8 @@
  * random.Random (mt), it draws the same numbers in the same order: the same
  * visits and the same move as the Python search, bit for bit.  Without, the
  * fast generator (splitmix64): the same search on other random numbers.
+ * The tree, its root (UCB, PUCT or halving) and its bounds are the generic
+ * ones of ismcts_tree.c; this file gives it Briscola's rules and hooks.
  */
 #ifndef CAVALLO_BRISCOLA_SEARCH_H
 #define CAVALLO_BRISCOLA_SEARCH_H
@@ -20,42 +22,29 @@
 #include <stdint.h>
 
 #include "briscola.h"
+#include "ismcts_tree.h"
 #include "mlp.h"
 
-enum { CV_BRS_POINTS = 0, CV_BRS_WIN = 1, CV_BRS_MIXED = 2 };
-
+/* the search's settings (ismcts_tree.h: search.bias unused, see bias; search.puct set by net) and
+ * Briscola's hooks' options */
 typedef struct {
-    int64_t iterations;
-    double c;               /* exploration */
-    int expand_greedy;      /* 1: expand the untried move quick_score likes best; 0: a random one */
-    int reward;             /* CV_BRS_POINTS, CV_BRS_WIN, CV_BRS_MIXED */
-    double scale;           /* points per unit of reward */
-    int depth;              /* rollout plies */
-    int halving;            /* 1: sequential halving at the root; 0: UCB */
+    cv_search_params search;
     const double *bias;     /* NULL or 40 root biases by card (reward units) */
     double epsilon;         /* the rollout's random-move rate */
     int smart;              /* 1: the smart rollout; 0: the greedy one */
     double win;             /* the evaluation's bonus for the side ahead */
     const double *weights;  /* NULL (uniform deals) or 40 hold weights of the other seat's cards */
-    uint64_t seed;          /* the fast generator's seed */
-    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
-                             * index): then the search draws Python's numbers, as the Python search */
-    double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
-    /* the network-guided search (search:briscola), all unused where net == NULL (ismcts:N) */
-    const cv_mlp *net;      /* NULL: today's search; else the policy network guides it (PUCT) */
-    double c_puct;          /* PUCT's exploration: Q + c_puct * P * sqrt(avail) / (1 + visits) */
+    /* the network-guided search (search:briscola): NULL for ismcts:N; else the policy network guides
+     * the search (search.puct, with search.c_puct, fpu, lambda, budget, budget_wall, max_nodes) */
+    const cv_mlp *net;
     double temp;            /* the softmax temperature of the network's policy as the prior */
-    double lambda;          /* a leaf's value: lambda * value head + (1 - lambda) * rollout and evaluation */
     double value_scale;     /* points of one unit of the value head (the model's reward_scale) */
-    double fpu;             /* the value (reward units) of a move not visited yet */
-    double budget;          /* > 0: seconds of this thread's CPU time after which the search stops and
-                             * plays its best move (the same search on a busy machine as on an idle one) */
-    double budget_wall;     /* with budget: the wall-clock seconds after which it stops all the same (<= 0: budget) */
 } cv_brs_params;
 
 /* The move of the seat to play in base (its legal cards, more than one) and
- * the root visit count of every card (visits[40]).  Returns the card, or -1
- * when the time ran out (the search is abandoned), -2 when out of memory.
+ * the root visit count of every card (visits[40]): ismcts_tree.c's cv_search
+ * over Briscola's hooks.  Returns the card, or CV_SEARCH_LATE when the time
+ * ran out (the search is abandoned), CV_SEARCH_NO_MEMORY.
  *
  * With a network (p->net), the search is PUCT over the same information-set
  * tree (AlphaZero, Expert Iteration): an iteration walks down the tree by
@@ -69,7 +58,7 @@ typedef struct {
  * card in the stock is solved exactly instead.  The root is PUCT too and
  * plays the card visited most, or (halving) today's sequential halving with
  * common random numbers over PUCT subtrees, which plays the best mean;
- * iterations, seconds and budget bound it. */
+ * iterations, seconds, budget and the node cap bound it. */
 int cv_briscola_search(const cv_briscola *base, const cv_brs_params *p, int64_t visits[CV_BR_CARDS]);
 
 /* The rollout then the evaluation of one full-information state, as the

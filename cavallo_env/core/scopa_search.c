@@ -4,6 +4,7 @@
  * float expressions are Python's, in Python's order, so the values are the same. */
 #include "search_common.h" /* first: it asks for POSIX clocks */
 
+#include "ismcts_tree.h"
 #include "pysum.h"
 #include "scopa_bots.h"
 #include "scopa_search.h"
@@ -15,7 +16,6 @@
 #define CTZ(b) __builtin_ctzll(b)
 #define VAL(c) ((int)CV_SC_VALUE[c])
 #define MAX_MOVES (CV_SC_HAND * CV_SC_MAX_SETS)
-#define MAX_PATH 40 /* a deal has 36 plays */
 #define KEY(card, capture) ((uint64_t)(card) << C | (capture)) /* a move in the tree */
 
 /* -- what a move wins (search._W, capture_gain, quick_score) ----------------------------- */
@@ -158,22 +158,24 @@ typedef struct {
 
 #define REPLIES (1 << 14) /* slots; filled to half at most, then the replies are worked out every time */
 
-typedef struct {
-    const cv_scopa *base;
+typedef struct { /* the hooks' context (ismcts_tree.h's ctx) */
     const cv_scs_params *p;
     double w[C];         /* search._W of the deal's money suit */
     tail_t tail;         /* search._TAIL */
     int other;           /* the seat the search does not play */
-    cv_tree tree;
     moves_t moves;       /* the legal moves of the position at hand */
-    int32_t path[MAX_PATH];
-    int8_t team[MAX_PATH];
-    int plen;
-    cv_deadline deadline;
+    double probs[MAX_MOVES]; /* the network's policy over them */
     reply_t *replies;    /* NULL: none kept */
     int32_t n_replies;
-    cv_pyrandom seeded, local; /* halving with Python's numbers: a world's generator, and a move's copy */
 } search;
+
+/* a position of the tree (ismcts_tree.h's state): a single deal, the kind of player the other seat is
+ * in this determinization (0 heuristic, 1 greedy, 2 any move) and the weights quick_score reads */
+typedef struct {
+    cv_scopa deal;
+    int kind;
+    const double *w;
+} state_t;
 
 static void search_init(search *s, const cv_scs_params *p, int money, int other) {
     s->p = p;
@@ -225,14 +227,22 @@ static int reply(search *s, const cv_scopa *t, int kind, uint64_t *capture) {
     return card;
 }
 
-/* model_move: the index among m of the other seat's kind of player's move, -1 for none (the
+/* the other seat's kind of player's move at t as the tree keys it (*key), 1; or 0 for none (the
  * any-move player, or the searching seat to play) */
-static int model_move(search *s, const cv_scopa *t, int kind, const moves_t *m) {
-    if (kind == 2 || t->current != s->other) return -1;
+static int modelled_reply(search *s, const cv_scopa *t, int kind, uint64_t *key) {
+    if (kind == 2 || t->current != s->other) return 0;
     uint64_t capture;
     int card = reply(s, t, kind, &capture);
+    *key = KEY(card, capture);
+    return 1;
+}
+
+/* model_move: the index among m of the other seat's kind of player's move, -1 for none */
+static int model_move(search *s, const cv_scopa *t, int kind, const moves_t *m) {
+    uint64_t key;
+    if (!modelled_reply(s, t, kind, &key)) return -1;
     for (int i = 0; i < m->n; i++)
-        if (m->card[i] == card && m->capture[i] == capture) return i;
+        if (KEY(m->card[i], m->capture[i]) == key) return i;
     return -1;
 }
 
@@ -387,190 +397,163 @@ int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, c
     return 0;
 }
 
-/* -- the tree walk (_Search.iterate, ismcts._best_quick) --------------------------------- */
+/* -- the network (search:scopa): its policy over the moves, its value -------------------- */
 
-static int best_quick(search *s, const cv_scopa *t, const int16_t *untried, int nu, cv_search_rng *rng) {
-    int16_t best[MAX_MOVES];
-    int nb = 0;
-    double top = -1e18;
-    for (int i = 0; i < nu; i++) {
-        double q = quick_score(t, s->w, s->moves.card[untried[i]], s->moves.capture[untried[i]]);
-        if (q > top) top = q, nb = 0;
-        if (q == top) best[nb++] = untried[i];
-    }
-    return nb == 1 ? best[0] : best[cv_search_below(rng, nb)];
+/* the network's policy over the actions acts[0..n) of the seat to act in t (probs), and its value */
+static double policy_at(const cv_scs_params *p, const cv_scopa *t, const int *acts, int n, double *probs) {
+    float obs[CV_SC_OBS_SIZE], prior[CV_SC_PRIOR_SIZE];
+    cv_scopa_observe(t, t->current, obs);
+    if (p->net->prior_size) cv_scopa_prior(t, prior);
+    return cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, acts, n, p->temp, probs);
 }
 
-/* the move (index into s->moves) the walk takes at `at`, or expands (*expand: an untried one) */
-static int select_move(search *s, int32_t at, int32_t root, const cv_scopa *t, int kind, cv_search_rng *rng,
-                       int *expand) {
-    moves_t *m = &s->moves;
-    m->n = cv_scopa_moves(t, m->card, m->capture);
-    int lo = 0, hi = m->n; /* the moves considered: all, or the modelled reply alone */
-    if (s->p->modelled && m->n > 1) {
-        int r = model_move(s, t, kind, m);
-        if (r >= 0) lo = r, hi = r + 1;
+static void add_move(const moves_t *m, int card, uint64_t capture, double q, double *probs) {
+    for (int i = 0; i < m->n; i++)
+        if (m->card[i] == card && m->capture[i] == capture) probs[i] += q;
+}
+
+/* the chance q of the capture being built in t spread over the moves it ends in, as the policy
+ * takes the table cards one at a time (a single legal take is played without asking it) */
+static void spread_takes(const cv_scs_params *p, const cv_scopa *t, const moves_t *m, double q, double *probs) {
+    int acts[C], n = 0;
+    double take[C];
+    for (int w = 0; w < 2; w++)
+        for (uint64_t b = t->legal[w]; b; b &= b - 1) acts[n++] = 64 * w + CTZ(b);
+    if (n > 1) policy_at(p, t, acts, n, take);
+    else take[0] = 1.0;
+    for (int i = 0; i < n; i++) {
+        cv_scopa u = *t;
+        if (cv_scopa_act(&u, NULL, acts[i])) add_move(m, u.move_card[u.turn - 1], u.move_capture[u.turn - 1], q * take[i], probs);
+        else spread_takes(p, &u, m, q * take[i], probs);
     }
-    static _Thread_local int16_t untried[MAX_MOVES];
-    int nu = 0, best = -1;
-    double best_u = -1e18;
-    for (int i = lo; i < hi; i++) {
-        int32_t k = cv_tree_child(&s->tree, at, KEY(m->card[i], m->capture[i]));
-        if (k < 0) {
-            untried[nu++] = (int16_t)i;
+}
+
+/* cv_scopa_net_eval with the moves of t listed in m */
+static double net_eval(const cv_scs_params *p, const cv_scopa *t, const moves_t *m, double *probs) {
+    int acts[2 * CV_SC_HAND], n = 0, of[MAX_MOVES];
+    double first[2 * CV_SC_HAND];
+    for (int i = 0; i < m->n; i++) { /* the moves' first actions, each once */
+        int a = m->capture[i] ? CV_SC_CAPTURE + m->card[i] : CV_SC_PLACE + m->card[i], k = 0;
+        while (k < n && acts[k] != a) k++;
+        if (k == n) acts[n++] = a;
+        of[i] = k;
+        probs[i] = 0.0;
+    }
+    double v = policy_at(p, t, acts, n, first);
+    for (int k = 0; k < n; k++) {
+        int card = acts[k] - CV_SC_CAPTURE, sets = 0;
+        for (int i = 0; i < m->n; i++) sets += of[i] == k;
+        if (sets == 1 || card < 0) { /* placed, or a single capture set: the first action plays it */
+            for (int i = 0; i < m->n; i++)
+                if (of[i] == k) probs[i] = first[k];
             continue;
         }
-        cv_node *ch = s->tree.nodes + k;
-        ch->avail++;
-        if (nu) continue;
-        double u = cv_node_ucb(ch, s->p->c, s->p->bias && at == root ? s->p->bias + i : NULL);
-        if (u > best_u) best_u = u, best = i;
+        cv_scopa u = *t;
+        cv_scopa_act(&u, NULL, acts[k]); /* the capture started: its takes */
+        spread_takes(p, &u, m, first[k], probs);
     }
-    *expand = nu > 0;
-    if (!nu) return best;
-    if (nu == 1) return untried[0];
-    return s->p->expand_greedy ? best_quick(s, t, untried, nu, rng) : untried[cv_search_below(rng, nu)];
+    return (t->current == 0 ? 1.0 : -1.0) * v * p->value_scale;
 }
 
-/* one iteration from `at` (whose moves are t's): select, expand one move, roll out, evaluate, back up */
-static void iterate(search *s, cv_scopa *t, int kind, int32_t at, cv_search_rng *rng, int32_t root) {
-    while (!t->done && s->plen < MAX_PATH) {
-        int expand;
-        int i = select_move(s, at, root, t, kind, rng, &expand);
-        uint64_t key = KEY(s->moves.card[i], s->moves.capture[i]);
-        int team = t->current;
-        int32_t k = expand ? cv_tree_add(&s->tree, at, key) : cv_tree_child(&s->tree, at, key);
-        if (k < 0) break; /* the tree is full (it is sized so that it never is) */
-        if (expand) s->tree.nodes[k].avail = 1;
-        cv_scopa_play(t, s->moves.card[i], s->moves.capture[i]);
-        s->path[s->plen] = k;
-        s->team[s->plen++] = (int8_t)team;
-        at = k;
-        if (expand) break;
-    }
-    if (!t->done && s->p->depth) rollout(s, t, kind, rng);
-    const cv_scs_params *p = s->p;
-    cv_tree_back_up(&s->tree, s->path, s->team, s->plen, p->reward, p->scale, evaluate(s, t));
+double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs) {
+    moves_t *m = malloc(sizeof(moves_t));
+    if (!m) return NAN;
+    m->n = cv_scopa_moves(t, m->card, m->capture);
+    double v = net_eval(p, t, m, probs);
+    free(m);
+    return v;
 }
 
-/* -- the root: UCB or sequential halving (ISMCTSBot.search, _Search.halving) ---------------- */
+/* -- the search (ismcts_tree.c) over Scopa's rules and hooks ------------------------------- */
 
-/* alive sorted (stably) by key descending: the prior's bias (by_bias), else the mean reward */
-static void sort_alive(const search *s, int *alive, const int32_t *kid, int n, int by_bias) {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            double a = by_bias ? s->p->bias[alive[j - 1]] : cv_node_mean(s->tree.nodes + kid[alive[j - 1]]);
-            double b = by_bias ? s->p->bias[alive[j]] : cv_node_mean(s->tree.nodes + kid[alive[j]]);
-            if (!(b > a)) break;
-            int x = alive[j];
-            alive[j] = alive[j - 1];
-            alive[j - 1] = x;
-        }
-}
-
-/* every move still in (alive, kid: its node by root move index) played once on one world */
-static int halving_world(search *s, const int8_t *cards, const uint64_t *captures, const int *alive,
-                         const int32_t *kid, int n, cv_search_rng *rng) {
-    cv_scopa world;
-    int kind = determinize(s->base, s->p, &world, rng);
-    uint64_t seed = cv_search_world_seed(rng, &s->seeded);
-    for (int i = 0; i < n; i++) {
-        if (cv_deadline_passed(&s->deadline)) return -1;
-        cv_scopa t = world;
-        cv_search_rng local = cv_search_world_rng(seed, rng, &s->seeded, &s->local);
-        int a = alive[i];
-        cv_node *ch = s->tree.nodes + kid[a];
-        cv_scopa_play(&t, cards[a], captures[a]);
-        ch->avail++;
-        s->path[0] = kid[a];
-        s->team[0] = (int8_t)world.current;
-        s->plen = 1;
-        iterate(s, &t, kind, kid[a], &local, -1);
-    }
+static int game_moves(const void *t, cv_moves *out) {
+    int8_t card[MAX_MOVES];
+    uint64_t capture[MAX_MOVES];
+    int n = cv_scopa_moves(&((const state_t *)t)->deal, card, capture);
+    out->n = 0;
+    for (int i = 0; i < n; i++)
+        if (cv_moves_push(out, KEY(card[i], capture[i]))) return -1;
     return 0;
 }
 
-static int halving(search *s, const int8_t *cards, const uint64_t *captures, int n, int32_t *kid,
-                   cv_search_rng *rng) {
-    int *alive = malloc(sizeof(int) * (size_t)n);
-    if (!alive) return -2;
-    for (int i = 0; i < n; i++) alive[i] = i;
-    if (s->p->bias) sort_alive(s, alive, kid, n, 1);
-    for (int i = 0; i < n; i++) kid[alive[i]] = cv_tree_add(&s->tree, 0, KEY(cards[alive[i]], captures[alive[i]]));
-    int rounds = cv_halving_rounds(n), move = 0;
-    int64_t budget = s->p->iterations;
-    for (int r = 0; r < rounds && move == 0; r++) {
-        if (n == 1 || budget <= 0) break;
-        int64_t per_move = cv_halving_share(budget, rounds, r, n);
-        for (int64_t k = 0; k < per_move && budget >= n && move == 0; k++) {
-            move = halving_world(s, cards, captures, alive, kid, n, rng);
-            budget -= n;
-        }
-        sort_alive(s, alive, kid, n, 0);
-        n = (n + 1) / 2;
-    }
-    if (move == 0) move = alive[0];
-    free(alive);
-    return move;
+static void game_play(void *t, uint64_t move) { cv_scopa_play(&((state_t *)t)->deal, (int)(move >> C), move & (BIT(C) - 1)); }
+
+static int game_done(const void *t) { return ((const state_t *)t)->deal.done; }
+
+static int game_team(const void *t) { return ((const state_t *)t)->deal.current; }
+
+static double game_quick(const void *t, uint64_t move) {
+    const state_t *st = t;
+    return quick_score(&st->deal, st->w, (int)(move >> C), move & (BIT(C) - 1));
 }
 
-static int ucb_root(search *s, const int8_t *cards, const uint64_t *captures, int n, cv_search_rng *rng) {
-    for (int64_t k = 0; k < s->p->iterations; k++) {
-        if (cv_deadline_passed(&s->deadline)) return -1;
-        cv_scopa world;
-        int kind = determinize(s->base, s->p, &world, rng);
-        s->plen = 0;
-        iterate(s, &world, kind, 0, rng, 0);
-    }
-    int best = -1;
-    int64_t best_v = 0;
-    double best_t = 0.0;
-    for (int i = 0; i < n; i++) { /* most visits, then most total */
-        int32_t k = cv_tree_child(&s->tree, 0, KEY(cards[i], captures[i]));
-        int64_t v = k < 0 ? -1 : s->tree.nodes[k].visits;
-        double tot = k < 0 ? 0.0 : s->tree.nodes[k].total;
-        if (best < 0 || v > best_v || (v == best_v && tot > best_t)) best = i, best_v = v, best_t = tot;
-    }
-    return best;
+static void game_determinize(void *ctx, const void *base, void *out, cv_rng *rng) {
+    const state_t *b = base;
+    state_t *w = out;
+    w->kind = determinize(&b->deal, ((search *)ctx)->p, &w->deal, rng);
+    w->w = b->w;
 }
 
-typedef struct { /* the root's legal moves and their nodes */
-    int n;
-    int8_t card[MAX_MOVES];
-    uint64_t capture[MAX_MOVES];
-    int32_t kid[MAX_MOVES];
-} root_t;
+static void game_rollout(void *ctx, void *t, cv_rng *rng) { rollout(ctx, &((state_t *)t)->deal, ((state_t *)t)->kind, rng); }
 
-static int run(search *s, root_t *root, cv_search_rng *rng) {
-    if (!cv_tree_init(&s->tree, s->p->iterations + root->n + 2)) return -2;
-    int move = s->p->halving ? halving(s, root->card, root->capture, root->n, root->kid, rng)
-                             : ucb_root(s, root->card, root->capture, root->n, rng);
-    return move;
+static double game_evaluate(void *ctx, const void *t) { return evaluate(ctx, &((const state_t *)t)->deal); }
+
+/* with model=1 the other seat's node has its modelled reply as its only child */
+static int game_only(void *ctx, const void *t, const cv_moves *moves) {
+    search *s = ctx;
+    const state_t *st = t;
+    uint64_t key;
+    if (!s->p->modelled || !modelled_reply(s, &st->deal, st->kind, &key)) return -1;
+    for (int i = 0; i < moves->n; i++)
+        if (moves->code[i] == key) return i;
+    return -1;
 }
+
+/* search:scopa: the network's policy over moves (all of t's, or the one the tree narrowed them to)
+ * and its value */
+static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
+    search *s = ctx;
+    const cv_scopa *d = &((const state_t *)t)->deal;
+    moves_t *m = &s->moves;
+    m->n = cv_scopa_moves(d, m->card, m->capture);
+    double v = net_eval(s->p, d, m, s->probs), sum = 0.0;
+    if (moves->n == m->n) { /* all of them, in the same order */
+        memcpy(probs, s->probs, sizeof(double) * (size_t)m->n);
+        return v;
+    }
+    for (int i = 0; i < moves->n; i++) {
+        probs[i] = 0.0;
+        for (int j = 0; j < m->n; j++)
+            if (KEY(m->card[j], m->capture[j]) == moves->code[i]) probs[i] = s->probs[j];
+        sum += probs[i];
+    }
+    for (int i = 0; i < moves->n; i++) probs[i] = sum > 0 ? probs[i] / sum : 1.0 / moves->n;
+    return v;
+}
+
+static const cv_search_game GAME = {.size = sizeof(state_t), .moves = game_moves, .play = game_play,
+                                    .done = game_done, .team = game_team, .quick = game_quick,
+                                    .determinize = game_determinize, .rollout = game_rollout,
+                                    .evaluate = game_evaluate, .net = game_net, .only = game_only};
 
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits) {
     search *s = calloc(1, sizeof(search));
-    root_t *root = malloc(sizeof(root_t));
-    if (!s || !root) {
-        free(s);
-        free(root);
-        return -2;
-    }
+    state_t *root = malloc(sizeof(state_t));
+    int move = -2;
+    if (!s || !root) goto out;
     search_init(s, p, base->money, 1 - base->current);
-    s->base = base;
-    cv_deadline_start(&s->deadline, p->seconds);
-    root->n = cv_scopa_moves(base, root->card, root->capture);
     s->replies = p->modelled ? calloc(REPLIES, sizeof(reply_t)) : NULL; /* without: worked out every time */
-    cv_search_rng rng = {p->seed, NULL};
-    cv_pyrandom py;
-    if (p->mt) cv_search_setstate(&py, p->mt), rng.py = &py;
-    int move = run(s, root, &rng);
-    for (int i = 0; i < root->n && s->tree.nodes; i++) {
-        int32_t k = cv_tree_child(&s->tree, 0, KEY(root->card[i], root->capture[i]));
-        visits[i] = k < 0 ? 0 : s->tree.nodes[k].visits;
-    }
-    free(s->tree.nodes);
-    free(s->replies);
+    root->deal = *base, root->kind = 2, root->w = s->w;
+    cv_search_params sp = {.iterations = p->iterations, .c = p->c, .expand_greedy = p->expand_greedy,
+                           .reward = p->reward, .scale = p->scale, .depth = p->depth, .halving = p->halving,
+                           .bias = p->bias, .seed = p->seed, .mt = p->mt, .seconds = p->seconds,
+                           .puct = p->puct, .c_puct = p->c_puct, .fpu = p->fpu, .lambda = p->lambda,
+                           .budget = p->budget, .budget_wall = p->budget_wall, .max_nodes = p->max_nodes};
+    moves_t *m = &s->moves;
+    m->n = cv_scopa_moves(base, m->card, m->capture);
+    move = cv_search(&GAME, s, root, &sp, m->n, visits);
+out:
+    if (s) free(s->replies);
     free(s);
     free(root);
     return move;

@@ -1,6 +1,7 @@
 /* Scopa's ISMCTS decision in C: the whole search of `ismcts:<n>` (the generic
  * SO-ISMCTS of cavallo_env/bots/ismcts.py with Scopa's hooks,
- * cavallo_env/scopa/search.py) run over cv_scopa single deals.
+ * cavallo_env/scopa/search.py) run over cv_scopa single deals: Scopa's hooks
+ * plugged into the tree of ismcts_tree.c (cv_search).
  *
  * Python stays the reference: the same tree (one for all determinizations,
  * availability counts, UCB with the mover's mean reward, greedy or random
@@ -22,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "mlp.h"
 #include "scopa.h"
 
 typedef struct {
@@ -49,6 +51,15 @@ typedef struct {
     const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
                              * index): then the search draws Python's numbers, as the Python search */
     double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
+    /* search:scopa (puct 1): the network-guided search of ismcts_tree.h (its c_puct, fpu, lambda,
+     * budget, budget_wall, max_nodes) over the same determinizations, rollout and evaluation, guided
+     * by net (net_eval below) */
+    int puct;
+    double c_puct, fpu, lambda, budget, budget_wall;
+    int64_t max_nodes;
+    const cv_mlp *net;      /* the policy network (NULL unless puct) */
+    double temp;            /* its softmax temperature (> 0) */
+    double value_scale;     /* points of one unit of its value */
 } cv_scs_params;
 
 /* One play of the other seat since its current hand was dealt, and the public position before
@@ -76,13 +87,23 @@ int cv_scopa_weigh(const cv_scs_play *plays, int n_plays, int seat, int money, c
 
 /* The move of the seat to play in base (a single deal, more than one legal move), as its index in
  * cv_scopa_moves(base)'s order, and the root visit count of every legal move (visits, as many).
- * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory. */
+ * Returns -1 when the time ran out (the search is abandoned), -2 when out of memory, -3 when base has
+ * fewer than two legal moves. */
 int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visits);
 
 /* The rollout then the evaluation of one full-information single deal, as the search does below
  * its tree, the other seat (1 - seat to play at the root: other) of kind (0 heuristic, 1 greedy,
  * 2 any move): seat 0's expected difference.  seed: the fast generator's, or mt as above. */
 double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int other, int kind, uint64_t seed);
+
+/* The network's policy over the legal moves of the seat to play in t (probs, in cv_scopa_moves'
+ * order) and its value, as seat 0's point difference (p->value_scale points a unit).  The policy
+ * plays a move as the policy bot does, one action at a time (actions.py): its first action
+ * (place or capture with its card) by the softmax over the position's first actions, then, for a
+ * card with several capture sets, each take by the softmax over the takes then legal (the network
+ * run on the capture being built); a move's probability is the product.  The network reads the
+ * observation and prior of the seat to play (scopa-obs/1, scopa-prior/1). */
+double cv_scopa_net_eval(const cv_scopa *t, const cv_scs_params *p, double *probs);
 
 /* Complete a single deal loaded field by field (its cards, piles, counts, moves, money, seat to
  * play): the table's subset sums, no capture being built, no match. */

@@ -1,10 +1,9 @@
-/* What the games' ISMCTS searches in C share (scopa_search.c; the pieces of
+/* What the games' ISMCTS searches in C share (ismcts_tree.c, briscola_search.c; the pieces of
  * cavallo_env/bots/ismcts.py that do not depend on a game): the search's
  * random numbers (the fast generator, or Python's random.Random drawn as the
  * Python search draws it), a world's own generator for sequential halving's
- * common random numbers, the deadline, and the tree (one array of nodes, a
- * node's children as a list keyed by the move, availability counts, the
- * reward backed up along a path).  Header only: each search includes it. */
+ * common random numbers, the deadline and sequential halving's order and
+ * shares (the tree is ismcts_tree.c's).  Header only: each search includes it. */
 #ifndef CAVALLO_SEARCH_COMMON_H
 #define CAVALLO_SEARCH_COMMON_H
 
@@ -98,26 +97,34 @@ static inline void cv_search_setstate(cv_pyrandom *py, const uint32_t *words) {
 
 /* -- the deadline ----------------------------------------------------------------- */
 
+/* a deadline on a clock: CLOCK_MONOTONIC (wall time), or CLOCK_THREAD_CPUTIME_ID (the CPU time of
+ * the thread that searches: the same search on a busy machine as on an idle one) */
 typedef struct {
     struct timespec stop;
+    clockid_t clock;
     int bounded, late;
 } cv_deadline;
 
-static inline void cv_deadline_start(cv_deadline *d, double seconds) {
+static inline void cv_deadline_start_on(cv_deadline *d, clockid_t clock, double seconds) {
     d->bounded = seconds > 0;
     d->late = 0;
+    d->clock = clock;
     if (!d->bounded) return;
-    clock_gettime(CLOCK_MONOTONIC, &d->stop);
+    clock_gettime(clock, &d->stop);
     double whole = floor(seconds);
     d->stop.tv_sec += (time_t)whole;
     d->stop.tv_nsec += (long)((seconds - whole) * 1e9);
     if (d->stop.tv_nsec >= 1000000000L) d->stop.tv_sec++, d->stop.tv_nsec -= 1000000000L;
 }
 
+static inline void cv_deadline_start(cv_deadline *d, double seconds) {
+    cv_deadline_start_on(d, CLOCK_MONOTONIC, seconds);
+}
+
 static inline int cv_deadline_passed(cv_deadline *d) {
     if (!d->bounded) return 0;
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(d->clock, &now);
     if (now.tv_sec > d->stop.tv_sec || (now.tv_sec == d->stop.tv_sec && now.tv_nsec > d->stop.tv_nsec)) d->late = 1;
     return d->late;
 }
@@ -138,74 +145,6 @@ static inline void cv_sort_alive(int *alive, int n, cv_alive_key key, const void
 }
 
 static inline double cv_bias_key(const void *bias, int move) { return ((const double *)bias)[move]; }
-
-/* -- the tree (ismcts._Node) ---------------------------------------------------------- */
-
-typedef struct {
-    int32_t first, next; /* first child, next sibling (-1: none) */
-    uint64_t move;       /* the move into this node, as the game keys it */
-    int64_t visits, avail;
-    double total;        /* summed reward of the team that made the move into this node */
-} cv_node;
-
-typedef struct {
-    cv_node *nodes;
-    int32_t used, cap;
-} cv_tree;
-
-/* a tree of one root with room for cap nodes; 0 when out of memory */
-static inline int cv_tree_init(cv_tree *t, int64_t cap) {
-    if (cap > INT32_MAX) return 0;
-    t->cap = (int32_t)cap;
-    t->nodes = malloc(sizeof(cv_node) * (size_t)cap);
-    if (!t->nodes) return 0;
-    t->nodes[0].first = t->nodes[0].next = -1;
-    t->nodes[0].visits = t->nodes[0].avail = 0;
-    t->nodes[0].total = 0.0;
-    t->used = 1;
-    return 1;
-}
-
-static inline int32_t cv_tree_child(const cv_tree *t, int32_t at, uint64_t move) {
-    for (int32_t k = t->nodes[at].first; k >= 0; k = t->nodes[k].next)
-        if (t->nodes[k].move == move) return k;
-    return -1;
-}
-
-/* a new child of at (-1 when the tree is full: cap counts one node an iteration and the root's) */
-static inline int32_t cv_tree_add(cv_tree *t, int32_t at, uint64_t move) {
-    if (t->used >= t->cap) return -1;
-    int32_t k = t->used++;
-    cv_node *n = t->nodes + k;
-    n->first = -1;
-    n->next = t->nodes[at].first;
-    n->move = move;
-    n->visits = n->avail = 0;
-    n->total = 0.0;
-    t->nodes[at].first = k;
-    return k;
-}
-
-static inline double cv_node_mean(const cv_node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
-
-/* UCB of a tried child with the team's mean reward, availability counts and the root's fading bias */
-static inline double cv_node_ucb(const cv_node *ch, double c, const double *bias) {
-    double u = ch->total / ch->visits + c * sqrt(log((double)ch->avail) / ch->visits);
-    if (bias) u += *bias / (ch->visits + 1);
-    return u;
-}
-
-/* _Search.back_up: the reward of team 0's final difference diff added along the path */
-static inline void cv_tree_back_up(cv_tree *t, const int32_t *path, const int8_t *team, int n, int reward,
-                                   double scale, double diff) {
-    double sign = (double)((diff > 0) - (diff < 0));
-    double r0 = reward == CV_SEARCH_POINTS ? diff / scale : reward == CV_SEARCH_WIN ? sign : sign + diff / scale;
-    for (int i = 0; i < n; i++) {
-        cv_node *nd = t->nodes + path[i];
-        nd->visits++;
-        nd->total += team[i] == 0 ? r0 : -r0;
-    }
-}
 
 /* sequential halving's rounds for n moves: ceil(log2(n)), at least 1 */
 static inline int cv_halving_rounds(int n) {

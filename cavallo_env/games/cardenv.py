@@ -13,8 +13,11 @@ encoder (``features_type``: ``self._features``, built once) through a few hooks:
   rewards (zeros if need be): only then is ``done`` checked.  An action that
   only builds a capture (the same seat chooses again) returns None and leaves
   ``current`` as it was;
-- ``_observation(seat, acting)``: the float32 observation of ``seat``;
-- ``_state_vector()``: the full-information vector;
+- ``_observation(seat, acting)``: the float32 observation of ``seat`` (by
+  default the core's, or ``self._features.observation(seat)``);
+- ``_state_vector()``: the full-information vector (by default the core's, or
+  ``_python_state()``: ``self._features.state()`` unless the game says
+  otherwise);
 - ``_info()``: the ``infos`` entry of every agent at the end (e.g. the result);
 - ``render_text()`` and ``action_name(action)``.
 
@@ -490,11 +493,23 @@ class CardEnv(AECEnv):
     def _act(self, action: int):  # pragma: no cover - interface
         raise NotImplementedError
 
-    def _observation(self, seat: int, acting: bool) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+    def _observation(self, seat: int, acting: bool) -> np.ndarray:
+        """The observation of ``seat``: the core's, or the encoder's on the Python engine."""
+        core = self._core
+        if core.__class__ is CoreTable:
+            return core.observe(seat)
+        return self._features.observation(seat)
 
-    def _state_vector(self) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+    def _state_vector(self) -> np.ndarray:
+        """The full-information vector: the core's, or ``_python_state()`` on the Python engine."""
+        core = self._core
+        if core.__class__ is CoreTable:
+            return core.state_vector(self.state_size)
+        return self._python_state()
+
+    def _python_state(self) -> np.ndarray:
+        """The full-information vector on the Python engine: the encoder's."""
+        return self._features.state()
 
     def _info(self) -> dict:
         return {}

@@ -132,16 +132,8 @@ class ScopaEnv(CardEnv):
         d = int(r[0])
         return [d, -d] if self.reward_type == "points" else [float(d), float(-d)]
 
-    def _observation(self, seat: int, acting: bool):
+    def _python_state(self):
         core = self._core
-        if core.__class__ is CoreTable:
-            return core.observe(seat)
-        return self._features.observation(seat)
-
-    def _state_vector(self):
-        core = self._core
-        if core.__class__ is CoreTable:
-            return core.state_vector(STATE_SIZE)
         return state_vector(core.state, core.building)
 
     def _info(self) -> dict:
