@@ -72,13 +72,16 @@ def test_without_a_time_budget_a_view_always_gets_the_same_move():
 
 
 def test_the_worst_positions_are_answered_within_a_second():
+    """Within a second of this thread's CPU time, the whole decision (the view's checks included): what one
+    idle core takes (a machine shared by other work stretches the wall clock; 5 s guards against hangs)."""
     bot = make("search:cavalloicera", seed=0)
     for state, view in _worst():
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         move = GAME.move_from_dict(bot.choose(view), GAME.deck_of(view))
-        dt = time.perf_counter() - t0
+        cpu, wall = time.thread_time() - c0, time.perf_counter() - t0
         assert move in state.legal_moves()
-        assert dt < 1.0, f"turn {state.turn}, {len(state.legal_moves())} legal moves: {dt:.3f} s"
+        where = f"turn {state.turn}, {len(state.legal_moves())} legal moves: {cpu:.3f} s CPU, {wall:.3f} s wall"
+        assert cpu < 1.0 and wall < 5.0, where
 
 
 def test_the_node_cap_ends_a_long_search_of_a_huge_position():
@@ -105,3 +108,11 @@ def test_search_default_plays_cavalloicera_with_its_search():
     state, view = _views(1)[0]
     assert GAME.move_from_dict(bot.choose(view), GAME.deck_of(view)) in state.legal_moves()
     assert bot.for_game("cavalloicera").game == "cavalloicera"
+
+
+def test_the_strong_level_is_offered_for_cavalloicera():
+    from cavallo_env import levels
+
+    assert levels.offered("cavalloicera") == ["strong", "fast"]
+    assert levels.resolve("strong", "cavalloicera") == "search:cavalloicera"
+    assert levels.default_spec("cavalloicera") == "search:cavalloicera"
