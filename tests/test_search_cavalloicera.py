@@ -116,3 +116,9 @@ def test_the_strong_level_is_offered_for_cavalloicera():
     assert levels.offered("cavalloicera") == ["strong", "fast"]
     assert levels.resolve("strong", "cavalloicera") == "search:cavalloicera"
     assert levels.default_spec("cavalloicera") == "search:cavalloicera"
+
+
+def test_its_prior_is_flattened_by_default_and_the_option_overrides_it():
+    assert make("search:cavalloicera").options["temp"] == 3.0  # Cavalloìcera's own default (docs/bots.md)
+    assert make("search:cavalloicera,temp=1").options["temp"] == 1.0
+    assert make("search:briscola").options["temp"] == 1.0
