@@ -20,6 +20,7 @@ import pytest
 
 from cavallo_env import core, games
 from core_harness import require_core
+from test_core_search_cavalloicera import _positions as positions_of_play
 
 require_core()
 
@@ -36,17 +37,8 @@ TOLERANCE = 1e-5
 
 
 def _positions(n: int, seed: int):
-    """Positions of random play with a choice, from the first move to the last round, over many deals."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        state = GAME.new_state(rng.randrange(10**9))
-        stop = rng.randrange(0, 48)
-        while not state.done and len(state.moves) < stop:
-            GAME.play(state, rng.choice(state.legal_moves()))
-        if not state.done:
-            out.append(state)
-    return out
+    """Positions of random play over many deals, from the first move to the last round (never over)."""
+    return positions_of_play(n, seed, max_turn=47)
 
 
 def _reference(session, state, temp: float, value_scale: float):
