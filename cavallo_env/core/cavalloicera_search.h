@@ -48,7 +48,9 @@ int cv_cavalloicera_count_moves(const cv_cavalloicera *t);
 /* The decision of the seat to play in base (n_root legal moves, two or more): the index of the
  * move in legal_moves() order and the root visit count of every move (visits[n_root]); or
  * CV_SEARCH_LATE when the time ran out (the search is abandoned), CV_SEARCH_NO_MEMORY,
- * CV_SEARCH_BAD_ROOT when base has not n_root legal moves (cv_search). */
+ * CV_SEARCH_BAD_ROOT when base has not n_root legal moves (cv_search).  With p->search.puct, the
+ * network-guided search (PUCT, ismcts_tree.h) with p->net's policy and value (cv_cavalloicera_net_eval);
+ * CV_SEARCH_BAD_ROOT without a network. */
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits);
 
 /* The network's view of the seat to play in t (its observation and heuristic prior, cavalloicera-obs/1
