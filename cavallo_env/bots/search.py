@@ -13,7 +13,7 @@ one card left in the stock) are solved.  The network runs in C
 training checkpoint, checked against the game's ``Learning``.
 
 Specs (``cavallo_env.bots.make``): ``search:<game>`` (a game with a search in
-the core: Briscola, Scopa) and ``search:default`` (the view's game), options after
+the core: Briscola, Cavalloìcera, Scopa) and ``search:default`` (the view's game), options after
 commas: ``ms`` (the time budget of a decision: milliseconds of the CPU time
 of the thread that searches, so a busy machine searches as far as an idle one,
 default 60; 0: none, the search runs ``iterations``), ``wall_ms`` (the
@@ -25,9 +25,10 @@ its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
 mixed leaf, default 0.5), ``temp`` (the prior's softmax temperature, default
-1), ``fpu`` (the value of a move not visited yet, in reward units, default
+1; Cavalloìcera 3), ``fpu`` (the value of a move not visited yet, in reward units, default
 0) and the options of the game's ``ismcts`` search (Briscola: ``rollout``,
-``epsilon``, ``win``, ``infer``; Scopa: ``epsilon``, ``lookahead``, ``infer``
+``epsilon``, ``win``, ``infer``; Cavalloìcera: ``rollout``, ``epsilon``,
+``infer``, ``hand``; Scopa: ``epsilon``, ``lookahead``, ``infer``
 and ``opponent``, its ``ismcts`` option ``model``, renamed as ``model`` names
 the network; ``reward``, ``scale``, ``depth``).
 Example: ``search:briscola,ms=100,model=runs/x/checkpoints/last.json``.
@@ -60,6 +61,9 @@ ROOTS = {"puct": "ucb", "halving": "halving"}
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
             "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
             "wall_ms": 800.0}
+#: a game's own defaults over the generic ones (Cavalloìcera: its network's policy is peaked, the top move
+#: 0.98 at the median position, so at temperature 1 the search hardly leaves it; docs/bots.md)
+GAME_DEFAULTS = {"cavalloicera": {"temp": 3.0}}
 
 
 # -- the network: weights from an exported .onnx or a checkpoint, checked against the game -----------------
@@ -197,6 +201,21 @@ def _briscola(base, hooks, net, options: dict, seed: int, seconds: float, budget
     return core.extension("briscola").net_search(base, net, options, weights, seed, seconds, *budget)
 
 
+#: Cavalloìcera's node cap: a position of thousands of moves gives every legal move a node when first met
+CAVALLOICERA_MAX_NODES = 200_000
+
+
+def _cavalloicera(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
+    """Cavalloìcera's decision: today's inference (the ranks each seat likely lacks) leans the deals."""
+    missing = hooks._missing(base, base.current)
+    masks = None if missing is None else [sum(1 << r for r in missing.get(s, ())) for s in range(4)]
+    options = dict(options, rollout=hooks.rollout_name, epsilon=hooks.epsilon, hand=hooks.hand_p, infer=hooks.infer,
+                   max_nodes=CAVALLOICERA_MAX_NODES)
+    index, visits = core.extension("cavalloicera").net_search(base, net, options, masks, seed, seconds, *budget)
+    legal = base.legal_moves()
+    return None if index is None else legal[index], dict(zip(legal, visits))
+
+
 def _scopa(base, hooks, net, options: dict, seed: int, seconds: float, budget: tuple) -> tuple:
     """Scopa's decision: the other hand dealt from the hands the inference weighs, each with the kind of
     player the other seat is taken for (``ScopaSearch.core_deals``, drawn from the decision's seed)."""
@@ -211,7 +230,7 @@ def _scopa(base, hooks, net, options: dict, seed: int, seconds: float, budget: t
 
 
 #: the games whose search runs in the core with a network, and how a decision calls it
-SEARCHES = {"briscola": _briscola, "scopa": _scopa}
+SEARCHES = {"briscola": _briscola, "cavalloicera": _cavalloicera, "scopa": _scopa}
 
 
 def _check(options: dict) -> None:
@@ -251,7 +270,7 @@ class SearchBot(Bot):
                                f"games with one: {', '.join(SEARCHES)} (ismcts:1000 plays every game)")
         core.require()
         self.game = game
-        self.options = dict(DEFAULTS)
+        self.options = dict(DEFAULTS, **GAME_DEFAULTS.get(game, {}))
         search_options = {_OWN_NAME.get(k, k): options.pop(k) for k in list(options) if k not in DEFAULTS}
         self.options.update(options)
         _check(self.options)

@@ -123,5 +123,5 @@ cdef class Tables(_Tables):
         }
 
 
-include "_cavalloicera_search.pxi"
 include "_mlp.pxi"  # the policy network in C (Network), for the searches it guides
+include "_cavalloicera_search.pxi"

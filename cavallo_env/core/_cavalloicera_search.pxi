@@ -18,6 +18,9 @@ cdef extern from "ismcts_tree.h":
         uint64_t seed
         const uint32_t *mt
         double seconds
+        int puct
+        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
+        int64_t max_nodes
 
     int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
 
@@ -29,6 +32,8 @@ cdef extern from "cavalloicera_search.h":
         double epsilon, hand_p
         const uint16_t *missing
         double infer
+        const cv_mlp *net
+        double temp, value_scale
 
     int cv_cavalloicera_count_moves(const cv_cavalloicera *t)
     int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root,
@@ -38,6 +43,8 @@ cdef extern from "cavalloicera_search.h":
     void cv_cavalloicera_determinizations(const cv_cavalloicera *base, const cv_cvs_params *p, int n,
                                           uint64_t *hands)
     void cv_cavalloicera_prepare(cv_cavalloicera *t)
+    int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs,
+                                 double *value) nogil
 
 
 cdef extern from "cavalloicera_bots.h":
@@ -153,6 +160,77 @@ def search(state, dict options, double[::1] bias=None, missing=None, uint64_t se
     p.search.seed = seed
     p.search.mt = _mt_words(mt, words)
     p.search.seconds = seconds
+    visits = np.zeros(n, np.int64)
+    cdef int64_t[::1] v = visits
+    with nogil:
+        move = cv_cavalloicera_search(&t, &p, n, &v[0])
+    if move == CV_SEARCH_NO_MEMORY:
+        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
+    if move == CV_SEARCH_BAD_ROOT:
+        raise ValueError("the core lists other legal moves than the position's")
+    return (None if move < 0 else move), visits.tolist()
+
+
+cdef void _check_network(Network net) except *:
+    if net.obs_size != CV_CV_OBS_SIZE or net.actions != CV_CV_ACTIONS or net.prior_size not in (0, CV_CV_PRIOR_SIZE):
+        raise ValueError(f"not a Cavalloìcera network: {net.obs_size} observations, {net.prior_size} prior values "
+                         f"and {net.actions} actions (Cavalloìcera's: {CV_CV_OBS_SIZE}, {CV_CV_PRIOR_SIZE} and "
+                         f"{CV_CV_ACTIONS})")
+
+
+def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
+    """What the network-guided search's net hook gives for the seat to play in ``state``: the
+    policy over ``state.legal_moves()`` (a list in that order; the sets of one capturing card share
+    its capture action's probability equally) and the value as team 0's expected final
+    difference (the value head times ``value_scale``)."""
+    cdef cv_cavalloicera t
+    cdef cv_cvs_params p
+    cdef double value = 0.0
+    cdef int n
+    _check_network(net)
+    if not temp > 0:
+        raise ValueError(f"temp must be > 0, got {temp!r}")
+    _load_state(&t, state)
+    n = cv_cavalloicera_count_moves(&t)
+    if n < 1:
+        raise ValueError("the network's policy needs a position with a move to play")
+    memset(&p, 0, sizeof(cv_cvs_params))
+    p.net, p.temp, p.value_scale = &net.m, temp, value_scale
+    probs = np.zeros(n, np.float64)
+    cdef double[::1] out = probs
+    if cv_cavalloicera_net_eval(&t, &p, n, &out[0], &value):
+        raise MemoryError(f"no memory for the prior of {n} moves")
+    return probs.tolist(), value
+
+
+def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, double seconds=0.0,
+               double budget=0.0, double budget_wall=0.0):
+    """The network-guided search's move (search:cavalloicera; ismcts_tree.h with params.puct) of the
+    seat to play in ``state``: its index in ``state.legal_moves()`` and the root visits of every
+    legal move.  ``options``: those of ``search`` (but expand and c) and c_puct, temp, lambda,
+    value_scale, fpu, max_nodes (the tree's node cap; 0: the tree's default); ``missing``: as in
+    ``search``; ``budget`` (> 0): the seconds of this thread's CPU time after which it plays its
+    best move so far, or ``budget_wall`` seconds of wall-clock time if that comes first;
+    ``seconds`` (> 0): the deadline past which the move is None."""
+    cdef cv_cavalloicera t
+    cdef cv_cvs_params p
+    cdef uint16_t ranks[4]
+    cdef int move, n
+    _check_network(net)
+    _load_state(&t, state)
+    n = cv_cavalloicera_count_moves(&t)
+    if n < 2:
+        raise ValueError("the search needs a position with a choice (two or more legal moves)")
+    _params(&p, dict(options, expand="greedy", c=0.0))
+    p.net, p.temp, p.value_scale = &net.m, options["temp"], options["value_scale"]
+    p.search.puct, p.search.c_puct, p.search.fpu = 1, options["c_puct"], options["fpu"]
+    p.search.lambda_, p.search.max_nodes = options["lambda"], options["max_nodes"]
+    if not p.temp > 0 or not p.search.max_nodes >= 0:
+        raise ValueError(f"temp must be > 0 and max_nodes >= 0, got {p.temp!r} and {p.search.max_nodes!r}")
+    p.missing = _missing(missing, ranks)
+    p.search.seed = seed
+    p.search.seconds = seconds
+    p.search.budget, p.search.budget_wall = budget, budget_wall
     visits = np.zeros(n, np.int64)
     cdef int64_t[::1] v = visits
     with nogil:

@@ -10,6 +10,7 @@
 
 #include "cavalloicera_bots.h"
 #include "ismcts_tree.h"
+#include "mlp.h"
 #include "pysum.h"
 
 #define C CV_CV_CARDS
@@ -362,11 +363,47 @@ void cv_cavalloicera_prepare(cv_cavalloicera *t) {
             if (cv_cavalloicera_count_sets(t, lowest(h))) t->caps |= BIT(lowest(h));
 }
 
+/* -- the network's policy and value (the network-guided search's net hook) ------------------- */
+
+/* The policy bot plays a move action by action (games/learning.decide_move): place c (action c),
+ * or capture with c (52 + c) then, where c has several sets, take the table cards one by one.  The
+ * network runs once for the position, over the distinct first actions; a move gets its first
+ * action's probability, shared equally by the moves that start with it (the sets of one card: the
+ * takes would need a network run per set prefix).  The observation and the prior are the seat's
+ * (its hand, the union of the others' hands, their sizes): a determinization leaks nothing. */
+static int net_policy(const cv_cvs_params *p, const cv_cavalloicera *t, const cv_moves *moves, double *probs,
+                      double *value) {
+    float obs[CV_CV_OBS_SIZE], prior[CV_CV_PRIOR_SIZE];
+    int actions[CV_CV_ACTIONS], slot[CV_CV_ACTIONS], share[CV_CV_ACTIONS] = {0}, n = 0;
+    double by_action[CV_CV_ACTIONS];
+    cv_cavalloicera_observe(t, t->current, obs);
+    if (p->net->prior_size && cv_cavalloicera_prior(t, prior) < 0) return -1;
+    for (int i = 0; i < moves->n; i++) {
+        int a = (moves->code[i] & SET_BITS ? CV_CV_CAPTURE : 0) + (int)(moves->code[i] >> 56);
+        if (!share[a]++) slot[a] = n, actions[n++] = a;
+    }
+    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, n, p->temp, by_action);
+    for (int i = 0; i < moves->n; i++) {
+        int a = (moves->code[i] & SET_BITS ? CV_CV_CAPTURE : 0) + (int)(moves->code[i] >> 56);
+        probs[i] = by_action[slot[a]] / share[a];
+    }
+    *value = ((t->current & 1) ? -1.0 : 1.0) * (double)v * p->value_scale; /* the seat's team's, as team 0's */
+    return 0;
+}
+
+int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs, double *value) {
+    cv_moves moves = {0, 0, NULL};
+    int err = legal_moves(t, &moves) || moves.n != n || net_policy(p, t, &moves, probs, value);
+    free(moves.code);
+    return err ? -1 : 0;
+}
+
 /* -- the search (ismcts_tree.c) over Cavalloìcera's rules and hooks ------------------------- */
 
 typedef struct {
     const cv_cvs_params *p;
     dealer_t dealer;
+    int no_memory; /* the net hook found no memory for the prior: the search's answer is void */
 } hooks_t;
 
 static int game_moves(const void *t, cv_moves *out) { return legal_moves(t, out); }
@@ -389,13 +426,26 @@ static double game_evaluate(void *ctx, const void *t) {
     return cv_cavalloicera_static_eval(t, ((hooks_t *)ctx)->p->hand_p);
 }
 
+static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
+    hooks_t *h = ctx;
+    double value = 0.0;
+    if (net_policy(h->p, t, moves, probs, &value)) { /* no memory for the prior: the search's answer is void */
+        h->no_memory = 1;
+        for (int i = 0; i < moves->n; i++) probs[i] = 1.0 / moves->n;
+    }
+    return value;
+}
+
 static const cv_search_game GAME = {sizeof(cv_cavalloicera), game_moves, game_play, game_done, game_team,
-                                    game_quick, game_determinize, game_rollout, game_evaluate};
+                                    game_quick, game_determinize, game_rollout, game_evaluate, game_net, NULL};
 
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits) {
     hooks_t hooks;
     hooks.p = p;
+    hooks.no_memory = 0;
+    if (p->search.puct && !p->net) return CV_SEARCH_BAD_ROOT; /* the network-guided search without a network */
     card_values();
     dealer_init(&hooks.dealer, base, p);
-    return cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
+    int move = cv_search(&GAME, &hooks, base, &p->search, n_root, visits);
+    return hooks.no_memory ? CV_SEARCH_NO_MEMORY : move;
 }

@@ -26,6 +26,7 @@
 
 #include "cavalloicera.h"
 #include "ismcts_tree.h"
+#include "mlp.h"
 
 /* the search's settings (ismcts_tree.h; bias and visits by root move in legal_moves() order) and
  * the hooks' options */
@@ -36,6 +37,9 @@ typedef struct {
     double hand_p;           /* static_eval's chance that a card in hand ends with its holder's team */
     const uint16_t *missing; /* NULL (uniform deals) or 4 rank masks by seat: the ranks a seat likely lacks */
     double infer;            /* how often a card avoids a seat that likely lacks its rank (with missing) */
+    const cv_mlp *net;       /* NULL, or the policy network (search.puct: the network-guided search) */
+    double temp;             /* with net: the policy's softmax temperature (> 0) */
+    double value_scale;      /* with net: points of one unit of the value head */
 } cv_cvs_params;
 
 /* The number of legal moves of the seat to play (len(legal_moves())). */
@@ -44,8 +48,18 @@ int cv_cavalloicera_count_moves(const cv_cavalloicera *t);
 /* The decision of the seat to play in base (n_root legal moves, two or more): the index of the
  * move in legal_moves() order and the root visit count of every move (visits[n_root]); or
  * CV_SEARCH_LATE when the time ran out (the search is abandoned), CV_SEARCH_NO_MEMORY,
- * CV_SEARCH_BAD_ROOT when base has not n_root legal moves (cv_search). */
+ * CV_SEARCH_BAD_ROOT when base has not n_root legal moves (cv_search).  With p->search.puct, the
+ * network-guided search (PUCT, ismcts_tree.h) with p->net's policy and value (cv_cavalloicera_net_eval);
+ * CV_SEARCH_BAD_ROOT without a network. */
 int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root, int64_t *visits);
+
+/* The network's view of the seat to play in t (its observation and heuristic prior, cavalloicera-obs/1
+ * and heuristic-prior/1: what that seat sees, whatever the other hands hold), as the search's net
+ * hook gives it: the policy over the n legal moves (probs[n], legal_moves() order; a capture's sets
+ * share the probability of its first action, capture with the card, equally) and the value as team
+ * 0's expected final difference (the value head times value_scale).  0; -1 without memory, or
+ * when t has not n legal moves. */
+int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs, double *value);
 
 /* The rollout then the evaluation of one full-information state, as the search does below its
  * tree (for the tests): team 0's expected difference; mt as in the params (NULL: seed). */
