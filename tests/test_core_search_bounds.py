@@ -65,6 +65,16 @@ def test_the_node_cap_stops_the_search_with_its_best_move(network, root):
             assert all(c <= f for c, f in zip(capped[1], full[1]))
 
 
+def test_a_halving_root_stopped_in_its_first_round_plays_a_move_it_tried(network):
+    # the cap ends the first round before every card was played once: a card never tried ranks
+    # last, not as a mean reward of 0 above the tried cards that lose points
+    for state in _states():
+        for cap in range(5, 40, 3):
+            move, visits, _ = _search(network, state, 2000, root="halving", max_nodes=cap)
+            if any(visits[c] for c in state.legal_moves()):
+                assert visits[move] > 0, (cap, move, visits)
+
+
 def test_a_node_cap_below_the_roots_moves_still_plays(network):
     state = _states()[0]
     move, visits, _ = _search(network, state, 500, max_nodes=1)

@@ -65,6 +65,8 @@ cdef extern from "scopa.h":
 
 cdef extern from "scopa_bots.h":
     int CV_SC_PRIOR_SIZE
+    int CV_SC_HAND, CV_SC_MAX_SETS
+    int cv_scopa_moves(const cv_scopa *t, int8_t *cards, uint64_t *captures) nogil
 
 NUM_ACTIONS = 120
 OBS_SIZE = CV_SC_OBS_SIZE

@@ -167,7 +167,7 @@ def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed
     cdef uint32_t words[625]
     cdef int move
     _load_deal(&t, state)
-    n = len(state.legal_moves())
+    n = _legal_count(&t, state)
     if n < 2:
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     if bias is not None and bias.shape[0] != n:
@@ -184,9 +184,35 @@ def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
+    return _scopa_answer(move, p.iterations), [int(x) for x in counts]
+
+
+cdef object _scopa_answer(int move, int64_t iterations):
+    """The move the search answered (its index), or None when its deadline passed first."""
     if move == -2:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
-    return (None if move < 0 else move), [int(x) for x in counts]
+        raise MemoryError(f"no memory for a search of {iterations} iterations")
+    if move == -3:
+        raise ValueError("the search's root has not the seat's legal moves as its moves")
+    return None if move < 0 else move
+
+
+cdef int _legal_count(const cv_scopa *t, object state) except -1:
+    """How many legal moves the core finds in t, checked against ``state.legal_moves()`` (the
+    searches write one value a move into arrays sized by the rules' count)."""
+    n = len(state.legal_moves())
+    cdef size_t room = <size_t> CV_SC_HAND * CV_SC_MAX_SETS
+    cdef int8_t *cards = <int8_t *> calloc(room, sizeof(int8_t))
+    cdef uint64_t *captures = <uint64_t *> calloc(room, sizeof(uint64_t))
+    cdef int found = -1
+    if cards != NULL and captures != NULL:
+        found = cv_scopa_moves(t, cards, captures)
+    free(cards)
+    free(captures)
+    if found < 0:
+        raise MemoryError("no memory to list the legal moves")
+    if found != n:
+        raise ValueError(f"the core finds {found} legal moves where the rules find {n}: the position did not load")
+    return n
 
 
 cdef void _net(cv_scs_params *p, Network net, double temp, double value_scale) except *:
@@ -213,7 +239,7 @@ def net_search(state, Network net, dict options, dict deals, uint64_t seed=0, do
     cdef cv_scs_params p
     cdef int move
     _load_deal(&t, state)
-    n = len(state.legal_moves())
+    n = _legal_count(&t, state)
     if n < 2:
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     _params(&p, dict(options, expand="greedy", c=0.0))
@@ -221,15 +247,15 @@ def net_search(state, Network net, dict options, dict deals, uint64_t seed=0, do
     p.puct = 1
     p.c_puct, p.fpu, p.lambda_ = options["c_puct"], options["fpu"], options["lambda"]
     p.max_nodes = options.get("max_nodes", 0)
+    if p.max_nodes < 0:
+        raise ValueError(f"max_nodes must be >= 0 (0: the tree's default), got {p.max_nodes!r}")
     held = _Deals(deals)
     held.put(&p)
     p.seed, p.seconds, p.budget, p.budget_wall = seed, seconds, budget, budget_wall
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
-    if move == -2:
-        raise MemoryError(f"no memory for a search of {p.iterations} iterations")
-    return (None if move < 0 else move), [int(x) for x in counts]
+    return _scopa_answer(move, p.iterations), [int(x) for x in counts]
 
 
 def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
@@ -241,7 +267,7 @@ def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
     _load_deal(&t, state)
     memset(&p, 0, sizeof(cv_scs_params))
     _net(&p, net, temp, value_scale)
-    n = len(state.legal_moves())
+    n = _legal_count(&t, state)
     probs = array("d", bytes(8 * n))
     cdef double[::1] view = probs
     cdef double v = cv_scopa_net_eval(&t, &p, &view[0])

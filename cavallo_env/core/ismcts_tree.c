@@ -303,8 +303,12 @@ static int iteration(search *s, void *t, int32_t at, cv_rng *rng, int32_t root) 
 
 static double mean(const node *n) { return n->total / (double)(n->visits > 1 ? n->visits : 1); }
 
-/* halving's order after its first round: a root move's mean reward (s->root_kid: the root's nodes) */
-static double mean_key(const void *s, int move) { return mean(((const search *)s)->nodes + ((const search *)s)->root_kid[move]); }
+/* halving's order after its first round: a root move's mean reward (s->root_kid: the root's nodes); a
+ * move never tried (a budget or the node cap stopped the first round) ranks last, not as a mean of 0 */
+static double mean_key(const void *s, int move) {
+    const node *n = ((const search *)s)->nodes + ((const search *)s)->root_kid[move];
+    return n->visits ? mean(n) : -INFINITY;
+}
 
 /* the generator below every move of a halving world (Python: random.Random(rng.random())): its
  * seed (fast), or s->seeded set up (py) */
