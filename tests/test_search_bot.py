@@ -135,6 +135,11 @@ def test_search_default_plays_the_views_game(monkeypatch):
     ("search:briscola,rollout=wild", "unknown Briscola rollout"),
     ("search:briscola,colour=red", "unknown search option 'colour'"),
     ("search:briscola,500", "must look like key=value"),
+    # search:default checks every game's options when it is built, not at a game's first decision
+    ("search:default,ms=-5", "ms must be"),
+    ("search:default,lookahead=0.5", r"Briscola's search; an option of one game only needs search:<game>"),
+    ("search:default,opponent=0", "unexpected keyword argument 'opponent'"),
+    ("search:scopa,opponent=7", "opponent must be 0 or 1"),
 ])
 def test_bad_options_are_refused_by_name(spec, message):
     with pytest.raises(BotSpecError, match=message):

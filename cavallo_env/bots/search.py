@@ -17,10 +17,13 @@ the core: Briscola, Cavalloìcera, Scopa) and ``search:default`` (the view's gam
 commas: ``ms`` (the time budget of a decision: milliseconds of the CPU time
 of the thread that searches, so a busy machine searches as far as an idle one,
 default 60; 0: none, the search runs ``iterations``), ``wall_ms`` (the
-wall-clock milliseconds after which it stops all the same, default 800:
-the view's checks come on top, and a decision stays under 1 s),
+wall-clock milliseconds after which a search with a time budget stops all
+the same, default 800: the view's checks come on top, and a decision stays
+under 1 s; with ``ms=0`` only ``iterations`` bounds it),
 ``iterations`` (most iterations a decision, default 20000, at most 100000:
-the tree holds at most eight nodes an iteration, 48 bytes each), ``model`` (an exported ``.onnx``, or a checkpoint:
+the tree holds at most eight nodes an iteration, about 100 bytes each with
+its share of the hash table, so under 80 MB; Cavalloìcera's at most
+200,000 nodes), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
 shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
@@ -260,6 +263,22 @@ def _check(options: dict) -> None:
         raise BotSpecError(f"search depth must be an int in 0..40, got {o['depth']!r}")
 
 
+def _game_options(game: str, options: dict, where: str | None = None) -> tuple[dict, object]:
+    """The generic options of ``game``'s search (its defaults, then the spec's), checked, and its
+    search hooks built from the spec's other options; ``BotSpecError`` naming a bad one."""
+    generic = dict(DEFAULTS, **GAME_DEFAULTS.get(game, {}))
+    generic.update({k: v for k, v in options.items() if k in DEFAULTS})
+    _check(generic)
+    own = {_OWN_NAME.get(k, k): v for k, v in options.items() if k not in DEFAULTS}
+    try:
+        return generic, games.get(game).search(**own)
+    except (TypeError, ValueError) as e:
+        message = str(e)
+        for spelled, internal in _OWN_NAME.items():  # the option as the spec spells it
+            message = message.replace(f"'{internal}'", f"'{spelled}'").replace(f" {internal} ", f" {spelled} ")
+        raise BotSpecError(f"{where or f'search:{game}'}: {message}") from None
+
+
 class SearchBot(Bot):
     """``search:<game>``: the network-guided search of one game (see the module doc)."""
 
@@ -270,14 +289,7 @@ class SearchBot(Bot):
                                f"games with one: {', '.join(SEARCHES)} (ismcts:1000 plays every game)")
         core.require()
         self.game = game
-        self.options = dict(DEFAULTS, **GAME_DEFAULTS.get(game, {}))
-        search_options = {_OWN_NAME.get(k, k): options.pop(k) for k in list(options) if k not in DEFAULTS}
-        self.options.update(options)
-        _check(self.options)
-        try:
-            self.hooks = games.get(game).search(**search_options)
-        except (TypeError, ValueError) as e:
-            raise BotSpecError(f"search:{game}: {e}") from None
+        self.options, self.hooks = _game_options(game, options)
         self.net, value_scale, self.model = load_network(model or shipped_model(game), game)
         o = self.options
         self.settings = {"iterations": o["iterations"], "c": 0.0, "reward": o["reward"],
@@ -319,6 +331,11 @@ class DefaultSearch(PerGameBot):
     def __init__(self, seed=None, name: str = "search:default", **options):
         super().__init__(name, seed)
         self.options = options
+        # every game's options checked now, not at the game's first decision
+        for game in SEARCHES:
+            _game_options(game, {k: v for k, v in options.items() if k != "model"},
+                          f"{name} ({games.get(game).title}'s search; an option of one game only needs "
+                          f"search:<game>)")
 
     def for_game(self, game_name: str) -> SearchBot:
         bot = self._bots.get(game_name)
