@@ -409,7 +409,9 @@ static int decide(search *s, cv_moves *root, int *alive, int32_t *kid, int64_t *
 /* the tree's node cap: p->max_nodes, or per iteration 8 (puct) or 1, and the root's moves */
 static int64_t node_cap(const cv_search_params *p, int n_root) {
     if (p->max_nodes > 0) return p->max_nodes;
-    return (p->puct ? 8 : 1) * p->iterations + n_root + 2;
+    int64_t per = p->puct ? 8 : 1;
+    if (p->iterations > (INT32_MAX - (int64_t)n_root - 2) / per) return INT64_MAX; /* more than a tree holds */
+    return per * p->iterations + n_root + 2;
 }
 
 /* the search's memory: the nodes (their priors with puct), the hash table, two states; 0, or -1 */
