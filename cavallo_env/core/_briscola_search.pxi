@@ -19,7 +19,6 @@ cdef extern from "ismcts_tree.h":
         double c_puct, fpu, lambda_ "lambda", budget, budget_wall
         int64_t max_nodes
 
-    int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
 
 
 cdef extern from "briscola_search.h":
@@ -137,7 +136,7 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
         p.means = &means[0]
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
-    return _answer(move, p.search.iterations), [visits[c] for c in range(40)]
+    return _answer(move, p.search.iterations, _BAD_ROOT), [visits[c] for c in range(40)]
 
 
 def net_search(state, Network net, dict options, double[::1] weights=None, uint64_t seed=0,
@@ -173,16 +172,10 @@ def net_search(state, Network net, dict options, double[::1] weights=None, uint6
     p.search.budget_wall = budget_wall
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
-    return _answer(move, p.search.iterations), [visits[c] for c in range(40)]
+    return _answer(move, p.search.iterations, _BAD_ROOT), [visits[c] for c in range(40)]
 
 
-cdef object _answer(int move, int64_t iterations):
-    """The card the search answered, or None when its deadline passed first."""
-    if move == CV_SEARCH_NO_MEMORY:
-        raise MemoryError(f"no memory for a search of {iterations} iterations")
-    if move == CV_SEARCH_BAD_ROOT:
-        raise ValueError("the search's root has not the seat's cards as its moves")
-    return None if move < 0 else move
+cdef str _BAD_ROOT = "the search's root has not the seat's cards as its moves"
 
 
 def rollout_value(state, dict options, uint64_t seed):

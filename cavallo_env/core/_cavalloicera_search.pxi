@@ -22,7 +22,6 @@ cdef extern from "ismcts_tree.h":
         double c_puct, fpu, lambda_ "lambda", budget, budget_wall
         int64_t max_nodes
 
-    int CV_SEARCH_NO_MEMORY, CV_SEARCH_BAD_ROOT
 
 
 cdef extern from "cavalloicera_search.h":
@@ -164,11 +163,8 @@ def search(state, dict options, double[::1] bias=None, missing=None, uint64_t se
     cdef int64_t[::1] v = visits
     with nogil:
         move = cv_cavalloicera_search(&t, &p, n, &v[0])
-    if move == CV_SEARCH_NO_MEMORY:
-        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
-    if move == CV_SEARCH_BAD_ROOT:
-        raise ValueError("the core lists other legal moves than the position's")
-    return (None if move < 0 else move), visits.tolist()
+    return _answer(move, p.search.iterations, "the core lists other legal moves than the position's"), \
+        visits.tolist()
 
 
 cdef void _check_network(Network net) except *:
@@ -235,11 +231,8 @@ def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, 
     cdef int64_t[::1] v = visits
     with nogil:
         move = cv_cavalloicera_search(&t, &p, n, &v[0])
-    if move == CV_SEARCH_NO_MEMORY:
-        raise MemoryError(f"no memory for a search of {p.search.iterations} iterations")
-    if move == CV_SEARCH_BAD_ROOT:
-        raise ValueError("the core lists other legal moves than the position's")
-    return (None if move < 0 else move), visits.tolist()
+    return _answer(move, p.search.iterations, "the core lists other legal moves than the position's"), \
+        visits.tolist()
 
 
 def rollout_value(state, dict options, uint64_t seed=0, mt=None):

@@ -184,16 +184,10 @@ def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
-    return _scopa_answer(move, p.iterations), [int(x) for x in counts]
+    return _answer(move, p.iterations, _BAD_ROOT), [int(x) for x in counts]
 
 
-cdef object _scopa_answer(int move, int64_t iterations):
-    """The move the search answered (its index), or None when its deadline passed first."""
-    if move == -2:
-        raise MemoryError(f"no memory for a search of {iterations} iterations")
-    if move == -3:
-        raise ValueError("the search's root has not the seat's legal moves as its moves")
-    return None if move < 0 else move
+cdef str _BAD_ROOT = "the search's root has not the seat's legal moves as its moves"
 
 
 cdef int _legal_count(const cv_scopa *t, object state) except -1:
@@ -255,7 +249,7 @@ def net_search(state, Network net, dict options, dict deals, uint64_t seed=0, do
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
-    return _scopa_answer(move, p.iterations), [int(x) for x in counts]
+    return _answer(move, p.iterations, _BAD_ROOT), [int(x) for x in counts]
 
 
 def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
