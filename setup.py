@@ -33,7 +33,7 @@ def core_extension(game: str) -> Extension:
         + SEARCH.get(game, []),
         depends=[f"{CORE}/{game}.h", f"{CORE}/{game}_bots.h", f"{CORE}/batch.h", f"{CORE}/pyrandom.h",
                  f"{CORE}/pysum.h", f"{CORE}/_tables.pxi",
-                 f"{CORE}/mlp.h", f"{CORE}/_mlp.pxi", f"{CORE}/search_common.h", f"{CORE}/_search_answer.pxi"]
+                 f"{CORE}/mlp.h", f"{CORE}/_mlp.pxi", f"{CORE}/search_common.h", f"{CORE}/_search_tree.pxi"]
         + [src.replace(".c", ".h") for src in SEARCH.get(game, [])],
         include_dirs=[CORE],
         extra_compile_args=["-std=c11", "-O3"],

@@ -92,19 +92,22 @@ SETTINGS = {"iterations": 150, "c": 0.4, "expand": "greedy", "reward": "points",
 
 
 def _searches(spec: dict, hooks_options: dict, state, bias, seed: int) -> tuple:
-    """The Python search's (move, visits) of ``state`` and the core's, given the same Python numbers."""
+    """The Python search's (move, visits) of ``state`` and the core's, given the same Python numbers;
+    the root moves' mean rewards checked equal on the way."""
     hooks = GAME.search(**hooks_options)
     bot = ISMCTSBot(spec["iterations"], seed=0, game="cavalloicera", exploration=spec["c"], reward=spec["reward"],
                     expand=spec["expand"], root=spec["root"], depth=spec.get("depth"), engine="python",
                     **hooks_options)
-    visits = {}
-    py_move = bot.search(state.copy(), random.Random(seed), None, bias, visits, game=GAME)
+    visits, py_means = {}, {}
+    py_move = bot.search(state.copy(), random.Random(seed), None, bias, visits, game=GAME, means=py_means)
     legal = state.legal_moves()
     options = dict(spec, scale=hooks.scale, depth=spec.get("depth", hooks.depth), rollout=hooks.rollout_name,
                    epsilon=hooks.epsilon, hand=hooks.hand_p, infer=hooks.infer)
     by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
+    means = array("d", bytes(8 * len(legal)))
     index, counts = EXT.search(state, options, by_move, _masks(hooks, state), 0, 0.0,
-                               random.Random(seed).getstate()[1])
+                               random.Random(seed).getstate()[1], means)
+    assert dict(zip(legal, means)) == pytest.approx(py_means, abs=1e-12)
     return (py_move, visits), (legal[index], dict(zip(legal, counts)))
 
 

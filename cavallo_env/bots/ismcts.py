@@ -230,8 +230,7 @@ class ISMCTSBot(Bot):
         progressive bias (reward units, divided by visits + 1).  A ``visits``
         dict receives the root visit count of every legal move, a ``means``
         dict its mean reward (reward units of the seat to play, 0 where not
-        visited; in the compiled core for hooks with ``core_means``, else the
-        Python search).
+        visited).
         """
         if game is None:
             game = games.get(self.game or games.DEFAULT_GAME)
@@ -247,8 +246,6 @@ class ISMCTSBot(Bot):
                 means[root_legal[0]] = 0.0
             return root_legal[0]
         core_search = getattr(hooks, "core_search", None)
-        if means is not None and not getattr(hooks, "core_means", False):
-            core_search = None  # this game's core gives no root means: the Python search does
         if core_search is not None and self.engine == "auto" and core.enabled():  # the whole decision in C (CAVALLO_CORE=python: not)
             extra = {} if means is None else {"means": means}
             move, counts = core_search(base, rng, self._settings(hooks), bias, **extra)

@@ -191,8 +191,6 @@ def hold_weights(moves, seat: int, trump_suit: int, infer: float) -> list:
 
 
 class BriscolaSearch(SearchHooks):
-    #: core_search fills a ``means`` dict with the root moves' mean rewards (ISMCTSBot.search)
-    core_means = True
     scale = 20.0
     depth = 40
     max_depth = 40

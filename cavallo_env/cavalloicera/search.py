@@ -411,25 +411,29 @@ class CavalloiceraSearch(SearchHooks):
         missing = infer_missing_ranks(base, seat)
         return missing if any(missing.values()) else None
 
-    def core_search(self, base: CavalloiceraState, rng: random.Random, settings: dict, bias) -> tuple:
+    def core_search(self, base: CavalloiceraState, rng: random.Random, settings: dict, bias, means=None) -> tuple:
         """The whole decision in the compiled core (core/cavalloicera_search.c): the same search as
         the generic ``ismcts`` over these hooks, drawing ``rng``'s numbers (Python's Mersenne
         Twister, from its state) in the same order: the Python search's move and visits, bit for
         bit (tests/test_core_search_cavalloicera.py).  ``settings``: the bot's iterations, c, expand,
         reward, scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the
-        move and its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
+        move and its root visits by move (and, into a ``means`` dict, each legal move's mean
+        reward); ``OverBudget`` when the deadline (``budget``) passes first."""
         legal = base.legal_moves()
         options = dict(settings, rollout=self.rollout_name, epsilon=self.epsilon, hand=self.hand_p, infer=self.infer)
         by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
         missing = self._missing(base, base.current)
         masks = None if missing is None else [sum(1 << r for r in missing.get(s, ())) for s in range(4)]
         left = remaining()
+        out = None if means is None else array("d", bytes(8 * len(legal)))
         index, visits = core.extension("cavalloicera").search(base, options, by_move, masks, 0,
                                                               0.0 if left is None else max(left, 1e-9),
-                                                              rng.getstate()[1])
+                                                              rng.getstate()[1], out)
         if index is None:
             check()
             raise OverBudget("the search passed its deadline")
+        if means is not None:
+            means.update(zip(legal, out))
         return legal[index], dict(zip(legal, visits))
 
     def team(self, state: CavalloiceraState) -> int:

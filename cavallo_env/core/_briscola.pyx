@@ -18,7 +18,7 @@ from libc.stdlib cimport calloc, free
 
 include "_tables.pxi"
 include "_mlp.pxi"
-include "_search_answer.pxi"  # what a search of the generic tree answered
+include "_search_tree.pxi"  # the generic tree's options and answer
 include "_briscola_search.pxi"
 
 

@@ -2,23 +2,7 @@
 # BriscolaState is copied into one cv_briscola, the search runs without the GIL, and the
 # move and root visits come back.  cavallo_env/briscola/search.py (core_search) calls it.
 
-from libc.stdint cimport uint32_t
 from libc.string cimport memset
-
-
-cdef extern from "ismcts_tree.h":
-    ctypedef struct cv_search_params:
-        int64_t iterations
-        double c
-        int expand_greedy, reward
-        double scale
-        int depth, halving
-        uint64_t seed
-        const uint32_t *mt
-        double seconds
-        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
-        int64_t max_nodes
-
 
 
 cdef extern from "briscola_search.h":
@@ -82,13 +66,7 @@ cdef void _load_state(cv_briscola *t, object state) except *:
 
 cdef void _params(cv_brs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_brs_params))
-    p.search.iterations = o["iterations"]
-    p.search.c = o["c"]
-    p.search.expand_greedy = o["expand"] == "greedy"
-    p.search.reward = ("points", "win", "mixed").index(o["reward"])
-    p.search.scale = o["scale"]
-    p.search.depth = o["depth"]
-    p.search.halving = o["root"] == "halving"
+    _tree_options(&p.search, o)
     p.epsilon = o["epsilon"]
     p.smart = o["rollout"] == "smart"
     p.win = o["win"]
@@ -117,18 +95,14 @@ def search(state, dict options, double[::1] bias=None, double[::1] weights=None,
     cdef uint32_t words[625]
     cdef int move
     _load_state(&t, state)
-    if mt is not None:
-        if len(mt) != 625:
-            raise ValueError(f"mt must be random.Random.getstate()[1] (625 ints), got {len(mt)} values")
-        for k in range(625):
-            words[k] = mt[k]
+    cdef const uint32_t *py_words = _mt_words(mt, words)
     if t.done or t.hand_len[t.current] < 2:
         raise ValueError("the search needs a position with a choice (two or more cards to play)")
     _params(&p, options)
     p.bias = _by_card(bias)
     p.weights = _by_card(weights)
     p.search.seed = seed
-    p.search.mt = words if mt is not None else NULL
+    p.search.mt = py_words
     p.search.seconds = seconds
     if means is not None:
         if means.shape[0] != 40:
@@ -157,19 +131,11 @@ def net_search(state, Network net, dict options, double[::1] weights=None, uint6
     if t.done or t.hand_len[t.current] < 2:
         raise ValueError("the search needs a position with a choice (two or more cards to play)")
     _params(&p, dict(options, expand="greedy"))
-    p.net = &net.m
-    p.search.c_puct, p.temp, p.search.lambda_ = options["c_puct"], options["temp"], options["lambda"]
-    p.value_scale, p.search.fpu = options["value_scale"], options["fpu"]
-    p.search.max_nodes = options.get("max_nodes", 0)
-    if not p.temp > 0:
-        raise ValueError(f"temp must be > 0, got {p.temp!r}")
-    if p.search.max_nodes < 0:
-        raise ValueError(f"max_nodes must be >= 0 (0: eight an iteration), got {p.search.max_nodes!r}")
+    _puct_options(&p.search, options, budget, budget_wall)
+    p.net, p.temp, p.value_scale = &net.m, options["temp"], options["value_scale"]
     p.weights = _by_card(weights)
     p.search.seed = seed
     p.search.seconds = seconds
-    p.search.budget = budget
-    p.search.budget_wall = budget_wall
     with nogil:
         move = cv_briscola_search(&t, &p, visits)
     return _answer(move, p.search.iterations, _BAD_ROOT), [visits[c] for c in range(40)]

@@ -7,23 +7,6 @@ from libc.stdint cimport uint16_t
 from libc.string cimport memset
 
 
-cdef extern from "ismcts_tree.h":
-    ctypedef struct cv_search_params:
-        int64_t iterations
-        double c
-        int expand_greedy, reward
-        double scale
-        int depth, halving
-        const double *bias
-        uint64_t seed
-        const uint32_t *mt
-        double seconds
-        int puct
-        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
-        int64_t max_nodes
-
-
-
 cdef extern from "cavalloicera_search.h":
     ctypedef struct cv_cvs_params:
         cv_search_params search
@@ -98,28 +81,11 @@ cdef void _params(cv_cvs_params *p, dict o) except *:
     if not 1 <= o["iterations"] <= 10_000_000 or not 0 <= o["depth"] <= 48:
         raise ValueError(f"iterations must be in 1..10000000 and depth in 0..48, got {o['iterations']!r}, "
                          f"{o['depth']!r}")
-    p.search.iterations = o["iterations"]
-    p.search.c = o["c"]
-    p.search.expand_greedy = o["expand"] == "greedy"
-    p.search.reward = ("points", "win", "mixed").index(o["reward"])
-    p.search.scale = o["scale"]
-    p.search.depth = o["depth"]
-    p.search.halving = o["root"] == "halving"
+    _tree_options(&p.search, o)
     p.random_rollout = ("greedy", "random").index(o["rollout"])
     p.epsilon = o["epsilon"]
     p.hand_p = o["hand"]
     p.infer = o["infer"]
-
-
-cdef const uint32_t *_mt_words(object mt, uint32_t *words) except? NULL:
-    """Python's random state (random.Random.getstate()[1]) as words, or NULL for None."""
-    if mt is None:
-        return NULL
-    if len(mt) != 625:
-        raise ValueError(f"mt must be random.Random.getstate()[1] (625 ints), got {len(mt)} values")
-    for k in range(625):
-        words[k] = mt[k]
-    return words
 
 
 cdef const uint16_t *_missing(object missing, uint16_t *ranks) except? NULL:
@@ -134,14 +100,15 @@ cdef const uint16_t *_missing(object missing, uint16_t *ranks) except? NULL:
 
 
 def search(state, dict options, double[::1] bias=None, missing=None, uint64_t seed=0, double seconds=0.0,
-           mt=None):
+           mt=None, double[::1] means=None):
     """The ISMCTS move of the seat to play in ``state`` (a CavalloiceraState), as its index in
     ``state.legal_moves()``, and the root visits of every legal move (a list in that order).
     ``options``: iterations, c, expand, reward, scale, depth, root, rollout, epsilon, hand, infer;
     ``bias``: None or one float per legal move; ``missing``: None (uniform deals) or 4 rank masks
     by seat (bit r: the seat likely lacks rank r).  ``mt``: None (the fast generator from ``seed``)
-    or ``random.Random.getstate()[1]`` (Python's numbers, those the Python search would draw).  The
-    move is None when ``seconds`` (> 0) ran out first."""
+    or ``random.Random.getstate()[1]`` (Python's numbers, those the Python search would draw).
+    ``means``: None, or one double a legal move that receives its mean reward at the root (0 where
+    not visited).  The move is None when ``seconds`` (> 0) ran out first."""
     cdef cv_cavalloicera t
     cdef cv_cvs_params p
     cdef uint32_t words[625]
@@ -153,12 +120,15 @@ def search(state, dict options, double[::1] bias=None, missing=None, uint64_t se
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"bias has {bias.shape[0]} values for {n} legal moves")
+    if means is not None and means.shape[0] != n:
+        raise ValueError(f"means has {means.shape[0]} values for {n} legal moves")
     _params(&p, options)
     p.search.bias = &bias[0] if bias is not None else NULL
     p.missing = _missing(missing, ranks)
     p.search.seed = seed
     p.search.mt = _mt_words(mt, words)
     p.search.seconds = seconds
+    p.search.means = &means[0] if means is not None else NULL
     visits = np.zeros(n, np.int64)
     cdef int64_t[::1] v = visits
     with nogil:
@@ -218,15 +188,11 @@ def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, 
     if n < 2:
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     _params(&p, dict(options, expand="greedy", c=0.0))
+    _puct_options(&p.search, options, budget, budget_wall)
     p.net, p.temp, p.value_scale = &net.m, options["temp"], options["value_scale"]
-    p.search.puct, p.search.c_puct, p.search.fpu = 1, options["c_puct"], options["fpu"]
-    p.search.lambda_, p.search.max_nodes = options["lambda"], options["max_nodes"]
-    if not p.temp > 0 or not p.search.max_nodes >= 0:
-        raise ValueError(f"temp must be > 0 and max_nodes >= 0, got {p.temp!r} and {p.search.max_nodes!r}")
     p.missing = _missing(missing, ranks)
     p.search.seed = seed
     p.search.seconds = seconds
-    p.search.budget, p.search.budget_wall = budget, budget_wall
     visits = np.zeros(n, np.int64)
     cdef int64_t[::1] v = visits
     with nogil:

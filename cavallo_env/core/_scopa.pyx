@@ -164,5 +164,5 @@ cdef class Tables(_Tables):
 
 
 include "_mlp.pxi"  # the policy network in C (Network), for the searches it guides
-include "_search_answer.pxi"  # what a search of the generic tree answered
+include "_search_tree.pxi"  # the generic tree's options and answer
 include "_scopa_search.pxi"

@@ -10,12 +10,7 @@ from libc.string cimport memset
 
 cdef extern from "scopa_search.h":
     ctypedef struct cv_scs_params:
-        int64_t iterations
-        double c
-        int expand_greedy, reward
-        double scale
-        int depth, halving
-        const double *bias
+        cv_search_params search
         double epsilon, lookahead
         int modelled
         const int8_t *hidden
@@ -24,13 +19,6 @@ cdef extern from "scopa_search.h":
         const double *cum
         const double *kinds
         double model[3]
-        uint64_t seed
-        const uint32_t *mt
-        double seconds
-        int puct
-        double c_puct, fpu, budget, budget_wall
-        double lambda_ "lambda"
-        int64_t max_nodes
         const cv_mlp *net
         double temp, value_scale
 
@@ -136,32 +124,22 @@ cdef object array_d(values, Py_ssize_t n, str what):
 
 cdef void _params(cv_scs_params *p, dict o) except *:
     memset(p, 0, sizeof(cv_scs_params))
-    p.iterations = o["iterations"]
-    p.c = o["c"]
-    p.expand_greedy = o["expand"] == "greedy"
-    p.reward = ("points", "win", "mixed").index(o["reward"])
-    p.scale = o["scale"]
-    p.depth = o["depth"]
-    p.halving = o["root"] == "halving"
+    _tree_options(&p.search, o)
     p.epsilon = o["epsilon"]
     p.lookahead = o["lookahead"]
     p.modelled = bool(o["model"])
 
 
-cdef void _words(uint32_t *words, object mt) except *:
-    if len(mt) != 625:
-        raise ValueError(f"mt must be random.Random.getstate()[1] (625 ints), got {len(mt)} values")
-    for k in range(625):
-        words[k] = mt[k]
-
-
-def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed=0, double seconds=0.0, mt=None):
+def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed=0, double seconds=0.0, mt=None,
+           double[::1] means=None):
     """The ISMCTS move of the seat to play in ``state`` (a ScopaState; its current deal) as its index
     in ``state.legal_moves()``, and the root visits of those moves (a list).  ``options``: iterations,
     c, expand, reward, scale, depth, root, epsilon, lookahead, model; ``deals``: the determinizations
     (hidden, n_other, hands, cum, kinds, model: see scopa_search.h); ``bias``: None or one a legal
     move.  ``mt``: None (the fast generator from ``seed``) or ``random.Random.getstate()[1]`` (625
-    ints: the Python search's numbers).  The move is None when ``seconds`` (> 0) ran out first."""
+    ints: the Python search's numbers).  ``means``: None, or one double a legal move that receives
+    its mean reward at the root (0 where not visited).  The move is None when ``seconds`` (> 0) ran
+    out first."""
     cdef cv_scopa t
     cdef cv_scs_params p
     cdef uint32_t words[625]
@@ -172,19 +150,20 @@ def search(state, dict options, dict deals, double[::1] bias=None, uint64_t seed
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     if bias is not None and bias.shape[0] != n:
         raise ValueError(f"bias must hold one value a legal move ({n}), got {bias.shape[0]}")
+    if means is not None and means.shape[0] != n:
+        raise ValueError(f"means must hold one value a legal move ({n}), got {means.shape[0]}")
     _params(&p, options)
     held = _Deals(deals)
     held.put(&p)
-    if mt is not None:
-        _words(words, mt)
-    p.bias = &bias[0] if bias is not None else NULL
-    p.seed = seed
-    p.mt = words if mt is not None else NULL
-    p.seconds = seconds
+    p.search.bias = &bias[0] if bias is not None else NULL
+    p.search.seed = seed
+    p.search.mt = _mt_words(mt, words)
+    p.search.seconds = seconds
+    p.search.means = &means[0] if means is not None else NULL
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
-    return _answer(move, p.iterations, _BAD_ROOT), [int(x) for x in counts]
+    return _answer(move, p.search.iterations, _BAD_ROOT), [int(x) for x in counts]
 
 
 cdef str _BAD_ROOT = "the search's root has not the seat's legal moves as its moves"
@@ -237,19 +216,15 @@ def net_search(state, Network net, dict options, dict deals, uint64_t seed=0, do
     if n < 2:
         raise ValueError("the search needs a position with a choice (two or more legal moves)")
     _params(&p, dict(options, expand="greedy", c=0.0))
+    _puct_options(&p.search, options, budget, budget_wall)
     _net(&p, net, options["temp"], options["value_scale"])
-    p.puct = 1
-    p.c_puct, p.fpu, p.lambda_ = options["c_puct"], options["fpu"], options["lambda"]
-    p.max_nodes = options.get("max_nodes", 0)
-    if p.max_nodes < 0:
-        raise ValueError(f"max_nodes must be >= 0 (0: the tree's default), got {p.max_nodes!r}")
     held = _Deals(deals)
     held.put(&p)
-    p.seed, p.seconds, p.budget, p.budget_wall = seed, seconds, budget, budget_wall
+    p.search.seed, p.search.seconds = seed, seconds
     cdef int64_t[::1] counts = array("q", bytes(8 * n))
     with nogil:
         move = cv_scopa_search(&t, &p, &counts[0])
-    return _answer(move, p.iterations, _BAD_ROOT), [int(x) for x in counts]
+    return _answer(move, p.search.iterations, _BAD_ROOT), [int(x) for x in counts]
 
 
 def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
@@ -292,9 +267,7 @@ def rollout_value(state, dict options, dict deals, int kind=2, uint64_t seed=0, 
     options = {"iterations": 1, "c": 0.0, "expand": "greedy", "reward": "points", "scale": 1.0,
                "root": "ucb", **options}
     _params(&p, options)
-    if mt is not None:
-        _words(words, mt)
-        p.mt = words
+    p.search.mt = _mt_words(mt, words)
     return cv_scopa_rollout_value(&t, &p, deals["other"], kind, seed)
 
 

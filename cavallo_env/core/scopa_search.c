@@ -250,7 +250,7 @@ static int model_move(search *s, const cv_scopa *t, int kind, const moves_t *m) 
 /* greedy_rollout: plies moves (or to the end of the deal) */
 static void rollout(search *s, cv_scopa *t, int kind, cv_search_rng *rng) {
     moves_t *m = &s->moves;
-    for (int plies = s->p->depth; plies > 0 && !t->done; plies--) {
+    for (int plies = s->p->search.depth; plies > 0 && !t->done; plies--) {
         m->n = cv_scopa_moves(t, m->card, m->capture);
         int pick = 0;
         if (m->n > 1 && cv_search_random(rng) < s->p->epsilon) pick = cv_search_below(rng, m->n);
@@ -584,14 +584,9 @@ int cv_scopa_search(const cv_scopa *base, const cv_scs_params *p, int64_t *visit
     search_init(s, p, base->money, 1 - base->current);
     s->replies = p->modelled ? calloc(REPLIES, sizeof(reply_t)) : NULL; /* without: worked out every time */
     root->deal = *base, root->kind = 2, root->w = s->w;
-    cv_search_params sp = {.iterations = p->iterations, .c = p->c, .expand_greedy = p->expand_greedy,
-                           .reward = p->reward, .scale = p->scale, .depth = p->depth, .halving = p->halving,
-                           .bias = p->bias, .seed = p->seed, .mt = p->mt, .seconds = p->seconds,
-                           .puct = p->puct, .c_puct = p->c_puct, .fpu = p->fpu, .lambda = p->lambda,
-                           .budget = p->budget, .budget_wall = p->budget_wall, .max_nodes = p->max_nodes};
     moves_t *m = &s->moves;
     m->n = cv_scopa_moves(base, m->card, m->capture);
-    move = cv_search(&GAME, s, root, &sp, m->n, visits);
+    move = cv_search(&GAME, s, root, &p->search, m->n, visits);
 out:
     if (s) free(s->replies), free(s->solving);
     free(s);
@@ -606,8 +601,8 @@ double cv_scopa_rollout_value(const cv_scopa *state, const cv_scs_params *p, int
     cv_scopa t = *state;
     cv_search_rng rng = {seed, NULL};
     cv_pyrandom py;
-    if (p->mt) cv_search_setstate(&py, p->mt), rng.py = &py;
-    if (!t.done && p->depth) rollout(s, &t, kind, &rng);
+    if (p->search.mt) cv_search_setstate(&py, p->search.mt), rng.py = &py;
+    if (!t.done && p->search.depth) rollout(s, &t, kind, &rng);
     double v = evaluate(s, &t);
     free(s);
     return v;

@@ -23,18 +23,15 @@
 
 #include <stdint.h>
 
+#include "ismcts_tree.h"
 #include "mlp.h"
 #include "scopa.h"
 
 typedef struct {
-    int64_t iterations;
-    double c;               /* exploration */
-    int expand_greedy;      /* 1: expand the untried move quick_score likes best; 0: a random one */
-    int reward;             /* CV_SEARCH_POINTS, CV_SEARCH_WIN, CV_SEARCH_MIXED (search_common.h) */
-    double scale;           /* points per unit of reward */
-    int depth;              /* rollout plies */
-    int halving;            /* 1: sequential halving at the root; 0: UCB */
-    const double *bias;     /* NULL or one root bias a legal move of base (reward units), in their order */
+    /* the tree's options (ismcts_tree.h): its bias is one root bias a legal move of base, in
+     * cv_scopa_moves' order; with puct (search:scopa) the network-guided search over the same
+     * determinizations, rollout and evaluation, guided by net (net_eval below) */
+    cv_search_params search;
     double epsilon;         /* the rollout's random-move rate */
     double lookahead;       /* the evaluation's weight of the best capture open past the horizon */
     int modelled;           /* 1: the other seat plays as its kind of player (the search's model=1) */
@@ -47,17 +44,7 @@ typedef struct {
     const double *cum;      /* n_hands cumulative weights of the hands */
     const double *kinds;    /* n_hands x 3 cumulative weights of the kinds of player holding each hand */
     double model[3];        /* the kinds of player with uniform deals (search.MODEL or player_model) */
-    uint64_t seed;          /* the fast generator's seed */
-    const uint32_t *mt;     /* NULL, or Python's random.Random state (getstate()[1]: 624 words and the
-                             * index): then the search draws Python's numbers, as the Python search */
-    double seconds;         /* time allowed (<= 0: unbounded); past it the search stops */
-    /* search:scopa (puct 1): the network-guided search of ismcts_tree.h (its c_puct, fpu, lambda,
-     * budget, budget_wall, max_nodes) over the same determinizations, rollout and evaluation, guided
-     * by net (net_eval below) */
-    int puct;
-    double c_puct, fpu, lambda, budget, budget_wall;
-    int64_t max_nodes;
-    const cv_mlp *net;      /* the policy network (NULL unless puct) */
+    const cv_mlp *net;      /* the policy network (NULL unless search.puct) */
     double temp;            /* its softmax temperature (> 0) */
     double value_scale;     /* points of one unit of its value */
 } cv_scs_params;

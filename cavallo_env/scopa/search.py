@@ -581,21 +581,26 @@ class ScopaSearch(SearchHooks):
             deals.update(hands=hands, cum=cum, kinds=kinds)
         return deals
 
-    def core_search(self, base, rng: random.Random, settings: dict, bias) -> tuple:
+    def core_search(self, base, rng: random.Random, settings: dict, bias, means=None) -> tuple:
         """The whole decision in the compiled core (core/scopa_search.c): the same search as the
         generic ``ismcts`` over these hooks, on the core's fast random numbers seeded from ``rng``
         (given Python's numbers it makes the Python search's moves, bit for bit:
         tests/test_core_search_scopa.py).  ``settings``: the bot's iterations, c, expand, reward,
         scale, depth, root; ``bias``: None or the root's prior bias by move.  Returns the move and
-        its root visits by move; ``OverBudget`` when the deadline (``budget``) passes first."""
+        its root visits by move (and, into a ``means`` dict, each legal move's mean reward);
+        ``OverBudget`` when the deadline (``budget``) passes first."""
         deals = self.core_deals(base, rng)
         options = dict(settings, epsilon=self.epsilon, lookahead=self.lookahead, model=self.model)
         legal = base.legal_moves()
         by_move = array("d", [bias[m] for m in legal]) if bias is not None else None
         left = remaining()  # the C loop stops itself there (0: no deadline)
         seconds = 0.0 if left is None else max(left, 1e-9)
-        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64), seconds)
+        out = None if means is None else array("d", bytes(8 * len(legal)))
+        index, visits = core.extension("scopa").search(base, options, deals, by_move, rng.getrandbits(64), seconds,
+                                                       None, out)
         if index is not None:
+            if means is not None:
+                means.update(zip(legal, out))
             return legal[index], dict(zip(legal, visits))
         check()
         raise OverBudget("the search passed its deadline")
