@@ -228,9 +228,7 @@ class TrainConfig:
         _range(where, "games", self.games, 1, 4096)
         if self.ppo.advantage == "paired" and self.games % 2:
             raise ConfigError(f"{where}.games: ppo.advantage paired plays every deal twice, so games must be even, got {self.games}")
-        if self.reward not in ("points", "win"):
-            raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
-        _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
+        check_reward(self, where)
         _range(where, "checkpoint_every", self.checkpoint_every, 1, 1_000_000)
         self.model.check(f"{where}.model")
         self.ppo.check(f"{where}.ppo")
@@ -246,10 +244,7 @@ class TrainConfig:
 
     def _check_memory(self, where, learning) -> None:
         """The network's parameters for the game, and those a run holds, within the stated bounds."""
-        n = self.model.parameters(learning.obs_size, learning.num_actions, learning.prior_size)
-        if n > MAX_PARAMETERS:
-            raise ConfigError(f"{where}.model.hidden: {_short(self.model.hidden)} makes a network of {n:,} parameters "
-                              f"for {self.game}, more than {MAX_PARAMETERS:,}")
+        n = check_network_size(self, where, learning)
         held = (4 + self.league.max_snapshots) * n
         if held > MAX_HELD_PARAMETERS:
             raise ConfigError(f"{where}.league.max_snapshots: {self.league.max_snapshots} snapshots of a network of "
@@ -273,6 +268,23 @@ def check_run(cfg, where: str):
         raise ConfigError(f"{where}.{'game' if cfg.game not in game_registry.names() else 'game_options'}: {e}") from None
     _range(where, "seed", cfg.seed, 0, 2**63 - 1)
     return game
+
+
+def check_reward(cfg, where: str) -> None:
+    """A run's ``reward`` (points or win) and ``reward_scale`` (> 0)."""
+    if cfg.reward not in ("points", "win"):
+        raise ConfigError(f"{where}.reward: points or win, got {cfg.reward!r}")
+    _range(where, "reward_scale", cfg.reward_scale, 0, 1e6, lo_open=True)
+
+
+def check_network_size(cfg, where: str, learning) -> int:
+    """The parameters of ``cfg.model``'s network for the game (``learning``: its sizes), at most
+    ``MAX_PARAMETERS``; returns them."""
+    n = cfg.model.parameters(learning.obs_size, learning.num_actions, learning.prior_size)
+    if n > MAX_PARAMETERS:
+        raise ConfigError(f"{where}.model.hidden: {_short(cfg.model.hidden)} makes a network of {n:,} parameters "
+                          f"for {cfg.game}, more than {MAX_PARAMETERS:,}")
+    return n
 
 
 # ---------------------------------------------------------------- building from dicts
@@ -521,7 +533,8 @@ def load(path) -> TrainConfig:
     return from_dict(read_yaml(path), where=Path(path).name)
 
 
-def dump(cfg: TrainConfig) -> str:
+def dump(cfg) -> str:
+    """Any run's config (``TrainConfig``, the expert's, the RLlib backend's) as the YAML it was read from."""
     import yaml  # lazy: pyyaml, the optional train extra
 
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

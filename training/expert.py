@@ -41,8 +41,8 @@ from cavallo_env.evaluation import duplicate_eval
 
 from . import checkpoint as ckpt
 from . import expert_log
-from .config import ConfigError, drop_removed
-from .expert_config import ExpertConfig, dump, from_dict
+from .config import ConfigError, drop_removed, dump
+from .expert_config import ExpertConfig, from_dict
 from .expert_learn import agreement, fit
 from .expert_play import draw_deals, self_play
 from .interrupt import Guard

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cavallo_env.bots import BotSpecError, make
 
-from .config import (MAX_PARAMETERS, ConfigError, ModelSection, _build, _check_bot, _check_bot_game, _range,
-                     _short, check_run, read_yaml)
+from .config import (ConfigError, ModelSection, _build, _check_bot, _check_bot_game, _range, _short,
+                     check_network_size, check_reward, check_run, read_yaml)
 
 #: the search kinds an expert may be: today's ``ismcts`` (the network as its root bias) and the
 #: network-guided ``search`` (the network inside the tree), given the generation's network file
@@ -149,15 +149,9 @@ class ExpertConfig:
         game = check_run(self, where)
         for key, top in (("generations", 100_000), ("deals", 100_000), ("jobs", 64), ("threads", 256)):
             _range(where, key, getattr(self, key), 1, top)
-        if self.reward not in ("points", "win"):
-            raise ConfigError(f"{where}.reward: points or win, got {self.reward!r}")
-        _range(where, "reward_scale", self.reward_scale, 0, 1e6, lo_open=True)
+        check_reward(self, where)
         self.model.check(f"{where}.model")
-        learning = game.learning()
-        n = self.model.parameters(learning.obs_size, learning.num_actions, learning.prior_size)
-        if n > MAX_PARAMETERS:
-            raise ConfigError(f"{where}.model.hidden: {_short(self.model.hidden)} makes a network of {n:,} "
-                              f"parameters for {self.game}, more than {MAX_PARAMETERS:,}")
+        check_network_size(self, where, game.learning())
         if self.init != "scratch" and not self.init.endswith(".json"):
             raise ConfigError(f"{where}.init: scratch or a checkpoint's manifest (<name>.json), got {_short(self.init)}")
         self.expert.check(f"{where}.expert", self.game)
@@ -180,9 +174,3 @@ def from_dict(data, where="config") -> ExpertConfig:
 def load(path) -> ExpertConfig:
     """Read and validate an expert config; ``ConfigError`` says what is wrong."""
     return from_dict(read_yaml(path), where=Path(path).name)
-
-
-def dump(cfg: ExpertConfig) -> str:
-    import yaml  # lazy: pyyaml, the optional train extra
-
-    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

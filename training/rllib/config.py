@@ -146,12 +146,6 @@ def load(path) -> RLlibTrainConfig:
     return from_dict(data, where=path.name)
 
 
-def dump(cfg: RLlibTrainConfig) -> str:
-    import yaml  # lazy: pyyaml, the optional train extra
-
-    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
-
-
 def project_twin(cfg: RLlibTrainConfig, games_per_rollout: int, updates: int | None = None) -> TrainConfig:
     """The project trainer's config of the same game, network, PPO settings and league mix
     (``games_per_rollout`` deals per update, no warm start): what the benchmarks compare with."""

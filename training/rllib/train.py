@@ -39,7 +39,8 @@ from tqdm import tqdm
 from cavallo_env import games
 
 from . import require_ray
-from .config import RLlibTrainConfig, dump
+from ..config import dump
+from .config import RLlibTrainConfig
 
 ENV_RUNNERS = "env_runners"
 LEARNERS = "learners"
