@@ -106,3 +106,26 @@ def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
                     f"{s['bots'][j]} vs {s['bots'][i]}"]["score_ci"][::-1]]
                 assert cell == f"{100 * s['score_matrix'][i][j]:.1f} ({100 * lo:.1f}–{100 * hi:.1f})"
     assert "wrote" in capsys.readouterr().out
+
+
+def test_levels_vs_search_writes_each_runs_report_and_the_chart(tmp_path, capsys):
+    """A one-deal run of the fast level: the report starts with its command and says the deal, the
+    json is cavallo eval's, and the chart is drawn from it; a bad game or level is refused in words."""
+    import pytest
+
+    mod = _script("levels_vs_search")
+    out, img = tmp_path / "runs", tmp_path / "levels.png"
+    argv = ["--games", "briscola", "--levels", "fast", "--deals", "1", "--out", str(out), "--img", str(img)]
+    assert mod.main(argv) == 0
+    report = (out / "briscola_policy.txt").read_text(encoding="utf-8")
+    assert report.startswith("$ cavallo eval --game briscola --deals 1 --seed 1 --jobs 1 policy:briscola ismcts:1000\n")
+    result = json.loads((out / "briscola_policy.json").read_text())
+    assert (result["bot_a"], result["bot_b"], result["deals"]) == ("policy:briscola", "ismcts:1000", 1)
+    assert f"{100 * result['score']:.1f}%" in report and img.stat().st_size > 5000
+    img.unlink()
+    assert mod.main(["--chart-only", "--out", str(out), "--img", str(img)]) == 0 and img.exists()
+    assert mod.main(["--chart-only", "--out", str(tmp_path / "none"), "--img", str(img)]) == 1
+    for bad in (["--games", "chess"], ["--levels", "expert"]):
+        with pytest.raises(SystemExit):
+            mod.main(bad + ["--chart-only"])
+    assert "unknown level(s) expert" in capsys.readouterr().err
