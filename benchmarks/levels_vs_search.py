@@ -1,19 +1,21 @@
-"""The shipped AIs of every game against today's search, and the chart of it.
+"""The shipped AIs of every game against today's search (or another bot), and the chart of it.
 
 Each level (fast: ``policy:<game>``, strong: ``search:<game>``) plays
-``ismcts:1000`` (default options) on ``--deals`` duplicate deals (Scopa:
-single deals), seed ``--seed``, through ``cavallo eval``: its printed report
-and its ``--json`` go to ``--out`` (default
-benchmarks/results/levels_vs_ismcts1000/<game>_<policy|search>.txt/.json).
+``--opponent`` (default ``ismcts:1000``, today's search with its default
+options) on ``--deals`` duplicate deals (Scopa: single deals), seed
+``--seed``, through ``cavallo eval``: its printed report and its ``--json``
+go to ``--out`` (default benchmarks/results/levels_vs_<opponent>/, e.g.
+levels_vs_ismcts1000/<game>_<policy|search>.txt/.json).
 The strong search keeps its 60 ms of CPU time a decision; ``--wall-ms``
 (default 10000) lifts its wall-clock cap so that a busy machine plays the
 search an idle core plays.  Then (and with ``--chart-only``, from the files
-already there) the chart ``--img`` (default docs/img/levels-vs-ismcts1000.png):
-each level's score with its 95% Wilson interval, the targets (fast 50%,
-strong 58%) drawn across.
+already there) the chart ``--img`` (default docs/img/levels-vs-<opponent>.png):
+each level's score with its 95% Wilson interval, and against ``ismcts:1000``
+the targets (fast 50%, strong 58%) drawn across.
 
     python benchmarks/levels_vs_search.py --jobs 2                 # every game and level: hours on 2 cores
     python benchmarks/levels_vs_search.py --games scopa --levels strong --jobs 2
+    python benchmarks/levels_vs_search.py --opponent heuristic --levels strong --seed 0
     python benchmarks/levels_vs_search.py --chart-only
 """
 
@@ -28,11 +30,15 @@ from pathlib import Path
 from cavallo_env import games, levels
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "benchmarks" / "results" / "levels_vs_ismcts1000"
-IMG = ROOT / "docs" / "img" / "levels-vs-ismcts1000.png"
 OPPONENT = "ismcts:1000"
 #: issue 43's targets against ismcts:1000, by level
 TARGETS = {"fast": 0.50, "strong": 0.58}
+
+
+def default_paths(opponent: str) -> tuple[Path, Path]:
+    """The reports' folder and the chart of the runs against ``opponent``."""
+    name = "".join(c for c in opponent if c.isalnum())
+    return ROOT / "benchmarks" / "results" / f"levels_vs_{name}", ROOT / "docs" / "img" / f"levels-vs-{name}.png"
 
 
 def spec(level: str, game: str, wall_ms: int) -> str:
@@ -46,9 +52,9 @@ def result_path(out: Path, level: str, game: str, suffix: str) -> Path:
 
 
 def evaluate(level: str, game: str, args) -> None:
-    """One level of one game against ``OPPONENT`` through ``cavallo eval``; its report and json into ``args.out``."""
+    """One level of one game against ``args.opponent`` through ``cavallo eval``; its report and json into ``args.out``."""
     cmd = ["eval", "--game", game, *(["--single-deal"] if game == "scopa" else []), "--deals", str(args.deals),
-           "--seed", str(args.seed), "--jobs", str(args.jobs), spec(level, game, args.wall_ms), OPPONENT]
+           "--seed", str(args.seed), "--jobs", str(args.jobs), spec(level, game, args.wall_ms), args.opponent]
     run = subprocess.run([sys.executable, "-m", "cavallo_env.cli", *cmd, "--no-progress", "--json",
                           str(result_path(args.out, level, game, ".json"))],
                          capture_output=True, text=True, check=False)
@@ -70,7 +76,7 @@ def read_results(out: Path, names: list[str]) -> dict:
     return found
 
 
-def write_chart(results: dict, names: list[str], path: Path) -> None:
+def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPPONENT) -> None:
     import matplotlib  # lazy: matplotlib, the optional eval extra
 
     matplotlib.use("Agg")
@@ -86,16 +92,17 @@ def write_chart(results: dict, names: list[str], path: Path) -> None:
         ax.bar(xs, scores, width, yerr=errs, capsize=4, color=color, label=f"{level} ({levels.LEVELS[level]}:<game>)")
         for x, s in zip(xs, scores):
             ax.text(x, 30.8, f"{s:.1f}", ha="center", color="white", fontsize=9)
-        for x in xs:
+        for x in xs if opponent == OPPONENT else ():
             ax.plot([x - width / 2, x + width / 2], [100 * TARGETS[level]] * 2, color="#c44e52", linestyle="--")
     ax.axhline(50, color="grey", linewidth=0.8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels([games.get(g).title for g in names])
-    ax.set_ylim(30, 65)
-    ax.set_ylabel(f"score % against {OPPONENT} (95% Wilson)")
+    top = max(100 * r["score_ci"][1] for r in results.values())
+    ax.set_ylim(30, max(65, 5 * int(top / 5) + 10))
+    ax.set_ylabel(f"score % against {opponent} (95% Wilson)")
     deals = sorted({r["deals"] for r in results.values()})
-    ax.set_title(f"the shipped AIs against {OPPONENT}, {'/'.join(map(str, deals))} duplicate deals; "
-                 "dashed: the targets", fontsize=10)
+    ax.set_title(f"the shipped AIs against {opponent}, {'/'.join(map(str, deals))} duplicate deals"
+                 + ("; dashed: the targets" if opponent == OPPONENT else ""), fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,10 +118,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="processes of each evaluation (default 1)")
     p.add_argument("--wall-ms", type=int, default=10_000, help="the strong search's wall-clock cap (default 10000)")
-    p.add_argument("--out", type=Path, default=OUT, help=f"folder of the reports (default {OUT.relative_to(ROOT)})")
-    p.add_argument("--img", type=Path, default=IMG, help=f"the chart (default {IMG.relative_to(ROOT)})")
+    p.add_argument("--opponent", default=OPPONENT, help=f"the bot every level plays (default {OPPONENT})")
+    p.add_argument("--out", type=Path, help="folder of the reports (default benchmarks/results/levels_vs_<opponent>)")
+    p.add_argument("--img", type=Path, help="the chart (default docs/img/levels-vs-<opponent>.png)")
     p.add_argument("--chart-only", action="store_true", help="no evaluation: the chart of the reports in --out")
     args = p.parse_args(argv)
+    out, img = default_paths(args.opponent)
+    args.out, args.img = args.out or out, args.img or img
     names = list(games.names()) if args.games == "all" else args.games.split(",")
     wanted = args.levels.split(",")
     if unknown := [name for name in names if name not in games.names()]:
@@ -131,7 +141,7 @@ def main(argv=None) -> int:
     if not results:
         print(f"no reports in {args.out}: nothing to chart", file=sys.stderr)
         return 1
-    write_chart(results, names, args.img)
+    write_chart(results, names, args.img, args.opponent)
     print(f"wrote {args.img}")
     return 0
 
