@@ -247,8 +247,7 @@ class ISMCTSBot(Bot):
             return root_legal[0]
         core_search = getattr(hooks, "core_search", None)
         if core_search is not None and self.engine == "auto" and core.enabled():  # the whole decision in C (CAVALLO_CORE=python: not)
-            extra = {} if means is None else {"means": means}
-            move, counts = core_search(base, rng, self._settings(hooks), bias, **extra)
+            move, counts = core_search(base, rng, self._settings(hooks), bias, means=means)
             if visits is not None:
                 visits.update((m, counts[m]) for m in root_legal)
             return move
