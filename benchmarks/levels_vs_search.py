@@ -5,7 +5,9 @@ Each level (fast: ``policy:<game>``, strong: ``search:<game>``) plays
 options) on ``--deals`` duplicate deals (Scopa: single deals), seed
 ``--seed``, through ``cavallo eval``: its printed report and its ``--json``
 go to ``--out`` (default benchmarks/results/levels_vs_<opponent>/, e.g.
-levels_vs_ismcts1000/<game>_<policy|search>.txt/.json).
+levels_vs_ismcts1000/<game>_<policy|search>.txt/.json).  ``--match`` plays
+Scopa's matches to 11 instead of its single deals (Scopa only; the default
+folder and chart then end in ``-matches``).
 The strong search keeps its 60 ms of CPU time a decision; ``--wall-ms``
 (default 10000) lifts its wall-clock cap so that a busy machine plays the
 search an idle core plays.  Then (and with ``--chart-only``, from the files
@@ -16,6 +18,7 @@ the targets (fast 50%, strong 58%) drawn across.
     python benchmarks/levels_vs_search.py --jobs 2                 # every game and level: hours on 2 cores
     python benchmarks/levels_vs_search.py --games scopa --levels strong --jobs 2
     python benchmarks/levels_vs_search.py --opponent heuristic --levels strong --seed 0
+    python benchmarks/levels_vs_search.py --match --levels fast      # Scopa's matches to 11
     python benchmarks/levels_vs_search.py --chart-only
 """
 
@@ -35,9 +38,9 @@ OPPONENT = "ismcts:1000"
 TARGETS = {"fast": 0.50, "strong": 0.58}
 
 
-def default_paths(opponent: str) -> tuple[Path, Path]:
-    """The reports' folder and the chart of the runs against ``opponent``."""
-    name = "".join(c for c in opponent if c.isalnum())
+def default_paths(opponent: str, match: bool = False) -> tuple[Path, Path]:
+    """The reports' folder and the chart of the runs against ``opponent`` (of Scopa's matches: ``-matches``)."""
+    name = "".join(c for c in opponent if c.isalnum()) + ("-matches" if match else "")
     return ROOT / "benchmarks" / "results" / f"levels_vs_{name}", ROOT / "docs" / "img" / f"levels-vs-{name}.png"
 
 
@@ -53,7 +56,8 @@ def result_path(out: Path, level: str, game: str, suffix: str) -> Path:
 
 def evaluate(level: str, game: str, args) -> None:
     """One level of one game against ``args.opponent`` through ``cavallo eval``; its report and json into ``args.out``."""
-    cmd = ["eval", "--game", game, *(["--single-deal"] if game == "scopa" else []), "--deals", str(args.deals),
+    episode = (["--match"] if args.match else ["--single-deal"]) if game == "scopa" else []
+    cmd = ["eval", "--game", game, *episode, "--deals", str(args.deals),
            "--seed", str(args.seed), "--jobs", str(args.jobs), spec(level, game, args.wall_ms), args.opponent]
     run = subprocess.run([sys.executable, "-m", "cavallo_env.cli", *cmd, "--no-progress", "--json",
                           str(result_path(args.out, level, game, ".json"))],
@@ -76,7 +80,7 @@ def read_results(out: Path, names: list[str]) -> dict:
     return found
 
 
-def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPPONENT) -> None:
+def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPPONENT, match: bool = False) -> None:
     import matplotlib  # lazy: matplotlib, the optional eval extra
 
     matplotlib.use("Agg")
@@ -101,7 +105,8 @@ def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPP
     ax.set_ylim(30, max(65, 5 * int(top / 5) + 10))
     ax.set_ylabel(f"score % against {opponent} (95% Wilson)")
     deals = sorted({r["deals"] for r in results.values()})
-    ax.set_title(f"the shipped AIs against {opponent}, {'/'.join(map(str, deals))} duplicate deals"
+    ax.set_title(f"the shipped AIs against {opponent}, {'/'.join(map(str, deals))} duplicate "
+                 + ("matches to 11" if match else "deals")
                  + ("; dashed: the targets" if opponent == OPPONENT else ""), fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -122,15 +127,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, help="folder of the reports (default benchmarks/results/levels_vs_<opponent>)")
     p.add_argument("--img", type=Path, help="the chart (default docs/img/levels-vs-<opponent>.png)")
     p.add_argument("--chart-only", action="store_true", help="no evaluation: the chart of the reports in --out")
+    p.add_argument("--match", action="store_true", help="Scopa's matches to 11 instead of its single deals (Scopa only)")
     args = p.parse_args(argv)
-    out, img = default_paths(args.opponent)
+    out, img = default_paths(args.opponent, args.match)
     args.out, args.img = args.out or out, args.img or img
     names = list(games.names()) if args.games == "all" else args.games.split(",")
+    if args.match and args.games == "all":
+        names = ["scopa"]
     wanted = args.levels.split(",")
     if unknown := [name for name in names if name not in games.names()]:
         p.error(f"unknown game(s) {', '.join(unknown)}; the games are: {', '.join(games.names())}")
     if unknown := [level for level in wanted if level not in TARGETS]:
         p.error(f"unknown level(s) {', '.join(unknown)}; the levels are: {', '.join(TARGETS)}")
+    if args.match and names != ["scopa"]:
+        p.error(f"--match plays Scopa's matches to 11: only --games scopa has them, got {', '.join(names)}")
     if not args.chart_only:
         args.out.mkdir(parents=True, exist_ok=True)
         for game in names:
@@ -141,7 +151,7 @@ def main(argv=None) -> int:
     if not results:
         print(f"no reports in {args.out}: nothing to chart", file=sys.stderr)
         return 1
-    write_chart(results, names, args.img, args.opponent)
+    write_chart(results, names, args.img, args.opponent, args.match)
     print(f"wrote {args.img}")
     return 0
 

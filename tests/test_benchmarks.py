@@ -129,3 +129,18 @@ def test_levels_vs_search_writes_each_runs_report_and_the_chart(tmp_path, capsys
         with pytest.raises(SystemExit):
             mod.main(bad + ["--chart-only"])
     assert "unknown level(s) expert" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(["--match", "--games", "briscola", "--chart-only"])
+    assert "only --games scopa has them, got briscola" in capsys.readouterr().err
+
+
+def test_levels_vs_search_plays_scopas_matches_with_match(tmp_path):
+    """``--match``: Scopa's matches to 11 (every game named: Scopa alone), its own default folder and chart."""
+    mod = _script("levels_vs_search")
+    out, img = tmp_path / "runs", tmp_path / "levels.png"
+    assert mod.main(["--match", "--levels", "fast", "--deals", "1", "--out", str(out), "--img", str(img)]) == 0
+    report = (out / "scopa_policy.txt").read_text(encoding="utf-8")
+    assert report.startswith("$ cavallo eval --game scopa --match --deals 1 --seed 1 --jobs 1 policy:scopa ismcts:1000\n")
+    assert sorted(p.name for p in out.iterdir()) == ["scopa_policy.json", "scopa_policy.txt"] and img.exists()
+    assert [p.name for p in mod.default_paths("ismcts:1000", match=True)] == ["levels_vs_ismcts1000-matches",
+                                                                          "levels-vs-ismcts1000-matches.png"]
