@@ -6,10 +6,10 @@ shipped levels this copy has for the game, ``policy:<game>`` (fast) and
 ``search:<game>`` (strong); ``--bots`` names others.  Each game's round robin
 is ``cavallo tournament``'s (``cavallo_env.commands.tournament``): ``--deals``
 duplicate deals per pair (each deal twice, seats swapped; Scopa: matches to
-11), openskill Plackett-Luce ratings (mu, sigma) and the score of every pair
-with its 95 % Wilson interval.  Writes ``--out`` (default docs/strength.md):
-the command that produced it at the top, then per game the ratings with
-their mu +- 2 sigma intervals, the score matrix and a chart
+11), Elo ratings fitted to all its games (``cavallo_env.ratings``) and the
+score of every pair with its 95 % Wilson interval.  Writes ``--out``
+(default docs/strength.md): the command that produced it at the top, then
+per game the ratings with their 95 % intervals, the score matrix and a chart
 (``--img``/strength-<game>.png, default docs/img), and ``--json`` (the
 tournaments' summaries) when asked.
 
@@ -86,16 +86,15 @@ def _ms_per_decision(summary: dict) -> dict:
 
 
 def ratings_table(summary: dict) -> list[str]:
-    """The ratings, best first: mu and its +-2 sigma interval, openskill's ordinal (mu - 3 sigma), the
-    mean score against the others and the time a decision."""
+    """The ratings, best first: Elo and its 95 % interval, the mean score against the others and the
+    time a decision."""
     r, ms = summary["ratings"], _ms_per_decision(summary)
-    lines = ["| # | AI | level | rating mu | mu ± 2σ | ordinal | mean score | ms / decision |",
-             "|---:|---|---|---:|---|---:|---:|---:|"]
+    lines = ["| # | AI | level | Elo | 95 % interval | mean score | ms / decision |",
+             "|---:|---|---|---:|---|---:|---:|"]
     for k, b in enumerate(summary["order"], start=1):
-        mu, sigma = r[b]["mu"], r[b]["sigma"]
-        lines.append(f"| {k} | `{b}` | {levels.level_of(b) or ''} | {mu:.2f} | {mu - 2 * sigma:.2f} – "
-                     f"{mu + 2 * sigma:.2f} | {r[b]['ordinal']:.2f} | {_pct(summary['mean_score'][b])} % | "
-                     f"{ms[b]:.2f} |")
+        lo, hi = r[b]["elo_ci"]
+        lines.append(f"| {k} | `{b}` | {levels.level_of(b) or ''} | {r[b]['elo']:.0f} | {lo:.0f} – {hi:.0f} | "
+                     f"{_pct(summary['mean_score'][b])} % | {ms[b]:.2f} |")
     return lines
 
 
@@ -141,8 +140,10 @@ def markdown(summaries: list[dict], command: str, images: dict) -> str:
              "Every shipped AI and bot of a game plays every other (`cavallo tournament`: each duplicate deal "
              "twice, seats swapped; Scopa: matches to 11). The levels the table offers are **fast** "
              "(`policy:<game>`, the network alone) and **strong** (`search:<game>`, the network-guided search); "
-             "[in_game_ai.md](in_game_ai.md) says how fast each answers. The rating is openskill's "
-             "Plackett-Luce mu, fed every game; the interval is mu ± 2σ; the ordinal mu − 3σ orders the table. "
+             "[in_game_ai.md](in_game_ai.md) says how fast each answers. The rating is in Elo points (200 ahead "
+             "scores 76 %; the field's mean is 0), fitted to all of a game's results at once (Bradley-Terry "
+             "maximum likelihood, one virtual draw a pair), so the order the games were played in does not "
+             "matter; the interval is its 95 % interval, and the rating orders the table. "
              "The score counts a win 1 and a draw 1/2. The time a decision is wall-clock on the machine of the run, "
              "shared with the run's other workers (`--jobs`) and whatever else ran (the load average says how "
              "busy it was); the strong level's search stops at its time budget, so on a busy machine it plays "

@@ -92,8 +92,8 @@ def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
         for row, bot in zip(rows, s["order"]):
             r = s["ratings"][bot]
             cells = [c.strip() for c in row.strip("|").split("|")]
-            assert cells[3] == f"{r['mu']:.2f}" and cells[4] == f"{r['mu'] - 2 * r['sigma']:.2f} – " \
-                f"{r['mu'] + 2 * r['sigma']:.2f}" and cells[6] == f"{100 * s['mean_score'][bot]:.1f} %"
+            assert cells[3] == f"{r['elo']:.0f}" and cells[4] == f"{r['elo_ci'][0]:.0f} – {r['elo_ci'][1]:.0f}" \
+                and cells[5] == f"{100 * s['mean_score'][bot]:.1f} %"
         matrix = [line for line in section.splitlines() if line.startswith("| `")]
         for i, line in enumerate(matrix):
             cells = [c.strip() for c in line.strip("|").split("|")][1:]

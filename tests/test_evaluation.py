@@ -213,16 +213,44 @@ def test_cli_tournament_writes_png_and_json(tmp_path, capsys):
                "--out", str(tmp_path), "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
-    assert "ordinal" in text and "score of row against column" in text
+    assert "Elo" in text and "95% interval" in text and "score of row against column" in text
     png = (tmp_path / "tournament.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     data = json.loads((tmp_path / "tournament.json").read_text())
     assert set(data["ratings"]) == {"random", "greedy", "heuristic"}
-    assert data["ratings"]["greedy"]["mu"] > data["ratings"]["random"]["mu"]
+    assert data["ratings"]["greedy"]["elo"] > data["ratings"]["random"]["elo"]
+    assert sum(r["elo"] for r in data["ratings"].values()) == pytest.approx(0.0, abs=1e-6)
     assert data["order"][-1] == "random"
     m = data["score_matrix"]
     assert m[0][1] + m[1][0] == pytest.approx(1.0)
     assert len(data["pairs"]) == 3
+
+
+def test_cli_tournament_from_a_saved_summary_rates_it_again(tmp_path, capsys):
+    """``--from``: the saved pairs rated again give the same ratings and table, without playing; a file
+    that is not a summary, or one with impossible counts, is refused in one line and nothing is written."""
+    first, again = tmp_path / "first", tmp_path / "again"
+    assert main(["tournament", "--bots", "random,greedy", "--deals", "3", "--jobs", "1", "--out", str(first),
+                 "--no-progress"]) == 0
+    played = capsys.readouterr().out
+    assert main(["tournament", "--from", str(first / "tournament.json"), "--out", str(again)]) == 0
+    rated = capsys.readouterr().out
+    assert rated.split("\nwrote")[0] == played.split("\nwrote")[0]
+    a, b = (json.loads((d / "tournament.json").read_text()) for d in (first, again))
+    assert a == b and (again / "tournament.png").exists()
+    broken = json.loads((first / "tournament.json").read_text())
+    broken["pairs"]["random vs greedy"]["wins"] = 99
+    cases = {"[1, 2]": "not a JSON object", "{": "is not JSON", '{"bots": ["a"]}': "malformed 'pairs'",
+             json.dumps(broken): "no whole, consistent win/draw/game counts"}
+    for k, (text, message) in enumerate(cases.items()):
+        path = tmp_path / f"bad{k}.json"
+        path.write_text(text)
+        assert main(["tournament", "--from", str(path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    assert main(["tournament", "--from", str(path), "--bots", "random,greedy"]) == 2
+    assert "takes no --bots" in capsys.readouterr().err
 
 
 def test_tournament_bot_list_keeps_ismcts_options():

@@ -1,12 +1,12 @@
 """Round robin of several bots with duplicate deals, ratings and a chart, in any game (``--game``).
 
 Every pair of bots plays the same --deals duplicate deals (each deal twice,
-teams swapped).  Ratings come from openskill's Plackett-Luce model fed with
-every game (win, draw or loss; the games are fed deal by deal, pair by pair,
-so the order is fixed by the seed).  Prints the ratings table and the matrix
-of score rates (row against column, draws count half), and writes
-tournament.json and tournament.png (ratings with +-2 sigma, score heatmap)
-to --out.
+teams swapped).  The ratings are Elo points fitted to all the games at once
+(``cavallo_env.ratings``: Bradley-Terry maximum likelihood, draws count half,
+95 % intervals; the order the games were played in does not matter).  Prints
+the ratings table and the matrix of score rates (row against column, draws
+count half), and writes tournament.json and tournament.png (ratings with
+their intervals, score heatmap) to --out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from .. import games
+from .. import games, ratings
 from ..bots import make, split_specs
 from ..evaluation import check_deals, check_jobs, run_deals, summarize
 from ..records import check_output_dir
@@ -24,8 +24,9 @@ from ._game import add_game_arguments, add_run_arguments, game_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bots", required=True,
-                   help="comma-separated bot specs, e.g. random,greedy,heuristic,ismcts:200")
+    p.add_argument("--bots", help="comma-separated bot specs, e.g. random,greedy,heuristic,ismcts:200")
+    p.add_argument("--from", dest="saved", metavar="JSON",
+                   help="rate a saved tournament.json again instead of playing (its table, json and chart to --out)")
     p.add_argument("--out", default="tournament", help="folder for tournament.json and tournament.png (default ./tournament)")
     add_run_arguments(p, 100, "duplicate deals per pair")
     add_game_arguments(p)
@@ -43,26 +44,31 @@ def parse_bots(text: str, game: str = games.DEFAULT_GAME) -> list[str]:
     return merged
 
 
-def rate(bots: list[str], pair_games: dict) -> dict:
-    """openskill Plackett-Luce ratings from every game, deal by deal.
+def rate(bots: list[str], pair_results: dict) -> dict:
+    """Elo ratings with 95 % intervals from every pair's results (``DuplicateResult`` dicts, A = the row)."""
+    index = {b: k for k, b in enumerate(bots)}
+    pairs = {(index[r["bot_a"]], index[r["bot_b"]]): (r["wins"] + r["draws"] / 2, r["games"])
+             for r in pair_results.values()}
+    return ratings.fit(bots, pairs)
 
-    ``pair_games[(i, j)]`` is the list of per-deal game lists of bot i
-    against bot j (``evaluation.GameRecord``, from i's point of view).
-    """
-    from openskill.models import PlackettLuce  # lazy: openskill, the optional eval extra
 
-    model = PlackettLuce()
-    ratings = [model.rating(name=b) for b in bots]
-    deals = max((len(v) for v in pair_games.values()), default=0)
-    for d in range(deals):
-        for (i, j), per_deal in sorted(pair_games.items()):
-            if d >= len(per_deal):
-                continue
-            for g in per_deal[d]:
-                ranks = [1, 2] if g.diff > 0 else [2, 1] if g.diff < 0 else [1, 1]
-                [[ri], [rj]] = model.rate([[ratings[i]], [ratings[j]]], ranks=ranks)
-                ratings[i], ratings[j] = ri, rj
-    return {b: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for b, r in zip(bots, ratings)}
+def rerate(summary: dict) -> dict:
+    """A saved summary with its ratings and order computed again from its pairs' results (no game played)."""
+    try:
+        bots = list(summary["bots"])
+        pairs = {name: {k: pair[k] for k in ("bot_a", "bot_b", "wins", "draws", "games")}
+                 for name, pair in summary["pairs"].items()}
+        known = set(bots)
+        for name, pair in pairs.items():
+            if not {pair["bot_a"], pair["bot_b"]} <= known or pair["bot_a"] == pair["bot_b"]:
+                raise ValueError(f"pair {name!r} names bots outside {bots}")
+            if not all(isinstance(pair[k], int) and pair[k] >= 0 for k in ("wins", "draws", "games")) \
+                    or pair["wins"] + pair["draws"] > pair["games"]:
+                raise ValueError(f"pair {name!r} has no whole, consistent win/draw/game counts")
+        rated = rate(bots, pairs)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"not a cavallo tournament summary (missing or malformed {e})") from None
+    return dict(summary, ratings=rated, order=sorted(bots, key=lambda b: -rated[b]["elo"]))
 
 
 def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = games.DEFAULT_GAME,
@@ -75,25 +81,23 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
     options = games.get(game).check_options(options or {})
     tasks = [(bots[i], bots[j], seed, d, game, options) for i, j in pairs for d in range(deals)]
     results = run_deals(tasks, jobs, progress)
-    pair_games = {}
     pair_results = {}
     n = len(bots)
     matrix = [[None] * n for _ in range(n)]
     for k, (i, j) in enumerate(pairs):
         chunk = results[k * deals:(k + 1) * deals]
-        pair_games[(i, j)] = [gs for gs, _ in chunk]
         r = summarize(bots[i], bots[j], seed, chunk, game, options)
         pair_results[f"{bots[i]} vs {bots[j]}"] = r.to_dict()
         matrix[i][j] = r.score
         matrix[j][i] = 1.0 - r.score
-    ratings = rate(bots, pair_games)
+    rated = rate(bots, pair_results)
     overall = {}
     for i, b in enumerate(bots):
         row = [matrix[i][j] for j in range(n) if j != i]
         overall[b] = sum(row) / len(row)
-    order = sorted(bots, key=lambda b: -ratings[b]["ordinal"])
+    order = sorted(bots, key=lambda b: -rated[b]["elo"])
     return {"game": game, "options": options, "bots": bots, "deals_per_pair": deals, "seed": seed,
-            "ratings": ratings, "order": order,
+            "ratings": rated, "order": order,
             "mean_score": overall, "score_matrix": matrix, "pairs": pair_results}
 
 
@@ -107,9 +111,10 @@ def format_table(summary: dict) -> str:
     width = max(12, max(len(b) for b in bots) + 2)
     lines = [f"{_title(summary)} round robin: {len(bots)} bots, {summary['deals_per_pair']} duplicate deals per pair, "
              f"seed {summary['seed']}",
-             "", f"{'#':>3}  {'bot':<{width}}{'mu':>8}{'sigma':>8}{'ordinal':>9}{'mean score':>12}"]
+             "", f"{'#':>3}  {'bot':<{width}}{'Elo':>8}{'95% interval':>18}{'mean score':>12}"]
     for k, b in enumerate(summary["order"], start=1):
-        lines.append(f"{k:>3}  {b:<{width}}{r[b]['mu']:>8.2f}{r[b]['sigma']:>8.2f}{r[b]['ordinal']:>9.2f}"
+        lo, hi = r[b]["elo_ci"]
+        lines.append(f"{k:>3}  {b:<{width}}{r[b]['elo']:>8.0f}{f'{lo:.0f} to {hi:.0f}':>18}"
                      f"{100 * summary['mean_score'][b]:>11.1f}%")
     col = max(9, max(len(b) for b in bots)) + 2
     lines += ["", "score of row against column (draws = 1/2):", " " * width + "".join(f"{b:>{col}}" for b in bots)]
@@ -130,12 +135,13 @@ def write_chart(summary: dict, path: str) -> None:
     r = summary["ratings"]
     n = len(bots)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6 + 1.6 * n, 4.5))
-    mus = [r[b]["mu"] for b in order]
-    errs = [2 * r[b]["sigma"] for b in order]
-    ax1.bar(range(n), mus, yerr=errs, capsize=4, color="#4c72b0")
+    elos = [r[b]["elo"] for b in order]
+    errs = [[r[b]["elo"] - r[b]["elo_ci"][0] for b in order], [r[b]["elo_ci"][1] - r[b]["elo"] for b in order]]
+    ax1.bar(range(n), elos, yerr=errs, capsize=4, color="#4c72b0")
+    ax1.axhline(0, color="grey", linewidth=0.8)
     ax1.set_xticks(range(n))
     ax1.set_xticklabels(order, rotation=30, ha="right")
-    ax1.set_ylabel("openskill Plackett-Luce mu (+-2 sigma)")
+    ax1.set_ylabel("Elo, mean of the field 0 (95% interval)")
     ax1.set_title("ratings")
     m = [[float("nan") if v is None else 100 * v for v in row] for row in summary["score_matrix"]]
     im = ax2.imshow(m, cmap="RdYlGn", vmin=0, vmax=100)
@@ -155,7 +161,41 @@ def write_chart(summary: dict, path: str) -> None:
     plt.close(fig)
 
 
+def _saved(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not JSON: {e}") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{path} is not a cavallo tournament summary (not a JSON object)")
+    return rerate(summary)
+
+
+def _write(summary: dict, out: str) -> None:
+    print(format_table(summary))
+    os.makedirs(out, exist_ok=True)
+    json_path = os.path.join(out, "tournament.json")
+    with open(json_path, "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    png_path = os.path.join(out, "tournament.png")
+    write_chart(summary, png_path)
+    print(f"\nwrote {json_path} and {png_path}")
+
+
 def run(args) -> int:
+    if args.saved is not None:
+        if args.bots is not None:
+            raise ValueError("--from rates a saved tournament: it takes no --bots")
+        summary = _saved(args.saved)
+        check_output_dir(args.out)
+        _write(summary, args.out)
+        return 0
+    if args.bots is None:
+        raise ValueError("--bots is required (or --from a saved tournament.json)")
     game, options = game_options(args)
     bots = parse_bots(args.bots, game.name)
     check_deals(args.deals)
@@ -175,13 +215,5 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
-    print(format_table(summary))
-    os.makedirs(args.out, exist_ok=True)
-    json_path = os.path.join(args.out, "tournament.json")
-    with open(json_path, "w") as f:
-        json.dump(summary, f, indent=2)
-        f.write("\n")
-    png_path = os.path.join(args.out, "tournament.png")
-    write_chart(summary, png_path)
-    print(f"\nwrote {json_path} and {png_path}")
+    _write(summary, args.out)
     return 0
