@@ -91,6 +91,8 @@ def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPP
     for k, (level, color) in enumerate((("fast", "#8172b2"), ("strong", "#4c72b0"))):
         xs = [i + (k - 0.5) * width for i, g in enumerate(names) if (g, level) in results]
         rows = [results[g, level] for g in names if (g, level) in results]
+        if not rows:
+            continue
         scores = [100 * r["score"] for r in rows]
         errs = [[100 * (r["score"] - r["score_ci"][0]) for r in rows], [100 * (r["score_ci"][1] - r["score"]) for r in rows]]
         ax.bar(xs, scores, width, yerr=errs, capsize=4, color=color, label=f"{level} ({levels.LEVELS[level]}:<game>)")
@@ -99,6 +101,7 @@ def write_chart(results: dict, names: list[str], path: Path, opponent: str = OPP
         for x in xs if opponent == OPPONENT else ():
             ax.plot([x - width / 2, x + width / 2], [100 * TARGETS[level]] * 2, color="#c44e52", linestyle="--")
     ax.axhline(50, color="grey", linewidth=0.8)
+    ax.set_xlim(-0.7, len(names) - 0.3)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels([games.get(g).title for g in names])
     top = max(100 * r["score_ci"][1] for r in results.values())
