@@ -146,8 +146,8 @@ def markdown(summaries: list[dict], command: str, images: dict) -> str:
              "matter; the interval is its 95 % interval, and the rating orders the table. "
              "The score counts a win 1 and a draw 1/2. The time a decision is wall-clock on the machine of the run, "
              "shared with the run's other workers (`--jobs`) and whatever else ran (the load average says how "
-             "busy it was); the strong level's search stops at its time budget, so on a busy machine it plays "
-             "with fewer iterations than on an idle core.", ""]
+             "busy it was); the strong level's budget is CPU time, so a busy machine makes it slower, not weaker "
+             "(short of its 800 ms wall-clock cap).", ""]
     for s in summaries:
         lines += game_section(s, images[s["game"]])
     return "\n".join(lines)
