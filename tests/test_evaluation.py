@@ -240,7 +240,10 @@ def test_cli_tournament_from_a_saved_summary_rates_it_again(tmp_path, capsys):
     assert a == b and (again / "tournament.png").exists()
     broken = json.loads((first / "tournament.json").read_text())
     broken["pairs"]["random vs greedy"]["wins"] = 99
+    no_matrix = dict(broken, pairs=a["pairs"], score_matrix=None)
     cases = {"[1, 2]": "not a JSON object", "{": "is not JSON", '{"bots": ["a"]}': "malformed 'pairs'",
+             '{"bots": ["a", "a"], "pairs": {}}': "not distinct bot specs",
+             json.dumps(no_matrix): "not a cavallo tournament summary",
              json.dumps(broken): "no whole, consistent win/draw/game counts"}
     for k, (text, message) in enumerate(cases.items()):
         path = tmp_path / f"bad{k}.json"

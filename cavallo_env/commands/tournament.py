@@ -56,6 +56,8 @@ def rerate(summary: dict) -> dict:
     """A saved summary with its ratings and order computed again from its pairs' results (no game played)."""
     try:
         bots = list(summary["bots"])
+        if len(set(bots)) != len(bots) or not all(isinstance(b, str) for b in bots):
+            raise ValueError(f"its bots {bots} are not distinct bot specs")
         pairs = {name: {k: pair[k] for k in ("bot_a", "bot_b", "wins", "draws", "games")}
                  for name, pair in summary["pairs"].items()}
         known = set(bots)
@@ -66,9 +68,11 @@ def rerate(summary: dict) -> dict:
                     or pair["wins"] + pair["draws"] > pair["games"]:
                 raise ValueError(f"pair {name!r} has no whole, consistent win/draw/game counts")
         rated = rate(bots, pairs)
-    except (KeyError, TypeError, AttributeError) as e:
+        again = dict(summary, ratings=rated, order=sorted(bots, key=lambda b: -rated[b]["elo"]))
+        format_table(again)  # the rest of what the table and the chart read is there
+    except (KeyError, TypeError, AttributeError, IndexError) as e:
         raise ValueError(f"not a cavallo tournament summary (missing or malformed {e})") from None
-    return dict(summary, ratings=rated, order=sorted(bots, key=lambda b: -rated[b]["elo"]))
+    return again
 
 
 def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str = games.DEFAULT_GAME,
