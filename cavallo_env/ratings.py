@@ -58,9 +58,14 @@ def fit(bots: list[str], pairs: dict) -> dict:
     return out
 
 
+def _win_probability(theta: np.ndarray) -> np.ndarray:
+    """``p[i, j]``: the probability that i scores against j, from the log-strengths ``theta``."""
+    return 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+
+
 def _information(theta: np.ndarray, games: np.ndarray) -> np.ndarray:
     """Minus the Hessian of the log-likelihood in natural units: sum of N p (1 - p) (e_i - e_j)(e_i - e_j)^T."""
-    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+    p = _win_probability(theta)
     w = games * p * (1.0 - p)
     return np.diag(w.sum(axis=1)) - w
 
@@ -69,8 +74,7 @@ def _newton(score: np.ndarray, games: np.ndarray) -> np.ndarray:
     """The log-strengths (mean 0) that maximize the likelihood: Newton's method on a concave function."""
     theta = np.zeros(len(score))
     for _ in range(MAX_NEWTON):
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-        grad = score.sum(axis=1) - (games * p).sum(axis=1)
+        grad = score.sum(axis=1) - (games * _win_probability(theta)).sum(axis=1)
         step = np.linalg.pinv(_information(theta, games)) @ grad
         step *= min(1.0, MAX_STEP / max(np.max(np.abs(step)), 1e-300))  # damped: no overshoot from a flat start
         theta = theta + step

@@ -52,6 +52,11 @@ def rate(bots: list[str], pair_results: dict) -> dict:
     return ratings.fit(bots, pairs)
 
 
+def best_first(rated: dict) -> list[str]:
+    """The bots of ``rated`` (``rate``'s answer), highest rating first."""
+    return sorted(rated, key=lambda b: -rated[b]["elo"])
+
+
 def rerate(summary: dict) -> dict:
     """A saved summary with its ratings and order computed again from its pairs' results (no game played)."""
     try:
@@ -68,7 +73,7 @@ def rerate(summary: dict) -> dict:
                     or pair["wins"] + pair["draws"] > pair["games"]:
                 raise ValueError(f"pair {name!r} has no whole, consistent win/draw/game counts")
         rated = rate(bots, pairs)
-        again = dict(summary, ratings=rated, order=sorted(bots, key=lambda b: -rated[b]["elo"]))
+        again = dict(summary, ratings=rated, order=best_first(rated))
         format_table(again)  # the rest of what the table and the chart read is there
     except (KeyError, TypeError, AttributeError, IndexError) as e:
         raise ValueError(f"not a cavallo tournament summary (missing or malformed {e})") from None
@@ -99,7 +104,7 @@ def tournament(bots: list[str], deals: int, seed, jobs, progress=None, game: str
     for i, b in enumerate(bots):
         row = [matrix[i][j] for j in range(n) if j != i]
         overall[b] = sum(row) / len(row)
-    order = sorted(bots, key=lambda b: -rated[b]["elo"])
+    order = best_first(rated)
     return {"game": game, "options": options, "bots": bots, "deals_per_pair": deals, "seed": seed,
             "ratings": rated, "order": order,
             "mean_score": overall, "score_matrix": matrix, "pairs": pair_results}
