@@ -41,6 +41,7 @@ import re
 import stat
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_bytes
@@ -156,13 +157,27 @@ def learning_of(meta: dict):
         raise CheckpointError(f"the checkpoint is of {e}") from None
 
 
+#: dtypes numpy counts the finite values of itself
+_NUMPY_FLOATS = (torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128)
+
+
+def _non_finite(t: torch.Tensor) -> int:
+    """How many values of ``t`` are NaN or Inf, counted by numpy where it can: a torch reduction
+    over a large tensor starts torch's OpenMP threads, and a process forked after that (the
+    workers of ``cavallo eval --jobs N``, which load the bots the parent has checked) hangs in
+    its own first parallel reduction (tests/test_evaluation_jobs.py)."""
+    if t.dtype in _NUMPY_FLOATS:
+        return int(t.numel() - np.count_nonzero(np.isfinite(t.detach().cpu().numpy())))
+    return int(t.numel() - torch.isfinite(t).sum())
+
+
 def check_finite(tensors: dict[str, torch.Tensor], where) -> None:
     """``CheckpointError`` naming the tensors that hold NaN or Inf (floating-point tensors only)."""
     bad = []
     for name in sorted(tensors):
         t = tensors[name]
         if t.is_floating_point() or t.is_complex():
-            n = int(t.numel() - torch.isfinite(t).sum())
+            n = _non_finite(t)
             if n:
                 bad.append(f"{name} ({n} of {t.numel()})")
     if bad:
