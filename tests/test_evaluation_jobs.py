@@ -16,7 +16,9 @@ import pytest
 from core_harness import require_core
 
 require_core()
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
+
+from training.checkpoint import CheckpointError, check_finite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,10 +39,6 @@ def test_two_jobs_with_a_checkpoint_bot_finish(spec):
 
 
 def test_the_finite_check_counts_as_before():
-    import torch
-
-    from training.checkpoint import CheckpointError, check_finite
-
     tensors = {"big": torch.zeros(100_000), "f64": torch.tensor([1.0, float("nan"), float("inf")], dtype=torch.float64),
                "bf16": torch.tensor([float("nan"), 0.0], dtype=torch.bfloat16), "ints": torch.arange(5)}
     with pytest.raises(CheckpointError, match=r"in bf16 \(1 of 2\), f64 \(2 of 3\):"):
