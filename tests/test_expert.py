@@ -167,6 +167,30 @@ def test_the_expert_bot_reads_a_network(full_run):
             make(f"expert:{bad}", seed=0)
 
 
+def test_a_generation_ships_like_an_update(full_run, tmp_path, capsys):
+    """``python -m training.ship`` on an expert run: the last generation, ``--generation N`` or the best one."""
+    from training.ship import main as ship
+
+    out = tmp_path / "shipped" / "briscola"
+    assert ship([str(full_run), "--out", str(out), "--deals", "2", "--jobs", "1", "--match-deals", "0"]) == 0
+    tensors, meta = ckpt.load(out)
+    assert meta["step"] == 2 and meta["training"]["generation"] == 2 and meta["training"]["run_generations_total"] == 2
+    assert meta["training"]["command"] == "cavallo expert --config configs/expert-quick-briscola.yaml"
+    assert set(tensors) == set(ckpt.load(full_run / "checkpoints" / "gen-00002.json")[0])
+    assert [e["bot_b"] for e in meta["evals"]] == ["greedy", "heuristic"] and "| greedy | 2 |" in capsys.readouterr().out
+    assert make(f"checkpoint:{out}.json", seed=0, game="briscola").game == "briscola"
+    assert ship([str(full_run), "--generation", "1", "--out", str(out), "--deals", "1", "--jobs", "1"]) == 0
+    assert ckpt.load(out)[1]["step"] == 1
+    assert ship([str(full_run), "--pick", "best", "--pick-deals", "1", "--out", str(out), "--deals", "1",
+                 "--jobs", "1"]) == 0
+    sel = ckpt.load(out)[1]["training"]["selection"]
+    assert [r["checkpoint"] for r in sel["results"]] == ["gen-00000.json", "gen-00001.json", "gen-00002.json"]
+    for bad, says in [(["--generation", "7"], "gen-00007.json: no such generation"),
+                      (["--update", "1"], "generations, not updates")]:
+        with pytest.raises(SystemExit, match=says):
+            ship([str(full_run), *bad, "--out", str(out)])
+
+
 @pytest.mark.parametrize("change,says", [
     ({"generation": 3}, r"config: unknown key 'generation'"),
     ({"deals": 0}, r"config\.deals: must be >= 1"),

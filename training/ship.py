@@ -3,6 +3,7 @@ and evaluate it on 1,000 fresh duplicate deals against the fixed bots.
 
     python -m training.ship runs/default-20261130-202623 [--update N | --pick best] [--deals 1000]
     python -m training.ship runs/briscola-20261202-040354 --pick best      # -> checkpoints/briscola.*
+    python -m training.ship runs/expert-briscola-q10k --generation 9       # a generation of cavallo expert
 
 Writes ``checkpoints/cavalloicera.safetensors`` (Cavalloìcera; other games
 ``checkpoints/<game>.*``: the ``model.*`` weights only, a few MB) and the
@@ -14,7 +15,9 @@ whole matches to 11 (``--match-deals``).  The evaluation deals use ``--seed``
 its periodic score does not bias the shipped numbers.  ``--pick best`` chooses
 the update itself: every evaluated checkpoint of the run plays ``--pick-deals``
 duplicate deals against ``--pick-opponent`` on ``--pick-seed`` (default 1,
-again not the shipping seed), and the best score is shipped.
+again not the shipping seed), and the best score is shipped.  A run of
+``cavallo expert`` (``checkpoints/gen-NNNNN.json``) ships its last generation,
+``--generation N``, or the best generation by the same selection.
 """
 
 from __future__ import annotations
@@ -117,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                                  description="copy an evaluated checkpoint of a run to checkpoints/ and evaluate it")
     ap.add_argument("run_dir", help="the run directory (runs/<name>-<time>/)")
     ap.add_argument("--update", type=int, default=None, help="which evaluated update (default: the last one)")
+    ap.add_argument("--generation", type=int, default=None,
+                    help="a run of cavallo expert: which generation (default: the last one)")
     ap.add_argument("--pick", choices=["last", "best"], default="last",
                     help="without --update: ship the last evaluated update, or the best on a separate selection evaluation")
     ap.add_argument("--pick-deals", type=int, default=1000, help="duplicate deals of the selection evaluation (default 1000)")
@@ -146,30 +151,61 @@ def main(argv=None) -> int:
     from . import policy_bot  # noqa: F401  (lazy: registers the checkpoint:<path> bot kind)
 
     run = Path(args.run_dir)
-    from .run import config_of_run  # lazy: torch, after the arguments parse
-
-    cfg = config_of_run(run)
-    game = cfg.game
-    options = dict(cfg.game_options)
-    if args.out is None:
-        args.out = f"checkpoints/{game}"
-    if args.command is None:
-        args.command = f"cavallo train --config configs/{cfg.name}.yaml"
-    eval_options = single_deal_options(cfg)  # and on whole matches, below
-    selection = [] if args.update is None and args.pick == "best" else None
-    select = selector(game, eval_options, args.pick_opponent, args.pick_deals, args.pick_seed, args.jobs, selection)
     try:
-        src = pick_checkpoint(run, update=args.update, pick=args.pick, select=select)
+        src, cfg, info = (_expert_source if expert_generations(run) else _ppo_source)(run, args)
     except PickError as e:
         raise SystemExit(str(e)) from None
-    if selection is not None:
-        print(f"selection: shipping {src.stem}")
     tensors, meta = ckpt.load(src)
-    last_tensors, last_meta = ckpt.load(run / "checkpoints" / "last")
     model = {k: v for k, v in tensors.items() if k.startswith("model.")}
+    game, options = cfg.game, dict(cfg.game_options)
+    out = Path(args.out or f"checkpoints/{game}")
+    ship_meta = {"game": game, "config": meta["config"], "seed": meta["seed"], "step": meta["step"],
+                 "kind": "model", "training": info, "evals": []}
+    ckpt.save(out, model, ship_meta)
+    modes = [(single_deal_options(cfg), args.deals)]
+    if _has_matches(game) and args.match_deals:
+        modes.append((dict(options, match=True), args.match_deals))
+    ship_meta["evals"] = _evaluate(out, game, modes, args)
+    ckpt.save(out, model, ship_meta)
+    _print_table(ship_meta["evals"])
+    print(json.dumps({k: v for k, v in info.items() if k != "periodic_evals"}, indent=1))
+    return 0
+
+
+def expert_generations(run: Path) -> list[Path]:
+    """The generations of an expert run (``cavallo expert``: ``checkpoints/gen-NNNNN.json``), oldest first."""
+    return sorted((Path(run) / "checkpoints").glob("gen-*.json"))
+
+
+def _selection(args, cfg) -> tuple[list | None, object]:
+    """The selection record (None unless ``--pick best`` without a named update) and its ``select``."""
+    selection = [] if args.update is None and args.generation is None and args.pick == "best" else None
+    return selection, selector(cfg.game, single_deal_options(cfg), args.pick_opponent, args.pick_deals,
+                               args.pick_seed, args.jobs, selection)
+
+
+def _selected(selection: list | None, src: Path, args) -> dict | None:
+    if selection is None:
+        return None
+    print(f"selection: shipping {src.stem}")
+    return {"opponent": args.pick_opponent, "deals": args.pick_deals, "seed": args.pick_seed, "results": selection}
+
+
+def _ppo_source(run: Path, args) -> tuple[Path, object, dict]:
+    """The checkpoint of a ``cavallo train`` run to ship, its config and how it was trained."""
+    from . import checkpoint as ckpt
+    from .run import config_of_run
+
+    if args.generation is not None:
+        raise PickError(f"{run}: --generation is for runs of cavallo expert; this run's updates are picked "
+                        "with --update N or --pick")
+    cfg = config_of_run(run)
+    selection, select = _selection(args, cfg)
+    src = pick_checkpoint(run, update=args.update, pick=args.pick, select=select)
+    meta, last_meta = ckpt.read_manifest(src)[0], ckpt.read_manifest(run / "checkpoints" / "last")[0]
     counters = meta["counters"]
-    info = {
-        "command": args.command,
+    return src, cfg, {
+        "command": args.command or f"cavallo train --config configs/{cfg.name}.yaml",
         "run": run.name,
         "seed": meta["seed"],
         "updates": counters["update"],
@@ -178,22 +214,41 @@ def main(argv=None) -> int:
         "training_wall_s": counters["wall_s"],
         "pretrain": counters.get("pretrain"),  # the warm start: deals, time, imitation accuracy
         "run_updates_total": last_meta["counters"]["update"],
-        "selection": None if selection is None else {
-            "opponent": args.pick_opponent, "deals": args.pick_deals, "seed": args.pick_seed, "results": selection},
+        "selection": _selected(selection, src, args),
         "periodic_evals": meta.get("evals", []),
     }
-    out = Path(args.out)
-    ship_meta = {"game": game, "config": meta["config"], "seed": meta["seed"], "step": meta["step"],
-                 "kind": "model", "training": info, "evals": []}
-    ckpt.save(out, model, ship_meta)
-    modes = [(eval_options, args.deals)]
-    if _has_matches(game) and args.match_deals:
-        modes.append((dict(options, match=True), args.match_deals))
-    ship_meta["evals"] = _evaluate(out, game, modes, args)
-    ckpt.save(out, model, ship_meta)
-    _print_table(ship_meta["evals"])
-    print(json.dumps({k: v for k, v in info.items() if k != "periodic_evals"}, indent=1))
-    return 0
+
+
+def _expert_source(run: Path, args) -> tuple[Path, object, dict]:
+    """The generation of a ``cavallo expert`` run to ship (``--generation N``, else the last, or
+    ``--pick best`` among them), its config and how it was trained."""
+    from . import checkpoint as ckpt
+    from .expert_config import from_dict
+
+    if args.update is not None:
+        raise PickError(f"{run}: a run of cavallo expert has generations, not updates: give --generation N")
+    gens = expert_generations(run)
+    meta = ckpt.read_manifest(gens[-1])[0]
+    cfg = from_dict(meta["config"], where=f"{gens[-1].name} config")
+    selection, select = _selection(args, cfg)
+    if args.generation is not None:
+        src = run / "checkpoints" / f"gen-{args.generation:05d}.json"
+        if not src.exists():
+            raise PickError(f"{src}: no such generation; the run has {', '.join(p.name for p in gens)}")
+    else:
+        src = max(gens, key=select) if selection is not None else gens[-1]
+    meta = ckpt.read_manifest(src)[0]
+    return src, cfg, {
+        "command": args.command or f"cavallo expert --config configs/{cfg.name}.yaml",
+        "run": run.name,
+        "seed": meta["seed"],
+        "generation": meta["step"],
+        "decisions": meta["counters"]["decisions"],
+        "training_wall_s": meta["counters"]["wall_s"],
+        "run_generations_total": len(gens) - 1,
+        "selection": _selected(selection, src, args),
+        "periodic_evals": meta.get("evals", []),
+    }
 
 
 def _evaluate(out: Path, game: str, modes: list, args) -> list[dict]:
