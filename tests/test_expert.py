@@ -286,6 +286,34 @@ def test_q_weights_are_the_softmax_of_the_root_means():
     assert math.fsum(w.values()) == pytest.approx(1.0, abs=1e-12)
     assert q_weights({"a": 5000.0, "b": -5000.0}, 0.01) == {"a": 1.0, "b": 0.0}  # no overflow
     assert q_weights({"a": 0.3, "b": 0.3}, 0.1) == {"a": 0.5, "b": 0.5}
+    # a move never visited has no estimate: weight 0, however its 0 compares with the visited means
+    assert q_weights({"a": -0.5, "b": 0.0, "c": -0.7}, 0.1, {"a": 3, "b": 0, "c": 2}) == pytest.approx(
+        {"a": 1 / (1 + math.exp(-2)), "b": 0.0, "c": math.exp(-2) / (1 + math.exp(-2))})
+    assert q_weights({"a": 0.0}, 0.1, {"a": 0}) == {"a": 1.0}  # nothing visited: the means as they are
+
+
+def test_q_targets_leave_out_the_moves_the_search_never_visited():
+    """A Cavalloìcera root with more moves than the search's 12 iterations: the target lies on the
+    moves it visited (at most 12), not on the others' mean of 0."""
+    bot = make(f"expert:ismcts:12;bias=0;target=q;temp=0.1;model={ROOT / 'checkpoints' / 'cavalloicera.json'}",
+               seed=4, game="cavalloicera")
+    g = games.get("cavalloicera")
+    found = []
+    for seed in range(50):
+        state = g.new_state(seed=seed)
+        while not state.done:
+            legal = state.legal_moves()
+            if len(legal) > 24:
+                found.append((state, legal))
+                break
+            g.play(state, legal[-1])
+        if len(found) == 3:
+            break
+    assert found
+    for state, legal in found:
+        _, target = bot.move_and_visits(g.make_view(state, state.current), legal)
+        assert set(target) == set(legal) and math.fsum(target.values()) == pytest.approx(1.0)
+        assert 1 <= sum(1 for m in legal if target[m] > 0) <= 12 < len(legal)
 
 
 def _searched_positions(n: int):

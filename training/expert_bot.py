@@ -76,14 +76,18 @@ class NetGuidedSearch(Bot):
         visits: dict = {}
         means = {} if self.target == "q" else None
         move = self.search_bot.search(base, rng, legal, bias, visits, game=game, means=means)
-        return move, (visits if means is None else q_weights(means, self.temp))
+        return move, (visits if means is None else q_weights(means, self.temp, visits))
 
 
-def q_weights(means: dict, temp: float) -> dict:
+def q_weights(means: dict, temp: float, visits: dict | None = None) -> dict:
     """The softmax of the root moves' mean rewards ``means`` at temperature ``temp`` (> 0), a
-    distribution over the moves (the largest mean subtracted first, so no overflow)."""
-    top = max(means.values())
-    w = {m: math.exp((q - top) / temp) for m, q in means.items()}
+    distribution over the moves (the largest mean subtracted first, so no overflow).  A move
+    ``visits`` gives no visit weighs 0: its mean (0) is no estimate, and where the visited moves'
+    means are below 0 it would draw the whole target (a Cavalloìcera root has more moves than
+    the search has iterations)."""
+    seen = {m: q for m, q in means.items() if visits is None or visits.get(m, 0) > 0} or means
+    top = max(seen.values())
+    w = {m: math.exp((q - top) / temp) if m in seen else 0.0 for m, q in means.items()}
     total = sum(w.values())
     return {m: v / total for m, v in w.items()}
 
