@@ -10,6 +10,8 @@ wrong game, sizes or shape are refused with a message naming the problem.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,7 +72,8 @@ def test_the_value_scale_is_the_training_reward_scale():
 def test_the_prior_gains_are_read_in_graph_order():
     safetensors = pytest.importorskip("safetensors.numpy")
     tensors, gains = onnx_weights(shipped_model("briscola").read_bytes())
-    trained = safetensors.load_file("checkpoints/briscola.safetensors")["model.prior_gain"]
+    manifest = json.loads(Path("checkpoints/briscola.json").read_text(encoding="utf-8"))
+    trained = safetensors.load_file(Path("checkpoints") / manifest["weights"])["model.prior_gain"]
     assert [float(tensors[g]) for g in gains] == trained.tolist()  # (score, choice): the checkpoint's
     assert tensors["body.0.weight"].shape == (256, 376 + 80)
 
