@@ -11,10 +11,13 @@ score of every pair with its 95 % Wilson interval.  Writes ``--out``
 (default docs/strength.md): the command that produced it at the top, then
 per game the ratings with their 95 % intervals, the score matrix and a chart
 (``--img``/strength-<game>.png, default docs/img), and ``--json`` (the
-tournaments' summaries) when asked.
+tournaments' summaries) when asked.  ``--merge`` reruns only ``--games``: the
+other games' summaries are read back from ``--json`` (each records the command
+and date of its run, which its section then names) and the doc is written for all.
 
     python benchmarks/strength_table.py --deals 100 --jobs 2
     python benchmarks/strength_table.py --deals 2 --games briscola --bots random,greedy --out /tmp/s.md --img /tmp
+    python benchmarks/strength_table.py --deals 100 --jobs 2 --games briscola --merge --json benchmarks/results/strength.json
 """
 
 from __future__ import annotations
@@ -119,10 +122,11 @@ def score_matrix(summary: dict) -> list[str]:
 def game_section(summary: dict, img: str) -> list[str]:
     g = games.get(summary["game"])
     missing = [levels.spec(lv, g.name) for lv in levels.LEVELS if lv not in levels.offered(g.name)]
+    run = f" Run by `{summary['command']}` on {summary['date']}." if "command" in summary else ""
     lines = [f"## {games.label(g.name, summary['options'])}", "",
              f"{_many(summary['deals_per_pair'], games.counted_as(g.name, summary['options']))} per pair, "
              f"seed {summary['seed']}, {summary['seconds']} s, load average {summary['load_average']:.1f} "
-             f"at the start." +
+             f"at the start." + run +
              (f" Not in the table: {', '.join(f'`{m}`' for m in missing)} (not shipped in this copy)." if missing else ""),
              "", f"![{g.title}: ratings and scores]({img})", ""]
     return lines + ratings_table(summary) + ["", "Score of the row against the column, % (95 % Wilson interval):", ""] \
@@ -132,8 +136,10 @@ def game_section(summary: dict, img: str) -> list[str]:
 def markdown(summaries: list[dict], command: str, images: dict) -> str:
     """docs/strength.md: the command, how to read the tables, one section per game."""
     deals = sorted({s["deals_per_pair"] for s in summaries})
+    made = (f"Produced by `{command}` on {time.strftime('%Y-%m-%d', time.gmtime())}"
+            if len({s.get("command") for s in summaries}) == 1 else "Produced one game at a time (each section names its run)")
     lines = ["# How strong each AI is", "",
-             f"Produced by `{command}` on {time.strftime('%Y-%m-%d', time.gmtime())}: "
+             f"{made}: "
              f"**{_many(max(deals), 'deals')} per pair**"
              + (" — a small run that shows how the table is made; its intervals are wide, and a larger run "
                 "replaces it." if max(deals) < 100 else "."), "",
@@ -153,6 +159,19 @@ def markdown(summaries: list[dict], command: str, images: dict) -> str:
     return "\n".join(lines)
 
 
+def earlier(p: argparse.ArgumentParser, args) -> dict:
+    """``--merge``: {game: summary} of the earlier run in ``--json`` (empty without ``--merge``)."""
+    if not args.merge:
+        return {}
+    if not args.json or not Path(args.json).is_file():
+        p.error("--merge reads the earlier run's summaries from --json PATH: give an existing file")
+    try:
+        old = json.loads(Path(args.json).read_text(encoding="utf-8"))
+        return {s["game"]: s for s in old}
+    except (ValueError, TypeError, KeyError) as e:
+        p.error(f"--merge: {args.json} is not a list of this script's summaries ({type(e).__name__}: {e})")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--deals", type=int, default=100, help="duplicate deals per pair (default 100)")
@@ -163,22 +182,31 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(ROOT / "docs" / "strength.md"), help="the Markdown (default docs/strength.md)")
     p.add_argument("--img", default=str(ROOT / "docs" / "img"), help="folder of the charts (default docs/img)")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the tournaments' summaries")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the other games' summaries of --json (an earlier run) and write the doc for all")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     names = games.names() if args.games is None else args.games.split(",")
     unknown = sorted(set(names) - set(games.names()))
     if unknown:
         p.error(f"--games: unknown {', '.join(unknown)}; known: {', '.join(games.names())}")
+    kept = earlier(p, args)
     bots = split_specs(args.bots) if args.bots else None
     summaries = run(names, bots, args.deals, args.seed, args.jobs, not args.no_progress)
+    command = ("python benchmarks/strength_table.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()
+    for s in summaries:
+        s["command"], s["date"] = command, time.strftime("%Y-%m-%d", time.gmtime())
     os.makedirs(args.img, exist_ok=True)
     images = {}
     for s in summaries:
         path = Path(args.img) / f"strength-{s['game']}.png"
         write_chart(s, str(path))
+    new = {s["game"]: s for s in summaries}
+    summaries = [new.get(g) or kept[g] for g in games.names() if g in new or g in kept]
+    for s in summaries:
+        path = Path(args.img) / f"strength-{s['game']}.png"
         images[s["game"]] = os.path.relpath(path.resolve(), Path(args.out).resolve().parent)
-    command = "python benchmarks/strength_table.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    Path(args.out).write_text(markdown(summaries, command.strip(), images) + "\n", encoding="utf-8")
+    Path(args.out).write_text(markdown(summaries, command, images) + "\n", encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(summaries, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out} and {', '.join(str(Path(args.img) / f'strength-{g}.png') for g in names)}")

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from cavallo_env import games
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -107,6 +109,24 @@ def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
                 assert cell == f"{100 * s['score_matrix'][i][j]:.1f} ({100 * lo:.1f}–{100 * hi:.1f})"
     assert "wrote" in capsys.readouterr().out
 
+
+
+def test_strength_table_merge_reruns_one_game_and_keeps_the_others(tmp_path, capsys):
+    mod = _script("strength_table")
+    out, img, js = tmp_path / "strength.md", tmp_path / "img", tmp_path / "s.json"
+    common = ["--deals", "1", "--jobs", "1", "--bots", "random,greedy", "--out", str(out), "--img", str(img),
+              "--json", str(js), "--no-progress"]
+    assert mod.main(["--games", "briscola,scopa", *common]) == 0
+    first = json.loads(js.read_text())
+    assert mod.main(["--games", "scopa", "--seed", "3", "--merge", *common]) == 0
+    merged, doc = json.loads(js.read_text()), out.read_text(encoding="utf-8")
+    assert [s["game"] for s in merged] == ["briscola", "scopa"]
+    assert merged[0] == first[0] and merged[1]["seed"] == 3 and "--merge" in merged[1]["command"]
+    assert doc.startswith("# How strong each AI is\n\nProduced one game at a time (each section names its run)")
+    assert doc.count("Run by `python benchmarks/strength_table.py --games") == 2
+    with pytest.raises(SystemExit):
+        mod.main(["--games", "scopa", "--merge", "--json", str(tmp_path / "none.json"), "--out", str(out)])
+    assert "--merge reads the earlier run's summaries" in capsys.readouterr().err
 
 def test_levels_vs_search_writes_each_runs_report_and_the_chart(tmp_path, capsys):
     """A one-deal run of the fast level: the report starts with its command and says the deal, the
