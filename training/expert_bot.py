@@ -83,8 +83,8 @@ def q_weights(means: dict, temp: float, visits: dict | None = None) -> dict:
     """The softmax of the root moves' mean rewards ``means`` at temperature ``temp`` (> 0), a
     distribution over the moves (the largest mean subtracted first, so no overflow).  A move
     ``visits`` gives no visit weighs 0: its mean (0) is no estimate, and where the visited moves'
-    means are below 0 it would draw the whole target (a Cavalloìcera root has more moves than
-    the search has iterations)."""
+    means are below 0 it would draw the whole target (a wide Cavalloìcera root can have more
+    moves than the search has iterations)."""
     seen = {m: q for m, q in means.items() if visits is None or visits.get(m, 0) > 0} or means
     top = max(seen.values())
     w = {m: math.exp((q - top) / temp) if m in seen else 0.0 for m, q in means.items()}
