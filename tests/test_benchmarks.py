@@ -164,3 +164,16 @@ def test_levels_vs_search_plays_scopas_matches_with_match(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["scopa_policy.json", "scopa_policy.txt"] and img.exists()
     assert [p.name for p in mod.default_paths("ismcts:1000", match=True)] == ["levels_vs_ismcts1000-matches",
                                                                           "levels-vs-ismcts1000-matches.png"]
+
+
+def test_root_spread_prints_each_quantity(capsys):
+    mod = _script("root_spread")
+    assert mod.main(["--game", "cavalloicera", "--search", "ismcts:20", "--deals", "1", "--every", "12",
+                     "--temps", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ismcts:20 on ") and "decisions of 1 cavalloicera deals played by heuristic" in out
+    for name in ("legal moves", "unvisited moves", "entropy of the visits", "gap of the two best means",
+                 "most visited share", "entropy of the q targets at 0.1"):
+        assert re.search(rf"  {name} +mean +[0-9.]+  median +[0-9.]+  max +[0-9.]+", out), name
+    with pytest.raises(SystemExit):
+        mod.main(["--search", "greedy"])
