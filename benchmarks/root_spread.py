@@ -59,7 +59,14 @@ def main(argv=None) -> int:
     search, player = make(args.search, seed=1, game=args.game), make(args.player, seed=0, game=args.game)
     if not hasattr(search, "search"):
         p.error(f"--search: {args.search!r} is not an ismcts search")
-    temps = [float(t) for t in args.temps.split(",")]
+    try:
+        temps = [float(t) for t in args.temps.split(",")]
+    except ValueError:
+        p.error(f"--temps: comma-separated numbers, got {args.temps!r}")
+    if not all(0 < t <= 1000 for t in temps):
+        p.error(f"--temps: each in (0, 1000], got {args.temps!r}")
+    if args.deals < 1 or args.every < 1:
+        p.error("--deals and --every must be at least 1")
     rows = []
     for seed in range(args.deals):
         state, k = game.new_state(seed=seed), 0
@@ -69,6 +76,8 @@ def main(argv=None) -> int:
             game.play(state, game.move_from_dict(player.choose(game.make_view(state, state.current)),
                                                  game.deck_of(state)))
             k += 1
+    if not rows:
+        p.error(f"no decision with more than one legal move at every {args.every}th turn of {args.deals} deals")
     print(f"{args.search} on {len(rows)} decisions of {args.deals} {args.game} deals played by {args.player}")
     for name in rows[0]:
         values = [r[name] for r in rows]

@@ -166,10 +166,14 @@ def earlier(p: argparse.ArgumentParser, args) -> dict:
     if not args.json or not Path(args.json).is_file():
         p.error("--merge reads the earlier run's summaries from --json PATH: give an existing file")
     try:
-        old = json.loads(Path(args.json).read_text(encoding="utf-8"))
-        return {s["game"]: s for s in old}
+        kept = {s["game"]: s for s in json.loads(Path(args.json).read_text(encoding="utf-8"))}
     except (ValueError, TypeError, KeyError) as e:
         p.error(f"--merge: {args.json} is not a list of this script's summaries ({type(e).__name__}: {e})")
+    undated = sorted(g for g, s in kept.items() if "command" not in s or "date" not in s)
+    if undated:
+        p.error(f"--merge: the summaries of {', '.join(undated)} in {args.json} do not say which command made them "
+                "(written before --merge): rerun every game, or add their \"command\" and \"date\"")
+    return kept
 
 
 def main(argv=None) -> int:
@@ -205,6 +209,8 @@ def main(argv=None) -> int:
     summaries = [new.get(g) or kept[g] for g in games.names() if g in new or g in kept]
     for s in summaries:
         path = Path(args.img) / f"strength-{s['game']}.png"
+        if s["game"] not in new:
+            write_chart(s, str(path))  # a kept game's chart, drawn again from its summary
         images[s["game"]] = os.path.relpath(path.resolve(), Path(args.out).resolve().parent)
     Path(args.out).write_text(markdown(summaries, command, images) + "\n", encoding="utf-8")
     if args.json:

@@ -110,7 +110,6 @@ def test_strength_table_writes_the_tournaments_numbers(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-
 def test_strength_table_merge_reruns_one_game_and_keeps_the_others(tmp_path, capsys):
     mod = _script("strength_table")
     out, img, js = tmp_path / "strength.md", tmp_path / "img", tmp_path / "s.json"
@@ -127,6 +126,10 @@ def test_strength_table_merge_reruns_one_game_and_keeps_the_others(tmp_path, cap
     with pytest.raises(SystemExit):
         mod.main(["--games", "scopa", "--merge", "--json", str(tmp_path / "none.json"), "--out", str(out)])
     assert "--merge reads the earlier run's summaries" in capsys.readouterr().err
+    js.write_text(json.dumps([{k: v for k, v in s.items() if k != "command"} for s in merged]))
+    with pytest.raises(SystemExit):
+        mod.main(["--games", "scopa", "--merge", *common])
+    assert "do not say which command made them" in capsys.readouterr().err
 
 def test_levels_vs_search_writes_each_runs_report_and_the_chart(tmp_path, capsys):
     """A one-deal run of the fast level: the report starts with its command and says the deal, the
@@ -175,5 +178,6 @@ def test_root_spread_prints_each_quantity(capsys):
     for name in ("legal moves", "unvisited moves", "entropy of the visits", "gap of the two best means",
                  "most visited share", "entropy of the q targets at 0.1"):
         assert re.search(rf"  {name} +mean +[0-9.]+  median +[0-9.]+  max +[0-9.]+", out), name
-    with pytest.raises(SystemExit):
-        mod.main(["--search", "greedy"])
+    for bad in (["--search", "greedy"], ["--every", "0"], ["--temps", "0"], ["--temps", "hot"], ["--deals", "0"]):
+        with pytest.raises(SystemExit):
+            mod.main(bad)

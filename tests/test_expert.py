@@ -176,6 +176,10 @@ def test_a_generation_ships_like_an_update(full_run, tmp_path, capsys):
     tensors, meta = ckpt.load(out)
     assert meta["step"] == 2 and meta["training"]["generation"] == 2 and meta["training"]["run_generations_total"] == 2
     assert meta["training"]["command"] == "cavallo expert --config configs/expert-quick-briscola.yaml"
+    rows = list(csv.DictReader(open(full_run / "metrics.csv", encoding="utf-8")))
+    assert meta["training"]["training_wall_s"] == float(rows[2]["wall_s"])  # to the end of generation 2
+    assert {e["generation"] for e in meta["training"]["periodic_evals"]} == {0, 1, 2}  # generation 2's own too
+    assert meta["training"]["start"]["weights_sha256"] == weights_sha(full_run, "gen-00000")
     assert set(tensors) == set(ckpt.load(full_run / "checkpoints" / "gen-00002.json")[0])
     assert [e["bot_b"] for e in meta["evals"]] == ["greedy", "heuristic"] and "| greedy | 2 |" in capsys.readouterr().out
     assert make(f"checkpoint:{out}.json", seed=0, game="briscola").game == "briscola"
@@ -186,7 +190,8 @@ def test_a_generation_ships_like_an_update(full_run, tmp_path, capsys):
     sel = ckpt.load(out)[1]["training"]["selection"]
     assert [r["checkpoint"] for r in sel["results"]] == ["gen-00000.json", "gen-00001.json", "gen-00002.json"]
     for bad, says in [(["--generation", "7"], "gen-00007.json: no such generation"),
-                      (["--update", "1"], "generations, not updates")]:
+                      (["--update", "1"], "generations, not updates"),
+                      (["--generation", "1", "--pick", "best"], "not both")]:
         with pytest.raises(SystemExit, match=says):
             ship([str(full_run), *bad, "--out", str(out)])
 

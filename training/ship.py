@@ -2,13 +2,13 @@
 and evaluate it on 1,000 fresh duplicate deals against the fixed bots.
 
     python -m training.ship runs/default-20261130-202623 [--update N | --pick best] [--deals 1000]
-    python -m training.ship runs/briscola-20261202-040354 --pick best      # -> checkpoints/briscola.*
+    python -m training.ship runs/scopa-20261202-040354 --pick best         # -> checkpoints/scopa.*
     python -m training.ship runs/expert-briscola-q10k --generation 9       # a generation of cavallo expert
 
-Writes ``checkpoints/cavalloicera.safetensors`` (Cavalloìcera; other games
-``checkpoints/<game>.*``: the ``model.*`` weights only, a few MB) and the
-JSON sidecar (game, config, seed, step, observation layout version, how it
-was trained, and the evaluation results), then prints the evaluation table
+Writes ``checkpoints/<game>.json`` and the ``<game>.<16 hex>.safetensors`` it
+names (``--out``; the ``model.*`` weights only, a few MB): the JSON sidecar
+holds the game, config, seed, step, observation layout version, how it was
+trained and the evaluation results.  Then prints the evaluation table
 for the README.  Scopa is evaluated on single deals (``--deals``) and on
 whole matches to 11 (``--match-deals``).  The evaluation deals use ``--seed``
 (default 0), not the run's periodic-evaluation seed, so picking an update by
@@ -23,6 +23,7 @@ again not the shipping seed), and the best score is shipped.  A run of
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 from pathlib import Path
@@ -137,7 +138,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="the reported evaluation's opponents, comma-separated (default greedy,heuristic)")
     ap.add_argument("--command", default=None,
                     help="the command that trained the run (recorded in the sidecar; default: "
-                         "cavallo train --config configs/<the run's config name>.yaml)")
+                         "cavallo train --config configs/<the run's config name>.yaml, or cavallo expert "
+                         "--config ... for an expert run)")
     ap.add_argument("--match-deals", type=int, default=200,
                     help="Scopa: duplicate whole matches to 11 per opponent, besides the --deals single deals "
                          "(default 200; 0 = none)")
@@ -223,13 +225,19 @@ def _expert_source(run: Path, args) -> tuple[Path, object, dict]:
     """The generation of a ``cavallo expert`` run to ship (``--generation N``, else the last, or
     ``--pick best`` among them), its config and how it was trained."""
     from . import checkpoint as ckpt
+    from .config import ConfigError
     from .expert_config import from_dict
 
     if args.update is not None:
         raise PickError(f"{run}: a run of cavallo expert has generations, not updates: give --generation N")
+    if args.generation is not None and args.pick == "best":
+        raise PickError("give --generation N or --pick best, not both")
     gens = expert_generations(run)
-    meta = ckpt.read_manifest(gens[-1])[0]
-    cfg = from_dict(meta["config"], where=f"{gens[-1].name} config")
+    last = ckpt.read_manifest(run / "checkpoints" / "last.json")[0]
+    try:
+        cfg = from_dict(last["config"], where=f"{run / 'checkpoints' / 'last.json'} config")
+    except ConfigError as e:
+        raise PickError(str(e)) from None
     selection, select = _selection(args, cfg)
     if args.generation is not None:
         src = run / "checkpoints" / f"gen-{args.generation:05d}.json"
@@ -238,17 +246,33 @@ def _expert_source(run: Path, args) -> tuple[Path, object, dict]:
     else:
         src = max(gens, key=select) if selection is not None else gens[-1]
     meta = ckpt.read_manifest(src)[0]
+    generation = meta["step"]
     return src, cfg, {
         "command": args.command or f"cavallo expert --config configs/{cfg.name}.yaml",
         "run": run.name,
         "seed": meta["seed"],
-        "generation": meta["step"],
+        "generation": generation,
+        # generation 0 is the network the run started from (config init), whatever its file is called now
+        "start": {"init": cfg.init, "weights_sha256": ckpt.read_manifest(gens[0])[0].get("weights_sha256")},
         "decisions": meta["counters"]["decisions"],
-        "training_wall_s": meta["counters"]["wall_s"],
-        "run_generations_total": len(gens) - 1,
+        "training_wall_s": _generation_wall_s(run, generation),
+        "run_generations_total": last["step"],
         "selection": _selected(selection, src, args),
-        "periodic_evals": meta.get("evals", []),
+        # a generation's network is saved before its own evaluation: the run's last manifest has it
+        "periodic_evals": [e for e in last.get("evals", []) if e.get("generation", 0) <= generation],
     }
+
+
+def _generation_wall_s(run: Path, generation: int) -> float | None:
+    """The run's wall time to the end of ``generation`` (its row of metrics.csv; None without one)."""
+    try:
+        with open(run / "metrics.csv", encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("generation") == str(generation):
+                    return float(row["wall_s"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
 
 
 def _evaluate(out: Path, game: str, modes: list, args) -> list[dict]:
