@@ -614,7 +614,7 @@ def resolve(arg: str) -> Path:
         if not path.is_file():
             raise ModelError(
                 f"policy:{arg}: the shipped {arg} model {path} is not installed in this copy of cavallo-env; "
-                f"export one with `cavallo export checkpoints/{arg}.safetensors --out {path.relative_to(MODELS_DIR.parent.parent)}`, "
+                f"export one with `cavallo export checkpoints/{arg}.json --out {path.relative_to(MODELS_DIR.parent.parent)}`, "
                 "or name an exported model with policy:<path>")
         return path
     return Path(os.path.expanduser(arg))
