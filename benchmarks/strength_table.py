@@ -200,17 +200,13 @@ def main(argv=None) -> int:
     command = ("python benchmarks/strength_table.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()
     for s in summaries:
         s["command"], s["date"] = command, time.strftime("%Y-%m-%d", time.gmtime())
-    os.makedirs(args.img, exist_ok=True)
-    images = {}
-    for s in summaries:
-        path = Path(args.img) / f"strength-{s['game']}.png"
-        write_chart(s, str(path))
     new = {s["game"]: s for s in summaries}
     summaries = [new.get(g) or kept[g] for g in games.names() if g in new or g in kept]
-    for s in summaries:
+    os.makedirs(args.img, exist_ok=True)
+    images = {}
+    for s in summaries:  # a kept game's chart too, drawn again from its summary
         path = Path(args.img) / f"strength-{s['game']}.png"
-        if s["game"] not in new:
-            write_chart(s, str(path))  # a kept game's chart, drawn again from its summary
+        write_chart(s, str(path))
         images[s["game"]] = os.path.relpath(path.resolve(), Path(args.out).resolve().parent)
     Path(args.out).write_text(markdown(summaries, command, images) + "\n", encoding="utf-8")
     if args.json:

@@ -61,6 +61,18 @@ def truncate(run_dir: Path, generation: int) -> None:
         csv.writer(f).writerows(keep)
 
 
+def wall_s(run_dir: Path, generation: int) -> float | None:
+    """The run's wall time to the end of ``generation`` (its row of ``metrics.csv``; None without one)."""
+    try:
+        with open(Path(run_dir) / "metrics.csv", newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if row.get("generation") == str(generation):
+                    return float(row["wall_s"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
+
+
 def _fmt(v):
     if v is None:
         return ""

@@ -23,7 +23,6 @@ again not the shipping seed), and the best score is shipped.  A run of
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
@@ -225,6 +224,7 @@ def _expert_source(run: Path, args) -> tuple[Path, object, dict]:
     """The generation of a ``cavallo expert`` run to ship (``--generation N``, else the last, or
     ``--pick best`` among them), its config and how it was trained."""
     from . import checkpoint as ckpt
+    from . import expert_log
     from .config import ConfigError
     from .expert_config import from_dict
 
@@ -255,24 +255,12 @@ def _expert_source(run: Path, args) -> tuple[Path, object, dict]:
         # generation 0 is the network the run started from (config init), whatever its file is called now
         "start": {"init": cfg.init, "weights_sha256": ckpt.read_manifest(gens[0])[0].get("weights_sha256")},
         "decisions": meta["counters"]["decisions"],
-        "training_wall_s": _generation_wall_s(run, generation),
+        "training_wall_s": expert_log.wall_s(run, generation),
         "run_generations_total": last["step"],
         "selection": _selected(selection, src, args),
         # a generation's network is saved before its own evaluation: the run's last manifest has it
         "periodic_evals": [e for e in last.get("evals", []) if e.get("generation", 0) <= generation],
     }
-
-
-def _generation_wall_s(run: Path, generation: int) -> float | None:
-    """The run's wall time to the end of ``generation`` (its row of metrics.csv; None without one)."""
-    try:
-        with open(run / "metrics.csv", encoding="utf-8", newline="") as f:
-            for row in csv.DictReader(f):
-                if row.get("generation") == str(generation):
-                    return float(row["wall_s"])
-    except (OSError, ValueError, KeyError):
-        pass
-    return None
 
 
 def _evaluate(out: Path, game: str, modes: list, args) -> list[dict]:
