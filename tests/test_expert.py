@@ -18,6 +18,7 @@ from cavallo_env import core, games  # noqa: E402
 from cavallo_env.bots import BotSpecError, make  # noqa: E402
 from cavallo_env.cli import main  # noqa: E402
 from training import checkpoint as ckpt  # noqa: E402
+from training import expert_log  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.expert_bot import move_logprobs, q_weights  # noqa: E402
 from training.expert_config import ExpertConfig, from_dict, load  # noqa: E402
@@ -43,6 +44,20 @@ def full_run(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("expert") / "run"
     assert main(["expert", "--config", str(QUICK), "--out", str(run_dir), "--no-progress"]) == 0
     return run_dir
+
+
+def png_width(path: Path) -> int:
+    return int.from_bytes(path.read_bytes()[16:20], "big")  # the IHDR chunk's width
+
+
+def test_the_curve_draws_a_panel_only_for_who_was_evaluated(full_run, tmp_path):
+    """A run that evaluates the network alone (``eval.expert_deals: 0``) gets one panel, not an empty second."""
+    pytest.importorskip("matplotlib")
+    evals = json.loads((full_run / "checkpoints" / "last.json").read_text())["evals"]
+    both = expert_log.plot(full_run, evals, out=tmp_path / "both.png")
+    net = expert_log.plot(full_run, [e for e in evals if e["who"] == "net"], out=tmp_path / "net.png")
+    assert {e["who"] for e in evals} == {"net", "expert"}
+    assert png_width(net) * 2 == png_width(both)
 
 
 def test_a_quick_run_writes_every_generation(full_run):

@@ -17,6 +17,8 @@ from .logs import label
 BASE_COLUMNS = ["generation", "deals", "decisions", "window_decisions", "wall_s", "selfplay_s", "train_s", "eval_s",
                 "loss_policy", "loss_value", "target_entropy", "agreement"]
 WHO = ("net", "expert")
+#: each panel's title
+TITLES = {"net": "the network alone (policy)", "expert": "the expert search"}
 
 
 def columns(cfg) -> list[str]:
@@ -85,10 +87,12 @@ def plot(run_dir: Path, evals: list[dict], out: Path | None = None) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: matplotlib, after the Agg backend is chosen
+    from matplotlib.ticker import MaxNLocator  # lazy: as above
 
     out = out or Path(run_dir) / "expert_curve.png"
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    for ax, who, title in zip(axes, WHO, ("the network alone (policy)", "the expert search")):
+    whos = [w for w in WHO if any(e["who"] == w for e in evals)] or [WHO[0]]  # no empty panel
+    fig, axes = plt.subplots(1, len(whos), figsize=(6 * len(whos), 4.5), sharey=True, squeeze=False)
+    for ax, who in zip(axes[0], whos):
         for opp in sorted({e["opponent"] for e in evals if e["who"] == who}):
             es = [e for e in evals if e["who"] == who and e["opponent"] == opp]
             x = [e["generation"] for e in es]
@@ -97,10 +101,11 @@ def plot(run_dir: Path, evals: list[dict], out: Path | None = None) -> Path:
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opp}")
         ax.axhline(50, color="grey", lw=0.8, ls=":")
         ax.set_xlabel("generation")
-        ax.set_title(title)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(TITLES[who])
         if ax.get_legend_handles_labels()[0]:
             ax.legend()
-    axes[0].set_ylabel("duplicate score % (draws = 1/2), 95% Wilson")
+    axes[0][0].set_ylabel("duplicate score % (draws = 1/2), 95% Wilson")
     fig.suptitle(f"expert iteration: {Path(run_dir).name}")
     fig.tight_layout()
     fig.savefig(out, dpi=90)
