@@ -58,6 +58,9 @@ def test_the_curve_draws_a_panel_only_for_who_was_evaluated(full_run, tmp_path):
     net = expert_log.plot(full_run, [e for e in evals if e["who"] == "net"], out=tmp_path / "net.png")
     assert {e["who"] for e in evals} == {"net", "expert"}
     assert png_width(net) * 2 == png_width(both)
+    expert = expert_log.plot(full_run, [e for e in evals if e["who"] == "expert"], out=tmp_path / "expert.png")
+    none = expert_log.plot(full_run, [], out=tmp_path / "none.png")  # before the first evaluation: one empty panel
+    assert png_width(expert) == png_width(none) == png_width(net)
 
 
 def test_a_quick_run_writes_every_generation(full_run):
