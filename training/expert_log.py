@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .logs import label
+from .logs import label, score_errorbar
 
 BASE_COLUMNS = ["generation", "deals", "decisions", "window_decisions", "wall_s", "selfplay_s", "train_s", "eval_s",
                 "loss_policy", "loss_value", "target_entropy", "agreement"]
@@ -95,10 +95,7 @@ def plot(run_dir: Path, evals: list[dict], out: Path | None = None) -> Path:
     for ax, who in zip(axes[0], whos):
         for opp in sorted({e["opponent"] for e in evals if e["who"] == who}):
             es = [e for e in evals if e["who"] == who and e["opponent"] == opp]
-            x = [e["generation"] for e in es]
-            y = [100 * e["score"] for e in es]
-            err = [[100 * (e["score"] - e["score_ci"][0]) for e in es], [100 * (e["score_ci"][1] - e["score"]) for e in es]]
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opp}")
+            score_errorbar(ax, [e["generation"] for e in es], es, f"vs {opp}")
         ax.axhline(50, color="grey", lw=0.8, ls=":")
         ax.set_xlabel("generation")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -75,6 +75,13 @@ def _fmt(v):
     return v
 
 
+def score_errorbar(ax, x: list, evals: list, label: str) -> None:
+    """Each evaluation's duplicate score (percent) at ``x``, its 95% Wilson interval as the error bar."""
+    y = [100 * e["score"] for e in evals]
+    err = [[100 * (e["score"] - e["score_ci"][0]) for e in evals], [100 * (e["score_ci"][1] - e["score"]) for e in evals]]
+    ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label)
+
+
 def plot_learning_curve(run_dir: Path, evals: list, out: Path | None = None) -> Path:
     """Duplicate-evaluation score against each fixed bot and the rollout scores, by decisions trained."""
     import matplotlib  # lazy: matplotlib, an optional extra
@@ -92,11 +99,7 @@ def plot_learning_curve(run_dir: Path, evals: list, out: Path | None = None) -> 
     opps = sorted({e["opponent"] for e in evals})
     for opp in opps:
         es = [e for e in evals if e["opponent"] == opp]
-        x = [e["learner_decisions"] / 1e6 for e in es]
-        y = [100 * e["score"] for e in es]
-        lo = [100 * (e["score"] - e["score_ci"][0]) for e in es]
-        hi = [100 * (e["score_ci"][1] - e["score"]) for e in es]
-        ax1.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=f"vs {opp}")
+        score_errorbar(ax1, [e["learner_decisions"] / 1e6 for e in es], es, f"vs {opp}")
     ax1.axhline(50, color="grey", lw=0.8, ls=":")
     ax1.set_xlabel("learner decisions trained (millions)")
     ax1.set_ylabel("duplicate score % (draws = 1/2), 95% CI")
