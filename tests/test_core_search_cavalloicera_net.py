@@ -8,11 +8,7 @@ model run by onnxruntime, the softmax over the legal first actions (a move
 is its first action: place c, or capture with c; the sets of one card share
 its capture action's probability equally), and the value head as team 0's
 point difference.  The view leaks nothing: any deal of the other hands
-consistent with what the seat sees gives the same answer.  With
-``sets="net"`` (the root's prior of ``search:cavalloicera,sets=net``) a
-move's chance is the policy bot's, action by action: the capture action's,
-then the network's take at each step with a choice, summed over every order
-of taking the cards.
+consistent with what the seat sees gives the same answer.
 """
 
 from __future__ import annotations
@@ -25,7 +21,6 @@ import pytest
 from cavallo_env import core, games
 from core_harness import require_core
 from test_core_search_cavalloicera import _positions as positions_of_play
-from test_search_cavalloicera import _worst as worst_positions
 
 require_core()
 
@@ -68,46 +63,6 @@ def _reference(session, state, temp: float, value_scale: float):
     return policy, sign * float(value[0]) * value_scale
 
 
-def _softmax(session, table, seat: int, acts: list, temp: float) -> np.ndarray:
-    obs = np.zeros((1, LEARNING.obs_size), np.float32)
-    prior = np.zeros((1, LEARNING.prior_size), np.float32)
-    mask = np.zeros((1, LEARNING.num_actions), np.float32)
-    table.observation(seat, obs[0])
-    table.prior(prior[0])
-    mask[0, acts] = 1.0
-    z = session.run(["logits"], {"obs": obs, "mask": mask, "prior": prior})[0][0, acts].astype(np.float64) / temp
-    p = np.exp(z - z.max())
-    return p / p.sum()
-
-
-def _reference_by_takes(session, state, temp: float) -> tuple[dict, int]:
-    """Every legal move's chance as the policy bot plays it one action at a time (a step with one legal
-    action asks nothing), summed over the orders of its takes; and the network runs the takes asked."""
-    chance = dict.fromkeys(state.legal_moves(), 0.0)
-    runs = 0
-
-    def walk(prefix: list, q: float):
-        nonlocal runs
-        table = LEARNING.table(state.copy())
-        for a in prefix:
-            table.step(a)
-        acts = table.legal_actions()
-        runs += bool(prefix) and len(acts) > 1
-        probs = _softmax(session, table, state.current, acts, temp) if len(acts) > 1 else [1.0]
-        for a, p in zip(acts, probs):
-            after = LEARNING.table(state.copy())
-            for b in prefix:
-                after.step(b)
-            move = after.step(a)
-            if move is None:
-                walk(prefix + [a], q * p)
-            else:
-                chance[move] += q * p
-
-    walk([], 1.0)
-    return chance, runs
-
-
 @pytest.fixture(scope="module")
 def nets():
     session, _ = load_model(shipped_model("cavalloicera"))
@@ -129,31 +84,6 @@ def test_the_policy_and_value_are_the_learnings_through_onnxruntime(nets, temp):
         assert abs(value - want_value) < TOLERANCE * value_scale, state.moves
         shared += len(set(want)) < len(want)
     assert shared  # some positions had a card with several capture sets
-
-
-def test_with_sets_net_the_root_prior_is_the_policy_bots_chance_of_each_move(nets):
-    session, net, value_scale = nets
-    spread = 0
-    for state in _positions(40, 21):
-        want, runs = _reference_by_takes(session, state, 3.0)
-        probs, value = EXT.net_eval(state, net, 3.0, value_scale, "net")
-        equal, equal_value = EXT.net_eval(state, net, 3.0, value_scale)
-        assert value == equal_value and abs(sum(probs) - 1.0) < 1e-9
-        if runs > EXT.SET_RUNS:
-            continue
-        got = dict(zip(state.legal_moves(), probs))
-        assert max(abs(got[m] - want[m]) for m in want) < TOLERANCE, state.moves
-        spread += max(abs(a - b) for a, b in zip(probs, equal)) > 1e-3
-    assert spread >= 5  # positions where the takes moved a set's chance off the equal share
-
-
-def test_sets_net_stays_within_its_network_runs_and_moves(nets):
-    """Past CV_CV_SET_MOVES legal moves the sets share equally (each run's prior scores the moves); the
-    worst stored positions (thousands of moves) get the equal shares, at once."""
-    _, net, value_scale = nets
-    for state, _ in worst_positions():
-        assert len(state.legal_moves()) > EXT.SET_MOVES
-        assert EXT.net_eval(state, net, 3.0, value_scale, "net") == EXT.net_eval(state, net, 3.0, value_scale)
 
 
 def test_the_view_leaks_no_other_hand(nets):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -66,22 +65,6 @@ def test_it_answers_legal_moves_with_the_root_visits():
         assert sum(visits.values()) >= 1 and visits[move] == max(visits.values())
 
 
-def test_with_sets_net_it_answers_legal_moves_and_the_root_prior_can_change_them():
-    """sets=net changes only the root's prior: the same views, searched alike, mostly get the same moves, and
-    somewhere a capture's sets (spread by the network's takes) get other visits."""
-    views = [(s, v) for s, v in _views(3, seed=7)
-             if max(Counter(m[0] for m in s.legal_moves() if m[1]).values(), default=0) > 1]
-    assert views  # positions where some card has several capture sets
-    equal, net = (make(f"search:cavalloicera,ms=0,iterations=200,sets={k}", seed=2) for k in ("equal", "net"))
-    differ = 0
-    for state, view in views:
-        legal = state.legal_moves()
-        move, visits = net.move_and_visits(view, legal)
-        assert move in legal and visits[move] == max(visits.values())
-        differ += visits != equal.move_and_visits(view, legal)[1]
-    assert differ
-
-
 def test_without_a_time_budget_a_view_always_gets_the_same_move():
     views = _views(1, seed=5)[::4]
     a, b = (make("search:cavalloicera,ms=0,iterations=100", seed=1) for _ in range(2))
@@ -114,9 +97,6 @@ def test_the_node_cap_ends_a_long_search_of_a_huge_position():
     ("search:cavalloicera,rollout=smart", "unknown ismcts rollout"),
     ("search:cavalloicera,epsilon=2", "epsilon must be in 0..1"),
     ("search:cavalloicera,win=1", "unknown search option 'win'"),
-    ("search:cavalloicera,sets=best", "unknown search sets 'best'; known: equal, net"),
-    ("search:briscola,sets=net", "sets=net is Cavalloìcera's option"),
-    ("search:scopa,sets=net", "sets=net is Cavalloìcera's option"),
 ])
 def test_bad_options_are_refused_naming_the_problem(spec, match):
     with pytest.raises(BotSpecError, match=match):

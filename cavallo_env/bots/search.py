@@ -33,11 +33,7 @@ mixed leaf, default 0.5), ``temp`` (the prior's softmax temperature, default
 ``epsilon``, ``win``, ``infer``; Cavalloìcera: ``rollout``, ``epsilon``,
 ``infer``, ``hand``; Scopa: ``epsilon``, ``lookahead``, ``infer``
 and ``opponent``, its ``ismcts`` option ``model``, renamed as ``model`` names
-the network; ``reward``, ``scale``, ``depth``); Cavalloìcera's ``sets``: how
-the sets of one capturing card share its capture's probability in the
-root's prior, ``equal`` (default) or ``net``, as the network takes their
-cards one by one (at most 64 network runs, in a position of at most 256
-moves).
+the network; ``reward``, ``scale``, ``depth``).
 Example: ``search:briscola,ms=100,model=runs/x/checkpoints/last.json``.
 
 A decision is seeded from the bot's seed and the view; with ``ms=0`` the
@@ -64,13 +60,10 @@ MAX_ITERATIONS = 100_000
 LEAVES = {"value": 1.0, "rollout": 0.0}
 #: the root: PUCT as below it (the card visited most), or sequential halving (the best mean)
 ROOTS = {"puct": "ucb", "halving": "halving"}
-#: Cavalloìcera: how the sets of one capturing card share its capture's probability in the root's prior
-#: (equally, or as the network takes their cards one by one: one network run per set prefix with a choice)
-SETS = ("equal", "net")
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
             "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
-            "wall_ms": 800.0, "sets": "equal"}
+            "wall_ms": 800.0}
 #: a game's own defaults over the generic ones (Cavalloìcera: its network's policy is peaked, the top move
 #: 0.98 at the median position, so at temperature 1 the search hardly leaves it; and c_puct 1 scored 57.1%
 #: against ismcts:1000 on 1,000 duplicate deals where 2 scored 55.4%: docs/bots.md)
@@ -267,8 +260,6 @@ def _check(options: dict) -> None:
         raise BotSpecError(f"unknown search root {o['root']!r}; known: {', '.join(ROOTS)}")
     if o["reward"] not in ("points", "win", "mixed"):
         raise BotSpecError(f"unknown search reward {o['reward']!r}; known: points, win, mixed")
-    if o["sets"] not in SETS:
-        raise BotSpecError(f"unknown search sets {o['sets']!r}; known: {', '.join(SETS)}")
     if o["depth"] is not None and not 0 <= o["depth"] <= 40:
         raise BotSpecError(f"search depth must be an int in 0..40, got {o['depth']!r}")
 
@@ -279,9 +270,6 @@ def _game_options(game: str, options: dict, where: str | None = None) -> tuple[d
     generic = dict(DEFAULTS, **GAME_DEFAULTS.get(game, {}))
     generic.update({k: v for k, v in options.items() if k in DEFAULTS})
     _check(generic)
-    if generic["sets"] != "equal" and game != "cavalloicera":
-        raise BotSpecError(f"{where or f'search:{game}'}: sets={generic['sets']} is Cavalloìcera's option (Scopa's "
-                           f"prior always takes a capture's cards through the network; Briscola has no capture sets)")
     own = {_OWN_NAME.get(k, k): v for k, v in options.items() if k not in DEFAULTS}
     try:
         return generic, games.get(game).search(**own)
@@ -310,8 +298,7 @@ class SearchBot(Bot):
                          "depth": self.hooks.depth if o["depth"] is None else o["depth"],
                          "c_puct": o["c_puct"], "temp": o["temp"], "fpu": o["fpu"],
                          "lambda": LEAVES.get(o["leaf"], o["lambda"]),
-                         "value_scale": o["value_scale"] or value_scale, "root": ROOTS[o["root"]],
-                         "sets": o["sets"]}
+                         "value_scale": o["value_scale"] or value_scale, "root": ROOTS[o["root"]]}
         self.name = name or f"search:{game}"
 
     def choose_move(self, view, legal):
@@ -366,7 +353,7 @@ _OWN_NAME = {v: k for k, v in RENAMED.items()}
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
           "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str,
-          "wall_ms": float, "sets": str}
+          "wall_ms": float}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:

@@ -16,9 +16,7 @@ cdef extern from "cavalloicera_search.h":
         double infer
         const cv_mlp *net
         double temp, value_scale
-        int set_runs
 
-    int CV_CV_SET_RUNS, CV_CV_SET_MOVES
     int cv_cavalloicera_count_moves(const cv_cavalloicera *t)
     int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, int n_root,
                                int64_t *visits) nogil
@@ -146,24 +144,11 @@ cdef void _check_network(Network net) except *:
                          f"{CV_CV_ACTIONS})")
 
 
-#: how the sets of one capturing card share its capture action's probability in the root's prior
-SETS = ("equal", "net")
-#: sets="net": at most SET_RUNS network runs over the takes, in a position of at most SET_MOVES legal moves
-SET_RUNS, SET_MOVES = CV_CV_SET_RUNS, CV_CV_SET_MOVES
-
-
-cdef int _set_runs(str sets) except -1:
-    if sets not in SETS:
-        raise ValueError(f"sets must be one of {', '.join(SETS)}, got {sets!r}")
-    return CV_CV_SET_RUNS if sets == "net" else 0
-
-
-def net_eval(state, Network net, double temp=1.0, double value_scale=1.0, str sets="equal"):
-    """What the network-guided search's net hook gives at the root for the seat to play in
-    ``state``: the policy over ``state.legal_moves()`` (a list in that order; the sets of one
-    capturing card share its capture action's probability equally, or with ``sets="net"`` as the
-    network takes their cards one by one, within CV_CV_SET_RUNS network runs) and the value as
-    team 0's expected final difference (the value head times ``value_scale``)."""
+def net_eval(state, Network net, double temp=1.0, double value_scale=1.0):
+    """What the network-guided search's net hook gives for the seat to play in ``state``: the
+    policy over ``state.legal_moves()`` (a list in that order; the sets of one capturing card share
+    its capture action's probability equally) and the value as team 0's expected final
+    difference (the value head times ``value_scale``)."""
     cdef cv_cavalloicera t
     cdef cv_cvs_params p
     cdef double value = 0.0
@@ -177,7 +162,6 @@ def net_eval(state, Network net, double temp=1.0, double value_scale=1.0, str se
         raise ValueError("the network's policy needs a position with a move to play")
     memset(&p, 0, sizeof(cv_cvs_params))
     p.net, p.temp, p.value_scale = &net.m, temp, value_scale
-    p.set_runs = _set_runs(sets)
     probs = np.zeros(n, np.float64)
     cdef double[::1] out = probs
     if cv_cavalloicera_net_eval(&t, &p, n, &out[0], &value):
@@ -190,8 +174,7 @@ def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, 
     """The network-guided search's move (search:cavalloicera; ismcts_tree.h with params.puct) of the
     seat to play in ``state``: its index in ``state.legal_moves()`` and the root visits of every
     legal move.  ``options``: those of ``search`` (but expand and c) and c_puct, temp, lambda,
-    value_scale, fpu, max_nodes (the tree's node cap; 0: the tree's default), sets (as in
-    ``net_eval``, default equal); ``missing``: as in
+    value_scale, fpu, max_nodes (the tree's node cap; 0: the tree's default); ``missing``: as in
     ``search``; ``budget`` (> 0): the seconds of this thread's CPU time after which it plays its
     best move so far, or ``budget_wall`` seconds of wall-clock time if that comes first;
     ``seconds`` (> 0): the deadline past which the move is None."""
@@ -207,7 +190,6 @@ def net_search(state, Network net, dict options, missing=None, uint64_t seed=0, 
     _params(&p, dict(options, expand="greedy", c=0.0))
     _puct_options(&p.search, options, budget, budget_wall)
     p.net, p.temp, p.value_scale = &net.m, options["temp"], options["value_scale"]
-    p.set_runs = _set_runs(options.get("sets", "equal"))
     p.missing = _missing(missing, ranks)
     p.search.seed = seed
     p.search.seconds = seconds

@@ -365,90 +365,35 @@ void cv_cavalloicera_prepare(cv_cavalloicera *t) {
 
 /* -- the network's policy and value (the network-guided search's net hook) ------------------- */
 
-/* the network's policy over the actions acts[0..n) of the seat to act in t (out) and its value (*v);
- * -1 without memory for the prior */
-static int policy_at(const cv_cvs_params *p, const cv_cavalloicera *t, const int *acts, int n, double *out, float *v) {
-    float obs[CV_CV_OBS_SIZE], prior[CV_CV_PRIOR_SIZE];
-    cv_cavalloicera_observe(t, t->current, obs);
-    if (p->net->prior_size && cv_cavalloicera_prior(t, prior) < 0) return -1;
-    *v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, acts, n, p->temp, out);
-    return 0;
-}
-
-/* q, the chance of the capture being built in t, spread over the moves it ends in (probs[i] of
- * moves->code[i]) as the policy bot takes the table cards one by one (a single legal take is
- * played without asking the network).  0; -1 once the *runs network runs are spent, or without
- * memory */
-static int spread_takes(const cv_cvs_params *p, const cv_cavalloicera *t, const cv_moves *moves, double q,
-                        double *probs, int *runs) {
-    int acts[C], n = 0;
-    double take[C];
-    float v;
-    for (uint64_t b = t->take_next; b; b &= b - 1) acts[n++] = CV_CV_TAKE + lowest(b);
-    take[0] = 1.0;
-    if (n > 1 && (*runs <= 0 || policy_at(p, t, acts, n, take, &v))) return -1;
-    if (n > 1) --*runs;
-    for (int k = 0; k < n; k++) {
-        cv_cavalloicera u = *t;
-        cv_cavalloicera_act(&u, acts[k]);
-        if (!u.completed) {
-            if (spread_takes(p, &u, moves, q * take[k], probs, runs)) return -1;
-            continue;
-        }
-        uint64_t code = CODE(u.move_card[u.turn - 1], u.move_capture[u.turn - 1]);
-        for (int i = 0; i < moves->n; i++)
-            if (moves->code[i] == code) probs[i] += q * take[k];
-    }
-    return 0;
-}
-
-/* the chance q of capturing with card spread over its sets (the moves i with first[i] == a) by the
- * network's takes (spread_takes), where the runs allow; else equally */
-static void spread_sets(const cv_cvs_params *p, const cv_cavalloicera *t, const cv_moves *moves, const int *first,
-                        int a, int sets, double q, double *probs, int *runs) {
-    double *by_take = calloc((size_t)moves->n, sizeof(double));
-    cv_cavalloicera u = *t;
-    if (by_take && *runs > 0) cv_cavalloicera_act(&u, a);
-    int spread = by_take && *runs > 0 && !u.completed && !spread_takes(p, &u, moves, q, by_take, runs);
-    for (int i = 0; i < moves->n; i++)
-        if (first[i] == a) probs[i] = spread ? by_take[i] : q / sets;
-    free(by_take);
-}
-
 /* The policy bot plays a move action by action (games/learning.decide_move): place c (action c),
  * or capture with c (52 + c) then, where c has several sets, take the table cards one by one.  The
  * network runs once for the position, over the distinct first actions; a move gets its first
- * action's probability, shared equally by the moves that start with it (the sets of one card), or,
- * while `runs` network runs are left, spread over them as the network takes their cards (one run
- * per set prefix with a choice).  The observation and the prior are the seat's (its hand, the
- * union of the others' hands, their sizes): a determinization leaks nothing. */
+ * action's probability, shared equally by the moves that start with it (the sets of one card: the
+ * takes would need a network run per set prefix).  The observation and the prior are the seat's
+ * (its hand, the union of the others' hands, their sizes): a determinization leaks nothing. */
 static int net_policy(const cv_cvs_params *p, const cv_cavalloicera *t, const cv_moves *moves, double *probs,
-                      double *value, int runs) {
+                      double *value) {
+    float obs[CV_CV_OBS_SIZE], prior[CV_CV_PRIOR_SIZE];
     int actions[CV_CV_ACTIONS], slot[CV_CV_ACTIONS], share[CV_CV_ACTIONS] = {0}, n = 0;
-    int *first = malloc(sizeof(int) * (size_t)(moves->n ? moves->n : 1));
     double by_action[CV_CV_ACTIONS];
-    float v;
-    if (!first) return -1;
-    if (moves->n > CV_CV_SET_MOVES) runs = 0; /* each run's prior scores the moves: bounded time */
+    cv_cavalloicera_observe(t, t->current, obs);
+    if (p->net->prior_size && cv_cavalloicera_prior(t, prior) < 0) return -1;
     for (int i = 0; i < moves->n; i++) {
-        int a = first[i] = (moves->code[i] & SET_BITS ? CV_CV_CAPTURE : 0) + (int)(moves->code[i] >> 56);
+        int a = (moves->code[i] & SET_BITS ? CV_CV_CAPTURE : 0) + (int)(moves->code[i] >> 56);
         if (!share[a]++) slot[a] = n, actions[n++] = a;
     }
-    if (policy_at(p, t, actions, n, by_action, &v)) {
-        free(first);
-        return -1;
+    float v = cv_mlp_policy(p->net, obs, p->net->prior_size ? prior : NULL, actions, n, p->temp, by_action);
+    for (int i = 0; i < moves->n; i++) {
+        int a = (moves->code[i] & SET_BITS ? CV_CV_CAPTURE : 0) + (int)(moves->code[i] >> 56);
+        probs[i] = by_action[slot[a]] / share[a];
     }
-    for (int i = 0; i < moves->n; i++) probs[i] = by_action[slot[first[i]]] / share[first[i]];
-    for (int k = 0; k < n && runs > 0; k++)
-        if (share[actions[k]] > 1) spread_sets(p, t, moves, first, actions[k], share[actions[k]], by_action[k], probs, &runs);
-    free(first);
     *value = ((t->current & 1) ? -1.0 : 1.0) * (double)v * p->value_scale; /* the seat's team's, as team 0's */
     return 0;
 }
 
 int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs, double *value) {
     cv_moves moves = {0, 0, NULL};
-    int err = legal_moves(t, &moves) || moves.n != n || net_policy(p, t, &moves, probs, value, p->set_runs);
+    int err = legal_moves(t, &moves) || moves.n != n || net_policy(p, t, &moves, probs, value);
     free(moves.code);
     return err ? -1 : 0;
 }
@@ -459,7 +404,6 @@ typedef struct {
     const cv_cvs_params *p;
     dealer_t dealer;
     int no_memory; /* the net hook found no memory for the prior: the search's answer is void */
-    int root_turn; /* the root's turn: the one position of the tree there, where p->set_runs apply */
 } hooks_t;
 
 static int game_moves(const void *t, cv_moves *out) { return legal_moves(t, out); }
@@ -485,8 +429,7 @@ static double game_evaluate(void *ctx, const void *t) {
 static double game_net(void *ctx, const void *t, const cv_moves *moves, double *probs) {
     hooks_t *h = ctx;
     double value = 0.0;
-    int runs = ((const cv_cavalloicera *)t)->turn == h->root_turn ? h->p->set_runs : 0;
-    if (net_policy(h->p, t, moves, probs, &value, runs)) { /* no memory for the prior: the search's answer is void */
+    if (net_policy(h->p, t, moves, probs, &value)) { /* no memory for the prior: the search's answer is void */
         h->no_memory = 1;
         for (int i = 0; i < moves->n; i++) probs[i] = 1.0 / moves->n;
     }
@@ -500,7 +443,6 @@ int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, 
     hooks_t hooks;
     hooks.p = p;
     hooks.no_memory = 0;
-    hooks.root_turn = base->turn;
     if (p->search.puct && !p->net) return CV_SEARCH_BAD_ROOT; /* the network-guided search without a network */
     card_values();
     dealer_init(&hooks.dealer, base, p);

@@ -40,15 +40,7 @@ typedef struct {
     const cv_mlp *net;       /* NULL, or the policy network (search.puct: the network-guided search) */
     double temp;             /* with net: the policy's softmax temperature (> 0) */
     double value_scale;      /* with net: points of one unit of the value head */
-    int set_runs;            /* with net: the network runs that may spread a capture's chance over its sets at
-                              * the root, take by take (0: a card's sets share it equally; CV_CV_SET_RUNS) */
 } cv_cvs_params;
-
-/* the root's network runs over capture sets with search:cavalloicera,sets=net (past them the sets of a
- * card share its capture's chance equally), in a position of at most CV_CV_SET_MOVES legal moves
- * (each run's prior scores the moves consistent with the cards taken: bounded time) */
-#define CV_CV_SET_RUNS 64
-#define CV_CV_SET_MOVES 256
 
 /* The number of legal moves of the seat to play (len(legal_moves())). */
 int cv_cavalloicera_count_moves(const cv_cavalloicera *t);
@@ -63,11 +55,10 @@ int cv_cavalloicera_search(const cv_cavalloicera *base, const cv_cvs_params *p, 
 
 /* The network's view of the seat to play in t (its observation and heuristic prior, cavalloicera-obs/1
  * and heuristic-prior/1: what that seat sees, whatever the other hands hold), as the search's net
- * hook gives it at the root: the policy over the n legal moves (probs[n], legal_moves() order; a
- * capture's sets share the probability of its first action, capture with the card, equally, or with
- * p->set_runs as the network takes their cards one by one) and the value as team 0's expected final
- * difference (the value head times value_scale).  0; -1 without memory, or when t has not n legal
- * moves. */
+ * hook gives it: the policy over the n legal moves (probs[n], legal_moves() order; a capture's sets
+ * share the probability of its first action, capture with the card, equally) and the value as team
+ * 0's expected final difference (the value head times value_scale).  0; -1 without memory, or
+ * when t has not n legal moves. */
 int cv_cavalloicera_net_eval(const cv_cavalloicera *t, const cv_cvs_params *p, int n, double *probs, double *value);
 
 /* The rollout then the evaluation of one full-information state, as the search does below its
