@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import re
 from pathlib import Path
 
@@ -181,3 +182,42 @@ def test_root_spread_prints_each_quantity(capsys):
     for bad in (["--search", "greedy"], ["--every", "0"], ["--temps", "0"], ["--temps", "hot"], ["--deals", "0"]):
         with pytest.raises(SystemExit):
             mod.main(bad)
+
+
+def test_the_ceiling_control_plays_the_games_of_ismcts_against_itself():
+    """``benchmarks/ceiling.py fair`` is ``ismcts:1000`` on the Python engine: in Cavalloìcera the
+    same games as the core's ``ismcts:1000`` against itself; ``hand`` plays (its determinizer
+    checks that the truth it is shown is the position searched)."""
+    from cavallo_env import evaluation
+
+    mod = _script("ceiling")
+    fair = mod.ceiling_eval("fair", "cavalloicera", 1, 1, 1)
+    plain = evaluation.duplicate_eval("ismcts:1000", "ismcts:1000", 1, seed=1, jobs=1, game="cavalloicera")
+    assert (fair.mean_points, fair.wins, fair.breakdown) == (plain.mean_points, plain.wins, plain.breakdown)
+    assert evaluation.play_game.__name__ == "play_game"  # put back
+    hand = mod.ceiling_eval("hand", "briscola", 1, 1, 1)
+    assert hand.games == 2 and hand.bot_a == "truth:hand"
+    with pytest.raises(ValueError, match="truth:<fair|hand|all>"):
+        mod.ceiling_eval("all", "scopa", 1, 1, 1)
+
+
+def test_the_briscola_inference_measure_is_a_chance_and_zero_for_uniform_weights(capsys):
+    """``benchmarks/briscola_inference.py``: the weighted draw's chances of every hand sum to 1,
+    equal weights give the uniform deal's chance, and a run reports a gain for each bot."""
+    from itertools import combinations
+
+    mod = _script("briscola_inference")
+    pool, w = [3, 7, 11, 20, 33], [0.0] * 40
+    for c, x in zip(pool, (1.6, 0.4, 1.3, 0.9, 0.4)):
+        w[c] = x
+    total = sum(math.exp(mod.draw_log_chance(list(h), pool, w)) for h in combinations(pool, 3))
+    assert total == pytest.approx(1.0)
+    flat = [1.0] * 40
+    assert mod.draw_log_chance([3, 20], pool, flat) == pytest.approx(-math.log(math.comb(5, 2)))
+    assert mod.main(["--deals", "1", "greedy", "--fit", "greedy", "--fit-deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"fitted on \d+ positions of greedy \(seed 2\)", out)
+    rows = [line.split() for line in out.splitlines() if line.startswith("greedy ")]
+    assert [r[1] for r in rows] == ["today", "fitted"]
+    for r in rows:
+        assert int(r[2]) > 0 and float(r[6]) == pytest.approx(5.594, abs=1.5)

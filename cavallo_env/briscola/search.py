@@ -175,14 +175,16 @@ def lack_facts(moves, seat: int, trump_suit: int) -> list:
     return out
 
 
-def hold_weights(moves, seat: int, trump_suit: int, infer: float) -> list:
+def hold_weights(moves, seat: int, trump_suit: int, infer: float, tables: tuple | None = None) -> list:
     """Per card: the relative chance that ``seat`` holds it rather than its lying in the
-    stock (``_KIND_PRIOR`` times the ratios of ``lack_facts``, all to the power ``infer``)."""
-    w = [_KIND_PRIOR[_kind(c, trump_suit)] for c in range(NUM_CARDS)]
+    stock (``_KIND_PRIOR`` times the ratios of ``lack_facts``, all to the power ``infer``;
+    ``tables``: other ``(kind prior, fact ratios)`` of the same shape)."""
+    kind_prior, fact_ratio = tables or (_KIND_PRIOR, _FACT_RATIO)
+    w = [kind_prior[_kind(c, trump_suit)] for c in range(NUM_CARDS)]
     for kind, lacks, since in lack_facts(moves, seat, trump_suit):
         if since > 3:
             continue
-        r = _FACT_RATIO[kind][since]
+        r = fact_ratio[kind][since]
         for c in lacks:
             w[c] *= r
     if infer != 1.0:
