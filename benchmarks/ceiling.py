@@ -7,7 +7,8 @@ same search as the compiled core's, bit for bit) plays against ``ismcts:1000``, 
 side's determinizer is told the truth:
 
 - ``hand``: it sees the other hands (Cavalloìcera: all three, the partner's too);
-  Briscola's stock order is still shuffled each iteration;
+  Briscola's and Scopa's stock order is still shuffled each iteration (Scopa plays
+  single deals, as ``cavallo eval --single-deal``);
 - ``all``: it sees the other hand and the stock's order too (Briscola: a perfect-information
   search; in Cavalloìcera every card is in a hand, so ``all`` is ``hand``);
 - ``fair``: it sees nothing more than its view: the control, ``ismcts:1000`` against
@@ -23,6 +24,7 @@ compares with the shipped levels' evaluations on the same deals.
     python benchmarks/ceiling.py hand --game briscola --deals 300 --seed 1 --jobs 2
     python benchmarks/ceiling.py all --game briscola --deals 300 --seed 1 --jobs 2
     python benchmarks/ceiling.py hand --game cavalloicera --deals 300 --seed 1 --jobs 2
+    python benchmarks/ceiling.py hand --game scopa --deals 300 --seed 1 --jobs 2
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from cavallo_env.bots.base import register
 from cavallo_env.bots.ismcts import ISMCTSBot
 
 VARIANTS = ("fair", "hand", "all")
-GAMES = ("briscola", "cavalloicera")
+GAMES = ("briscola", "cavalloicera", "scopa")
 
 
 def truth_search(game: str, variant: str):
@@ -50,6 +52,8 @@ def truth_search(game: str, variant: str):
             truth = self.truth
             if variant == "fair" or truth is None:
                 return super().determinizer(base, seat)
+            if game == "scopa":
+                return _scopa_truth(super().determinizer(base, seat), base, truth, variant)
             if [len(h) for h in truth.hands] != [len(h) for h in base.hands] or truth.moves != base.moves:
                 raise RuntimeError("the truth given to the search is not the position it searches")
             others = [s for s in range(len(base.hands)) if s != seat]
@@ -71,6 +75,31 @@ def truth_search(game: str, variant: str):
     hooks = TruthSearch()
     hooks.truth = None
     return hooks
+
+
+def _scopa_truth(determinize, base, truth, variant: str):
+    """Scopa's determinizer with the other hand the true one: its search state (the kind of
+    player it takes the other seat for, drawn as ever) with that hand dealt, and the rest of
+    the stock shuffled (``hand``) or in its true order (``all``)."""
+    if truth.deal.turn != base.deal.turn or [len(h) for h in truth.deal.hands] != [len(h) for h in base.deal.hands]:
+        raise RuntimeError("the truth given to the search is not the position it searches")
+    other = determinize.other
+    hand = sorted(truth.deal.hands[other])
+    stock = tuple(truth.deal.initial_stock[truth.deal.stock_pos:])
+
+    def deal(rng: random.Random):
+        state = determinize(rng)
+        d = state.deal
+        rest = list(stock)
+        if variant == "hand":
+            rng.shuffle(rest)
+        d.hands[other] = hand[:]
+        d.initial_stock = determinize.head + tuple(rest)
+        d._legal = None
+        d._caps = None
+        return state
+
+    return deal
 
 
 class TruthBot(ISMCTSBot):
@@ -110,7 +139,9 @@ def ceiling_eval(variant: str, game: str, deals: int, seed: int, jobs: int, oppo
     plain = evaluation.play_game
     evaluation.play_game = _showing_truth(plain)  # play_duplicate_deal looks it up at call time (forked workers too)
     try:
-        return evaluation.duplicate_eval(f"truth:{variant}", opponent, deals, seed=seed, jobs=jobs, game=game)
+        options = {"match": False} if game == "scopa" else {}  # Scopa: single deals, as --single-deal
+        return evaluation.duplicate_eval(f"truth:{variant}", opponent, deals, seed=seed, jobs=jobs, game=game,
+                                         **options)
     finally:
         evaluation.play_game = plain
 

@@ -197,8 +197,8 @@ def test_the_ceiling_control_plays_the_games_of_ismcts_against_itself():
     assert evaluation.play_game.__name__ == "play_game"  # put back
     hand = mod.ceiling_eval("hand", "briscola", 1, 1, 1)
     assert hand.games == 2 and hand.bot_a == "truth:hand"
-    with pytest.raises(ValueError, match="truth:<fair|hand|all>"):
-        mod.ceiling_eval("all", "scopa", 1, 1, 1)
+    with pytest.raises(ValueError, match=re.escape("truth:<fair|hand|all> for briscola or cavalloicera or scopa")):
+        mod.ceiling_eval("peek", "briscola", 1, 1, 1)
 
 
 def test_the_briscola_inference_measure_is_a_chance_and_zero_for_uniform_weights(capsys):
@@ -221,3 +221,37 @@ def test_the_briscola_inference_measure_is_a_chance_and_zero_for_uniform_weights
     assert [r[1] for r in rows] == ["today", "fitted"]
     for r in rows:
         assert int(r[2]) > 0 and float(r[6]) == pytest.approx(5.594, abs=1.5)
+
+
+@pytest.mark.parametrize("game", ["briscola", "cavalloicera", "scopa"])
+@pytest.mark.parametrize("variant", ["hand", "all"])
+def test_the_ceiling_determinizer_deals_the_true_hidden_cards(game, variant):
+    """Eight plies into a deal, the determinizations of ``truth:hand`` hold the other seats' true
+    hands (and with ``all`` the stock in its true order), the seat's own cards untouched."""
+    import random
+
+    from cavallo_env.bots.base import decision_start
+    from cavallo_env.evaluation import start_for
+
+    mod = _script("ceiling")
+    g = games.get(game)
+    state = start_for(1, 0, game, **({"match": False} if game == "scopa" else {}))
+    rng = random.Random(5)
+    for _ in range(8):
+        g.play(state, rng.choice(state.legal_moves()))
+    _, drng, base = decision_start(3, g.make_view(state, state.current), game)
+    hooks = mod.truth_search(game, variant)
+    hooks.truth = state
+    dealt = [hooks.determinizer(base, state.current)(drng) for _ in range(3)]
+    deal_of = (lambda s: s.deal) if game == "scopa" else (lambda s: s)
+    for d in dealt:
+        assert [sorted(h) for h in deal_of(d).hands] == [sorted(h) for h in deal_of(state).hands]
+    if game == "briscola":
+        stocks = [d.stock for d in dealt]
+        assert all(sorted(s) == sorted(state.stock) for s in stocks)
+        assert (stocks == [state.stock] * 3) == (variant == "all")
+    if game == "scopa":  # the cards still to deal (those dealt are played or in a hand)
+        at = state.deal.stock_pos
+        stocks = [d.deal.initial_stock[at:] for d in dealt]
+        assert all(sorted(s) == sorted(state.deal.initial_stock[at:]) for s in stocks)
+        assert (stocks == [state.deal.initial_stock[at:]] * 3) == (variant == "all")
