@@ -3,7 +3,7 @@
 The issue's targets for the strong levels are 58% against ``ismcts:1000`` on 1,000
 duplicate deals. This measures what the gap is made of, as the Scopa ceiling experiment
 did (docs/experiments/scopa-strength.md): ``ismcts:1000`` itself (the Python engine, the
-same search as the compiled core's, bit for bit) plays against ``ismcts:1000``, but one
+same search as the compiled core's) plays against ``ismcts:1000``, but one
 side's determinizer is told the truth:
 
 - ``hand``: it sees the other hands (Cavalloìcera: all three, the partner's too);
@@ -24,7 +24,7 @@ compares with the shipped levels' evaluations on the same deals.
     python benchmarks/ceiling.py hand --game briscola --deals 300 --seed 1 --jobs 2
     python benchmarks/ceiling.py all --game briscola --deals 300 --seed 1 --jobs 2
     python benchmarks/ceiling.py hand --game cavalloicera --deals 300 --seed 1 --jobs 2
-    python benchmarks/ceiling.py hand --game scopa --deals 300 --seed 1 --jobs 2
+    python benchmarks/ceiling.py hand --game scopa --deals 200 --seed 1 --jobs 2
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def truth_search(game: str, variant: str):
     hooks_type = type(games.get(game).search())
 
     class TruthSearch(hooks_type):
+        truth = None  # the true state, set before each decision (``TruthBot.see``)
+
         def determinizer(self, base, seat: int):
             truth = self.truth
             if variant == "fair" or truth is None:
@@ -72,9 +74,7 @@ def truth_search(game: str, variant: str):
 
             return determinize
 
-    hooks = TruthSearch()
-    hooks.truth = None
-    return hooks
+    return TruthSearch()
 
 
 def _scopa_truth(determinize, base, truth, variant: str):
