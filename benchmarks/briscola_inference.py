@@ -47,13 +47,11 @@ def hidden(state) -> tuple[list, list] | None:
     """``(hand, pool)`` at ``state`` for the seat to play: the other seat's hidden hand and the
     cards it is drawn from (that hand and the stock; a trump card it publicly holds is in
     neither), or None where nothing is hidden."""
-    other = 1 - state.current
-    trump = state.trump
-    known = state.trump_holder == other and trump in state.hands[other]
-    hand = [c for c in state.hands[other] if not (known and c == trump)]
+    pool, known = state.hidden_from(state.current)
+    hand = pool[:len(state.hands[1 - state.current]) - known]
     if not state.stock or not hand:
         return None
-    return hand, hand + list(state.stock)
+    return hand, pool
 
 
 def self_play(spec: str, deals: int, seed: int):

@@ -240,6 +240,16 @@ class BriscolaState(Copyable):
             d = (d > 0) - (d < 0)
         return [float(d), float(-d)]
 
+    def hidden_from(self, seat: int) -> tuple[list, bool]:
+        """The cards hidden from ``seat``: ``(pool, known)``, the pool the other hand's cards
+        (but the trump card when it publicly holds it: ``known``) then the stock's."""
+        opp = self.hands[1 - seat]
+        trump = self.trump
+        known = self.trump_holder == 1 - seat and trump in opp
+        pool = [c for c in opp if c != trump] if known else opp[:]
+        pool += self.stock
+        return pool, known
+
     def redeal_hidden(self, seat: int, rng: random.Random) -> None:
         """Deal the cards hidden from ``seat`` anew, in place (a determinization).
 
@@ -249,9 +259,7 @@ class BriscolaState(Copyable):
         other = 1 - seat
         opp = self.hands[other]
         trump = self.trump
-        known = self.trump_holder == other and trump in opp
-        pool = [c for c in opp if c != trump] if known else opp[:]
-        pool += self.stock
+        pool, known = self.hidden_from(seat)
         rng.shuffle(pool)
         n = len(opp) - known
         hand = pool[:n]

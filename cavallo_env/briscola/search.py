@@ -223,10 +223,7 @@ class BriscolaSearch(SearchHooks):
         n_opp = len(base.hands[other])
         if self.infer > 0 and base.stock and n_opp:
             w = hold_weights(base.moves, other, base.trump_suit, self.infer)
-            trump = base.trump
-            known = base.trump_holder == other and trump in base.hands[other]
-            pool0 = [c for c in base.hands[other] if c != trump] if known else list(base.hands[other])
-            pool0 += base.stock
+            pool0, known = base.hidden_from(1 - other)
             if any(w[c] != 1.0 for c in pool0):
                 return w, pool0, known
         return None
