@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cavallo_env import games
+from cavallo_env.bots.base import make
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -221,6 +222,37 @@ def test_the_briscola_inference_measure_is_a_chance_and_zero_for_uniform_weights
     assert [r[1] for r in rows] == ["today", "fitted"]
     for r in rows:
         assert int(r[2]) > 0 and float(r[6]) == pytest.approx(5.594, abs=1.5)
+
+
+def test_the_scopa_inference_measure_weighs_hands_as_the_search_does(capsys):
+    """``benchmarks/scopa_inference.py``: with today's constants a hand's weight is the search's
+    (``_Determinizer._weigh``), at every decision of a deal it reads; a run reports each setting."""
+    import random
+
+    from cavallo_env.evaluation import start_for
+    from cavallo_env.scopa.search import _Determinizer
+
+    mod = _script("scopa_inference")
+    g = games.get("scopa")
+    state, bot, checked = start_for(1, 3, "scopa", match=False), make("greedy", seed=1, game="scopa"), 0
+    while not state.done:
+        det = _Determinizer(state, state.current, 1.0)
+        if det.plays and state.deal.stock_size:
+            det._weigh(random.Random(5))
+            facts = mod.position(state, random.Random(5))
+            model = mod.posterior_model(facts["past"], mod.TODAY) if det.past else mod.MODEL
+            weights = mod.weight(facts["hands"], model, mod.TODAY)
+            assert list(weights) == pytest.approx([b - a for a, b in zip([0.0, *det.cum], det.cum)],
+                                                  rel=1e-9, abs=1e-12 * det.cum[-1])
+            checked += len(weights)
+        g.play(state, g.move_from_dict(bot.choose(g.make_view(state, state.current)), g.deck_of(state)))
+    assert checked > 100
+    assert mod.main(["--deals", "1", "greedy", "--fit", "greedy", "--fit-deals", "1", "--grid"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"grid on \d+ positions of greedy \(seed 2\)", out)
+    rows = [line.split() for line in out.splitlines() if line.startswith("greedy ")]
+    assert [r[1] for r in rows] == ["today", "fitted"]
+    assert all(int(r[2]) > 0 and float(r[6]) > 0 for r in rows)
 
 
 @pytest.mark.parametrize("game", ["briscola", "cavalloicera", "scopa"])
