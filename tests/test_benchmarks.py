@@ -255,6 +255,18 @@ def test_the_scopa_inference_measure_weighs_hands_as_the_search_does(capsys):
     assert all(int(r[2]) > 0 and float(r[6]) > 0 for r in rows)
 
 
+def test_the_cavalloicera_inference_count_finds_flagged_ranks_never_held_by_greedy(capsys):
+    """``benchmarks/cavalloicera_inference.py``: along greedy self-play (a player that always takes
+    a picada or a scùa it can) the ranks the inference flags are never held, the others often are."""
+    mod = _script("cavalloicera_inference")
+    counts = mod.self_play("greedy", 2, 1)
+    assert counts["flagged"][0] > 50 and counts["flagged"][1] == 0
+    assert counts["unflagged"][1] > counts["unflagged"][0] // 5
+    assert mod.main(["--deals", "1", "greedy"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert row[0] == "greedy" and row[2] == "0.00%"
+
+
 @pytest.mark.parametrize("game", ["briscola", "cavalloicera", "scopa"])
 @pytest.mark.parametrize("variant", ["hand", "all"])
 def test_the_ceiling_determinizer_deals_the_true_hidden_cards(game, variant):
