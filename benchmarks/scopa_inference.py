@@ -41,9 +41,7 @@ import numpy as np
 from cavallo_env import games
 from cavallo_env.bots.base import make
 from cavallo_env.evaluation import derive_seed, start_for
-from cavallo_env.scopa.bots import Info, captures_of_value, greedy_move, heuristic_move
-from cavallo_env.scopa.engine import VALUE
-from cavallo_env.scopa.search import MODEL, SLIP, _Determinizer
+from cavallo_env.scopa.search import MODEL, SLIP, _Determinizer, play_facts
 
 #: today's constants: (prior of the heuristic kind, of the greedy kind, of any move), the heuristic's
 #: slip, the greedy player's, infer
@@ -51,23 +49,6 @@ TODAY = (MODEL, SLIP, SLIP, 1.0)
 PRIORS = ((0.6, 0.3, 0.1), (0.45, 0.45, 0.1), (0.4, 0.3, 0.3), (0.3, 0.2, 0.5), (0.8, 0.1, 0.1), (0.2, 0.7, 0.1))
 SLIPS = (0.1, 0.2, 0.35, 0.5, 0.7)
 INFERS = (0.5, 1.0)
-
-
-def play_facts(hand, play, seat: int, money: int, dealer: int) -> tuple:
-    """``(heuristic made it, greedy made it, legal moves)`` for ``play`` by ``seat`` holding ``hand``
-    besides the cards it played then and later in the round (as ``likelihoods`` reads them)."""
-    full = sorted([*hand, *play.kept, play.move[0]])
-    legal = []
-    for c in full:
-        ms = play.moves_of.get(c)
-        if ms is None:
-            ms = play.moves_of[c] = [(c, st) for st in captures_of_value(VALUE[c], play.table)] or [(c, ())]
-        legal.extend(ms)
-    if len(legal) == 1:
-        return (1, 1, 1)
-    info = Info.at(seat, money, dealer, full, play.table, play.piles, play.scope, play.opp_hand, play.stock,
-                   play.plays_left, play.last_capturer)
-    return (int(heuristic_move(info, legal) == play.move), int(greedy_move(info, legal) == play.move), len(legal))
 
 
 def kind_chances(facts: np.ndarray, setting: tuple) -> np.ndarray:

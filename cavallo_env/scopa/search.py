@@ -51,7 +51,7 @@ from .bots import Info, captures_of_value, greedy_move, heuristic_move, heuristi
 from .engine import HAND_SIZE, MONEY_SUIT, NUM_PLAYS, PRIMIERA, SEVEN, STOCK_SIZE, SUIT, VALUE, ScopaDeal, ScopaState
 
 __all__ = ["ScopaSearch", "determinize", "static_eval", "quick_score", "greedy_rollout", "plays_of",
-           "likelihoods", "player_model"]
+           "play_facts", "likelihoods", "player_model"]
 
 
 def _tail_table(n_max: int) -> list[list[float]]:
@@ -303,9 +303,10 @@ def plays_of(deal: ScopaDeal, seat: int) -> tuple[list, list]:
     return past, current
 
 
-def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[float, float, float]:
-    """The chance that each kind of player of ``MODEL`` (heuristic, greedy, any move), holding
-    ``hand`` besides the cards it played then and later in the round, made ``play``."""
+def play_facts(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[int, int, int]:
+    """What ``play`` says of ``seat`` holding ``hand`` besides the cards it played then and later
+    in the round: ``(the heuristic would have made it, the greedy player would have, its legal
+    moves)`` (with one legal move, ``(1, 1, 1)``)."""
     table = play.table
     full = sorted([*hand, *play.kept, play.move[0]])
     moves_of = play.moves_of
@@ -317,13 +318,21 @@ def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[
         legal.extend(ms)
     n = len(legal)
     if n == 1:
-        return 1.0, 1.0, 1.0
+        return 1, 1, 1
     info = Info.at(seat, money, dealer, full, table, play.piles, play.scope, play.opp_hand, play.stock,
                    play.plays_left, play.last_capturer)
     move = play.move
+    return int(heuristic_move(info, legal) == move), int(greedy_move(info, legal) == move), n
+
+
+def likelihoods(hand, play: _Play, seat: int, money: int, dealer: int) -> tuple[float, float, float]:
+    """The chance that each kind of player of ``MODEL`` (heuristic, greedy, any move), holding
+    ``hand`` besides the cards it played then and later in the round, made ``play``."""
+    h, g, n = play_facts(hand, play, seat, money, dealer)
+    if n == 1:
+        return 1.0, 1.0, 1.0
     slip = SLIP / n
-    return ((1.0 - SLIP) * (heuristic_move(info, legal) == move) + slip,
-            (1.0 - SLIP) * (greedy_move(info, legal) == move) + slip, 1.0 / n)
+    return (1.0 - SLIP) * h + slip, (1.0 - SLIP) * g + slip, 1.0 / n
 
 
 def player_model(past, seat: int, money: int, dealer: int) -> tuple:
