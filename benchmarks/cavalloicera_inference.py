@@ -6,13 +6,16 @@ card when it could have taken a picada or a scùa by rank most likely holds no c
 rank, and each such card avoids that seat with probability ``infer`` (0.9 by default).
 
 At every decision of self-play deals of a bot (all four seats the same spec), for each
-other seat and each rank, this counts whether the inference flags the rank as missing
-from that seat and whether the seat in truth holds a card of it:
+other seat with cards in hand and each rank with a card the seat to play has not seen
+(the pairs the deal can make), this counts whether the inference flags the rank as
+missing from that seat and whether the seat in truth holds a card of it:
 
 - ``flagged``: how many (seat, rank) pairs the inference flagged, and the share of them
-  the seat holds (a perfect inference: 0; a right ``infer`` is about 1 less this share
-  over the unflagged pairs' share);
+  the seat holds (a perfect inference: 0);
 - ``unflagged``: the share of the other pairs the seat holds.
+
+A pair is counted again at each decision while it lasts, so the counts are of decisions,
+not of independent facts.
 
     python benchmarks/cavalloicera_inference.py --deals 100 --seed 1 heuristic ismcts:1000
 """
@@ -28,14 +31,17 @@ from cavallo_env.cavalloicera.cards import RANK
 from cavallo_env.cavalloicera.search import infer_missing_ranks
 from cavallo_env.evaluation import derive_seed, start_for
 
-RANKS = 13
-
-
 def count(state, counts: dict) -> None:
-    """Add the decision at ``state`` (the seat to play's inference) to ``counts``."""
-    for other, ranks in infer_missing_ranks(state, state.current).items():
+    """Add the decision at ``state`` (the seat to play's inference) to ``counts``: each other seat
+    with cards in hand and each rank with a card unseen by the seat to play (one the deal can
+    give that seat: the inference only moves those)."""
+    seat = state.current
+    unseen = {RANK[c] for s, hand in enumerate(state.hands) if s != seat for c in hand}
+    for other, ranks in infer_missing_ranks(state, seat).items():
+        if not state.hands[other]:
+            continue
         held = {RANK[c] for c in state.hands[other]}
-        for r in range(RANKS):
+        for r in unseen:
             key = "flagged" if r in ranks else "unflagged"
             counts[key][0] += 1
             counts[key][1] += r in held

@@ -12,16 +12,22 @@ At every decision of self-play single deals of a bot (both seats the same spec) 
 other seat has played from its hand and the stock is not empty, this measures:
 
 - ``gain``: log P_infer(true hand) - log P_uniform(true hand), in nats, where P_infer is
-  the weight of the true hand over the weights of every hand it may hold (estimated, when
-  there are more than ``HANDS`` such hands, from ``HANDS`` drawn uniformly as the search
-  draws them; positive: the inference points at the true hand);
+  the ideal posterior, the weight of the true hand over the weights of every hand it may
+  hold (positive: the inference points at the true hand). Where there are more than
+  ``HANDS`` such hands their mean weight is estimated from ``HANDS`` drawn uniformly, as
+  the search draws the hands it deals from; the log of a sample's mean is low on average,
+  so the gain is then a little high. (The search itself deals only the hands it drew,
+  which then often miss the true one; Briscola's script measures the search's own draw,
+  which there covers every hand.)
 - ``full``: -log P_uniform(true hand), the nats that knowing the hand would give (what
   benchmarks/ceiling.py's ``hand`` variant searches with; about 17 points of score against
   ``ismcts:1000``);
 
-so ``gain / full`` is the share of the other hand the inference knows. Each hand's plays
-are read once (whether the heuristic and the greedy player would have made each play), so
-any setting of the model's constants is measured on the same positions: ``--grid`` tries
+so ``gain / full`` (their means' ratio; ``full`` depends on the turn only) is the share
+of the other hand the inference knows; the ± is the 95% half-width, the positions of a
+deal taken together. Each hand's plays are read once (whether the heuristic and the
+greedy player would have made each play), so any setting of the model's constants is
+measured on the same positions: ``--grid`` tries
 the priors, slips and ``infer`` below on the ``--fit`` bots' self-play (seed ``--fit-seed``)
 and measures the best beside today's on the held-out deals.
 
@@ -107,6 +113,7 @@ def self_play(spec: str, deals: int, seed: int) -> list:
         while not state.done:
             p = position(state, rng)
             if p is not None:
+                p["deal"] = i
                 out.append(p)
             answer = bots[state.current].choose(game.make_view(state, state.current))
             game.play(state, game.move_from_dict(answer, game.deck_of(state)))
@@ -114,16 +121,19 @@ def self_play(spec: str, deals: int, seed: int) -> list:
 
 
 def measure(positions: list, setting: tuple = TODAY) -> dict:
-    """The mean gain (nats), its standard error, and the mean full nats over ``positions``."""
-    gains = []
+    """The mean gain (nats) over ``positions``, its standard error (the positions of one deal
+    taken together: they share the hands and the evidence), and the mean full nats."""
+    if not positions:
+        raise ValueError("no position to measure: play more deals")
+    by_deal: dict = {}
     for p in positions:
         model = posterior_model(p["past"], setting) if len(p["past"]) else setting[0]
-        gains.append(math.log(weight(p["true"], model, setting)) - math.log(weight(p["hands"], model, setting).mean()))
-    n = len(gains)
-    mean = sum(gains) / n
-    sd = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(n - 1, 1))
-    return {"positions": n, "gain": mean, "gain_se": sd / math.sqrt(n),
-            "full": sum(p["full"] for p in positions) / n}
+        gain = math.log(weight(p["true"], model, setting)) - math.log(weight(p["hands"], model, setting).mean())
+        by_deal.setdefault(p["deal"], []).append(gain)
+    n = len(positions)
+    mean = sum(map(sum, by_deal.values())) / n
+    se = math.sqrt(sum(sum(g - mean for g in gains) ** 2 for gains in by_deal.values())) / n
+    return {"positions": n, "gain": mean, "gain_se": se, "full": sum(p["full"] for p in positions) / n}
 
 
 def grid(positions: list) -> list:

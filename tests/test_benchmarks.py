@@ -247,12 +247,20 @@ def test_the_scopa_inference_measure_weighs_hands_as_the_search_does(capsys):
             checked += len(weights)
         g.play(state, g.move_from_dict(bot.choose(g.make_view(state, state.current)), g.deck_of(state)))
     assert checked > 100
+    facts = mod.np.array([[1, 0, 4], [0, 1, 2]], float)  # the heuristic's play of 4 moves, then the greedy one's of 2
+    setting = ((0.5, 0.3, 0.2), 0.2, 0.6, 1.0)
+    assert mod.weight(facts, setting[0], setting) == pytest.approx(
+        0.5 * (0.8 + 0.2 / 4) * (0.2 / 2) + 0.3 * (0.6 / 4) * (0.4 + 0.6 / 2) + 0.2 * (1 / 4) * (1 / 2))
+    positions = mod.self_play("greedy", 2, 1)
+    uniform = ((0.0, 0.0, 1.0), 0.1, 0.1, 1.0)  # any move: every hand weighs 1 / its moves
+    assert mod.measure(positions)["gain"] > 0.2  # greedy play read as such points at the true hand
+    assert abs(mod.measure(positions, uniform)["gain"]) < 0.2
     assert mod.main(["--deals", "1", "greedy", "--fit", "greedy", "--fit-deals", "1", "--grid"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"grid on \d+ positions of greedy \(seed 2\)", out)
     rows = [line.split() for line in out.splitlines() if line.startswith("greedy ")]
     assert [r[1] for r in rows] == ["today", "fitted"]
-    assert all(int(r[2]) > 0 and float(r[6]) > 0 for r in rows)
+    assert all(int(r[2]) > 0 and float(r[6]) == pytest.approx(3.919, abs=0.5) for r in rows)
 
 
 def test_the_cavalloicera_inference_count_finds_flagged_ranks_never_held_by_greedy(capsys):
