@@ -23,10 +23,8 @@ import math
 import sys
 from itertools import permutations
 
-from cavallo_env import games
-from cavallo_env.bots.base import make
+from cavallo_env import evaluation
 from cavallo_env.briscola.search import _FACT_RATIO, _KIND_PRIOR, _kind, hold_weights, lack_facts
-from cavallo_env.evaluation import derive_seed, start_for
 
 
 def draw_log_chance(hand: list, pool: list, w: list) -> float:
@@ -54,19 +52,18 @@ def hidden(state) -> tuple[list, list] | None:
     return hand, pool
 
 
-def self_play(spec: str, deals: int, seed: int):
+def self_play(spec: str, deals: int, seed: int) -> list:
     """Each position of ``deals`` self-play deals of ``spec`` (both seats) with a hidden hand:
     ``(state, hand, pool)``, the state a copy."""
-    game = games.get("briscola")
-    for i in range(deals):
-        state = start_for(seed, i, "briscola")
-        bots = [make(spec, seed=derive_seed("bot", seed, i, 0, s), game="briscola") for s in range(2)]
-        while not state.done:
-            h = hidden(state)
-            if h is not None:
-                yield state.copy(), h[0], h[1]
-            answer = bots[state.current].choose(game.make_view(state, state.current))
-            game.play(state, game.move_from_dict(answer, game.deck_of(state)))
+    out = []
+
+    def visit(_, state):
+        h = hidden(state)
+        if h is not None:
+            out.append((state.copy(), h[0], h[1]))
+
+    evaluation.self_play(spec, deals, seed, visit, "briscola")
+    return out
 
 
 def measure(positions: list, tables=None) -> dict:

@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cavallo_env import games
-from cavallo_env.bots.base import make
+from cavallo_env import evaluation
 from cavallo_env.cavalloicera.cards import RANK
 from cavallo_env.cavalloicera.search import infer_missing_ranks
-from cavallo_env.evaluation import derive_seed, start_for
 
 def count(state, counts: dict) -> None:
     """Add the decision at ``state`` (the seat to play's inference) to ``counts``: each other seat
@@ -50,15 +48,8 @@ def count(state, counts: dict) -> None:
 def self_play(spec: str, deals: int, seed: int) -> dict:
     """``{"flagged"|"unflagged": [pairs, held]}`` over ``deals`` self-play deals of ``spec``
     (the deals and bot seeds of ``cavallo eval --game cavalloicera --seed SEED``)."""
-    game = games.get("cavalloicera")
     counts = {"flagged": [0, 0], "unflagged": [0, 0]}
-    for i in range(deals):
-        state = start_for(seed, i, "cavalloicera")
-        bots = [make(spec, seed=derive_seed("bot", seed, i, 0, s), game="cavalloicera") for s in range(4)]
-        while not state.done:
-            count(state, counts)
-            answer = bots[state.current].choose(game.make_view(state, state.current))
-            game.play(state, game.move_from_dict(answer, game.deck_of(state)))
+    evaluation.self_play(spec, deals, seed, lambda _, state: count(state, counts), "cavalloicera")
     return counts
 
 

@@ -44,9 +44,8 @@ import sys
 
 import numpy as np
 
-from cavallo_env import games
-from cavallo_env.bots.base import make
-from cavallo_env.evaluation import derive_seed, start_for
+from cavallo_env import evaluation
+from cavallo_env.evaluation import derive_seed
 from cavallo_env.scopa.search import MODEL, SLIP, _Determinizer, play_facts
 
 #: today's constants: (prior of the heuristic kind, of the greedy kind, of any move), the heuristic's
@@ -104,19 +103,18 @@ def position(state, rng: random.Random) -> dict | None:
 def self_play(spec: str, deals: int, seed: int) -> list:
     """``position``'s facts at each decision of ``deals`` self-play single deals of ``spec``
     (the deals and bot seeds of ``cavallo eval --game scopa --single-deal --seed SEED``)."""
-    game = games.get("scopa")
     out = []
-    for i in range(deals):
-        state = start_for(seed, i, "scopa", match=False)
-        bots = [make(spec, seed=derive_seed("bot", seed, i, 0, s), game="scopa") for s in range(2)]
-        rng = random.Random(derive_seed("inference", seed, i))
-        while not state.done:
-            p = position(state, rng)
-            if p is not None:
-                p["deal"] = i
-                out.append(p)
-            answer = bots[state.current].choose(game.make_view(state, state.current))
-            game.play(state, game.move_from_dict(answer, game.deck_of(state)))
+    rngs: dict = {}  # per deal, the hands' draws
+
+    def visit(index, state):
+        if index not in rngs:
+            rngs[index] = random.Random(derive_seed("inference", seed, index))
+        p = position(state, rngs[index])
+        if p is not None:
+            p["deal"] = index
+            out.append(p)
+
+    evaluation.self_play(spec, deals, seed, visit, "scopa", match=False)
     return out
 
 

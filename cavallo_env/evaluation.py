@@ -34,6 +34,7 @@ import multiprocessing as mp
 import os
 import time
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Callable, Iterable, Sequence
 
 from . import games as _games
@@ -68,15 +69,16 @@ def start_for(seed, index: int, game: str = DEFAULT_GAME, **options):
 # ---------------------------------------------------------------- one game
 
 
-def play_game(bots: Sequence, state, timings: list | None = None, game=None):
+def play_game(bots: Sequence, state, timings: list | None = None, game=None, before: Callable | None = None):
     """Play ``state`` to the end; ``bots[s]`` plays seat ``s`` through its view.
 
     Each bot gets the game's view of its seat and must answer one of the
     view's legal moves; anything else raises ``ValueError`` naming the bot
     and seat.  With ``timings`` (a list of ``[seconds, decisions]`` pairs, one
     per seat), the time spent in each seat's ``choose`` is added to it.
-    ``game`` defaults to Cavalloìcera.  Returns the final state (``state``
-    itself, played on).
+    ``before(state)``, if given, sees each decision's state before its seat
+    is asked.  ``game`` defaults to Cavalloìcera.  Returns the final state
+    (``state`` itself, played on).
     """
     game = _games.get(game or DEFAULT_GAME) if not hasattr(game, "make_view") else game
     if len(bots) != game.num_seats:
@@ -84,6 +86,8 @@ def play_game(bots: Sequence, state, timings: list | None = None, game=None):
     clock = time.perf_counter
     make_view, move_from_dict, play = game.make_view, game.move_from_dict, game.play
     while not state.done:
+        if before is not None:
+            before(state)
         seat = state.current
         view = make_view(state, seat)
         t0 = clock()
@@ -99,6 +103,16 @@ def play_game(bots: Sequence, state, timings: list | None = None, game=None):
             raise ValueError(f"bot {bots[seat]!r} in seat {seat} answered an illegal move {answer!r}")
         play(state, move)
     return state
+
+
+def self_play(spec: str, deals: int, seed, before: Callable, game: str = DEFAULT_GAME, **options) -> None:
+    """Play ``deals`` games of ``spec`` in every seat, on the deals and bot seeds of the first
+    game of each pair of ``cavallo eval --game GAME --seed SEED``; ``before(index, state)``
+    sees each decision of deal ``index`` before its seat is asked (``play_game``)."""
+    g = _games.get(game)
+    for index in range(deals):
+        bots = [make(spec, seed=derive_seed("bot", seed, index, 0, seat), game=game) for seat in range(g.num_seats)]
+        play_game(bots, start_for(seed, index, game, **options), game=g, before=partial(before, index))
 
 
 # ---------------------------------------------------------------- one duplicate deal

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from cavallo_env import games as game_registry
 from cavallo_env.bots import Bot, register
 from cavallo_env.cli import main
 from cavallo_env.cavalloicera.engine import BREAKDOWN_KEYS, CavalloiceraState
@@ -18,6 +19,7 @@ from cavallo_env.evaluation import (
     mean_interval,
     play_duplicate_deal,
     play_game,
+    self_play,
     start_for,
     wilson_interval,
 )
@@ -100,6 +102,25 @@ def test_play_game_rejects_illegal_answers():
 def test_play_game_plays_to_the_end():
     state = play_game([make("greedy"), make("random", seed=1), make("greedy"), make("random", seed=2)], start_for(0, 1))
     assert isinstance(state, CavalloiceraState) and state.done
+
+
+def test_self_play_shows_every_decision_of_the_duplicate_evals_first_games():
+    """``self_play`` plays each deal's first game of ``play_duplicate_deal`` (the same deal and bot
+    seeds: the same points) and shows ``before`` each decision's state, its seat not yet asked."""
+    seen, finals = [], {}
+
+    def before(index, state):
+        seen.append((index, state.current, len(state.moves)))
+        finals[index] = state  # played on in place: the final state once the game is over
+
+    self_play("random", 2, 7, before)
+    for index in range(2):
+        state = finals[index]
+        assert state.done
+        assert [(seat, t) for i, seat, t in seen if i == index] == [(s, t) for t, (s, _, _) in enumerate(state.moves)]
+        records, _ = play_duplicate_deal("random", "random", 7, index)
+        res = game_registry.get("cavalloicera").outcome(state)
+        assert records[0].a_team == 0 and records[0].points == (res["points"][0], res["points"][1])
 
 
 # ---------------------------------------------------------------- duplicate evaluation
