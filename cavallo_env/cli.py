@@ -17,6 +17,7 @@ COMMANDS = {
     "simulate": "play deals between bots, print a summary, save records",
     "replay": "check game records (moves and results) and report the first problem",
     "eval": "duplicate evaluation of bot A against bot B",
+    "pool": "pool duplicate evaluations of the same two bots on different seeds into one result",
     "tournament": "round robin of several bots with ratings and a chart",
     "train": "self-play PPO training of a team policy from a YAML config",
     "expert": "expert iteration: a search plays, the network learns it, the next search uses the network",

@@ -340,6 +340,97 @@ def duplicate_eval(spec_a: str, spec_b: str, deals: int, seed=0, jobs: int | Non
     return out
 
 
+# ---------------------------------------------------------------- pooling runs
+
+#: the keys of a ``DuplicateResult``'s JSON form that pooling reads, and their types
+_REPORT_KEYS = {"bot_a": str, "bot_b": str, "deals": int, "games": int, "wins": int, "draws": int,
+                "losses": int, "mean_diff": (int, float), "mean_diff_ci": list, "mean_points": list,
+                "breakdown": dict, "game": str, "options": dict}
+
+
+def result_from_dict(d, name: str = "report") -> DuplicateResult:
+    """A ``DuplicateResult`` from its JSON form (``--json`` of ``cavallo eval``), checked: a
+    ``ValueError`` naming ``name`` and the first problem otherwise."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{name}: not a duplicate evaluation report (a JSON object is expected)")
+    for key, kind in _REPORT_KEYS.items():
+        if key not in d:
+            raise ValueError(f"{name}: not a duplicate evaluation report: no {key!r}")
+        if not isinstance(d[key], kind) or isinstance(d[key], bool):
+            raise ValueError(f"{name}: {key!r} has the wrong type ({type(d[key]).__name__})")
+    if d["deals"] < 1 or min(d["wins"], d["draws"], d["losses"]) < 0 \
+            or d["wins"] + d["draws"] + d["losses"] != d["games"]:
+        raise ValueError(f"{name}: its counts do not add up (wins + draws + losses must be the games, deals >= 1)")
+    for key in ("mean_diff_ci", "mean_points"):
+        if len(d[key]) != 2 or not all(isinstance(x, (int, float)) for x in d[key]):
+            raise ValueError(f"{name}: {key!r} must be two numbers")
+    if "seed" not in d:
+        raise ValueError(f"{name}: not a duplicate evaluation report: no 'seed'")
+    for key, row in d["breakdown"].items():
+        if not isinstance(row, dict) or not all(isinstance(x, (int, float)) for x in row.values()):
+            raise ValueError(f"{name}: the breakdown's {key!r} must map names to numbers")
+    n = d["games"]
+    return DuplicateResult(
+        bot_a=d["bot_a"], bot_b=d["bot_b"], seed=d["seed"], deals=d["deals"], games=n, wins=d["wins"],
+        draws=d["draws"], losses=d["losses"], score=(d["wins"] + d["draws"] / 2) / n if n else 0.0,
+        score_ci=wilson_interval(d["wins"] + d["draws"] / 2, n), mean_diff=float(d["mean_diff"]),
+        mean_diff_ci=tuple(d["mean_diff_ci"]), mean_points=tuple(d["mean_points"]),
+        mean_cards=tuple(d["mean_cards"]) if d.get("mean_cards") else None, breakdown=d["breakdown"],
+        timing=dict(d.get("timing") or {}), game=d["game"], options=d["options"])
+
+
+def pool_results(results: Sequence[DuplicateResult], same_bots: bool = False) -> DuplicateResult:
+    """Duplicate evaluations of the same two bots in the same game on different seeds (so on
+    different deals) as one: the games counted together with their Wilson interval, and the
+    mean point difference with the normal interval of all the per-deal means (each run's
+    variance recovered from its interval, exact up to the rounding of the JSON).
+
+    The bots' specs must be written alike unless ``same_bots`` (the caller knows that specs
+    written differently, e.g. with an option at its default, name the same bots); the pooled
+    result carries the first report's."""
+    if len(results) < 2:
+        raise ValueError("pooling needs at least two reports")
+    first = results[0]
+    seeds = []
+    for r in results:
+        same = (r.game, r.options) == (first.game, first.options) and \
+            (same_bots or (r.bot_a, r.bot_b) == (first.bot_a, first.bot_b))
+        if not same:
+            raise ValueError(f"only runs of the same bots, game and options pool: {r.bot_a} vs {r.bot_b} "
+                             f"({r.game}, {r.options}) is not {first.bot_a} vs {first.bot_b} ({first.game}, {first.options})")
+        if set(r.breakdown) != set(first.breakdown) or any(set(r.breakdown[k]) != set(first.breakdown[k])
+                                                           for k in first.breakdown):
+            raise ValueError(f"the reports of seeds {first.seed!r} and {r.seed!r} break their points down differently")
+        if r.seed in seeds:
+            raise ValueError(f"seed {r.seed!r} twice: the same deals would count twice")
+        seeds.append(r.seed)
+    deals = sum(r.deals for r in results)
+    games = sum(r.games for r in results)
+    wins, draws = sum(r.wins for r in results), sum(r.draws for r in results)
+    mean = sum(r.deals * r.mean_diff for r in results) / deals
+    # each run's sample variance of its per-deal means, from its interval's half-width
+    within = sum((r.deals - 1) * r.deals * ((r.mean_diff_ci[1] - r.mean_diff_ci[0]) / (2 * Z95)) ** 2
+                 for r in results)
+    between = sum(r.deals * (r.mean_diff - mean) ** 2 for r in results)
+    half = Z95 * math.sqrt((within + between) / (deals - 1) / deals)
+    share = [r.games / games for r in results]
+    breakdown = {key: {k: sum(w * r.breakdown[key][k] for w, r in zip(share, results)) for k in first.breakdown[key]}
+                 for key in first.breakdown}
+    decisions = [sum(r.timing.get(f"{s}_decisions", 0) for r in results) for s in "ab"]
+    timing = {f"{s}_ms_per_decision": sum(r.timing.get(f"{s}_ms_per_decision", 0.0) * r.timing.get(f"{s}_decisions", 0)
+                                          for r in results) / n if n else 0.0
+              for s, n in zip("ab", decisions)}
+    timing.update(a_decisions=decisions[0], b_decisions=decisions[1])
+    return DuplicateResult(
+        bot_a=first.bot_a, bot_b=first.bot_b, seed=seeds, deals=deals, games=games, wins=wins, draws=draws,
+        losses=games - wins - draws, score=(wins + draws / 2) / games, score_ci=wilson_interval(wins + draws / 2, games),
+        mean_diff=mean, mean_diff_ci=(mean - half, mean + half),
+        mean_points=tuple(sum(w * r.mean_points[i] for w, r in zip(share, results)) for i in range(2)),
+        mean_cards=(tuple(sum(w * r.mean_cards[i] for w, r in zip(share, results)) for i in range(2))
+                    if all(r.mean_cards for r in results) else None),
+        breakdown=breakdown, timing=timing, game=first.game, options=dict(first.options))
+
+
 def format_result(r: DuplicateResult) -> str:
     """A plain-text table of a duplicate result."""
     lo, hi = r.score_ci

@@ -19,7 +19,11 @@ from cavallo_env.evaluation import (
     mean_interval,
     play_duplicate_deal,
     play_game,
+    pool_results,
+    result_from_dict,
+    run_deals,
     self_play,
+    summarize,
     start_for,
     wilson_interval,
 )
@@ -291,3 +295,67 @@ def test_wilson_interval_contains_the_proportion_at_the_extremes():
         assert lo <= 0.0 <= hi
         lo, hi = wilson_interval(n, n)
         assert lo <= 1.0 <= hi
+
+
+# ---------------------------------------------------------------- pooling runs
+
+
+def _report(tmp_path, seed, deals, bot_a="greedy", game="briscola"):
+    path = tmp_path / f"{bot_a.replace(':', '_')}-{seed}.json"
+    path.write_text(json.dumps(duplicate_eval(bot_a, "random", deals, seed=seed, jobs=1, game=game).to_dict()))
+    return path
+
+
+def test_pooled_reports_are_the_runs_deals_summarized_together(tmp_path):
+    """Pooling two runs' JSON reports gives what summarizing all their deals at once gives:
+    the same counts and Wilson interval, and the per-deal means' interval recovered exactly."""
+    reports = [result_from_dict(json.loads(_report(tmp_path, seed, deals).read_text())) for seed, deals in ((1, 7), (2, 5))]
+    pooled = pool_results(reports)
+    deal_results = run_deals([("greedy", "random", 1, i, "briscola", {}) for i in range(7)], 1) + \
+        run_deals([("greedy", "random", 2, i, "briscola", {}) for i in range(5)], 1)
+    direct = summarize("greedy", "random", None, deal_results, "briscola")
+    assert (pooled.deals, pooled.games, pooled.wins, pooled.draws, pooled.losses) == \
+        (direct.deals, direct.games, direct.wins, direct.draws, direct.losses) == (12, 24, direct.wins, direct.draws, direct.losses)
+    assert pooled.score == direct.score and pooled.score_ci == direct.score_ci
+    assert pooled.mean_diff == pytest.approx(direct.mean_diff, abs=1e-9)
+    assert pooled.mean_diff_ci == pytest.approx(direct.mean_diff_ci, abs=1e-9)
+    assert pooled.mean_points == pytest.approx(direct.mean_points, abs=1e-9)
+    for key, row in direct.breakdown.items():
+        assert pooled.breakdown[key] == pytest.approx(row, abs=1e-12)
+    assert pooled.seed == [1, 2] and pooled.timing["a_decisions"] == direct.timing["a_decisions"]
+
+
+def test_cli_pool_prints_the_pooled_table_and_refuses_what_does_not_pool(tmp_path, capsys):
+    one, two = _report(tmp_path, 1, 3), _report(tmp_path, 2, 2)
+    out = tmp_path / "pooled.json"
+    assert main(["pool", str(one), str(two), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "deals 5 (x2 games = 10), seed [1, 2]" in text and "95% Wilson" in text
+    assert json.loads(out.read_text())["games"] == 10
+
+    other = _report(tmp_path, 3, 1, bot_a="heuristic")
+    bad = tmp_path / "bad.json"
+    for argv, message in [
+        ([one], "at least two reports"),
+        ([one, one], "seed 1 twice"),
+        ([one, other], "only runs of the same bots"),
+        ([one, tmp_path / "missing.json"], "missing.json"),
+    ]:
+        assert main(["pool", *map(str, argv)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert main(["pool", "--same-bots", str(one), str(other)]) == 0  # the caller vouches the specs name the same bots
+    capsys.readouterr()
+    for content, message in [
+        ("{", "not JSON"),
+        ("[]", "a JSON object is expected"),
+        (json.dumps({**json.loads(one.read_text()), "wins": 99}), "do not add up"),
+        (json.dumps({k: v for k, v in json.loads(one.read_text()).items() if k != "mean_diff_ci"}), "no 'mean_diff_ci'"),
+        (json.dumps({**json.loads(one.read_text()), "deals": "3"}), "'deals' has the wrong type"),
+        (json.dumps({**json.loads(one.read_text()), "seed": 5, "breakdown": {"points": 1}}), "must map names to numbers"),
+        (" " * (2 << 20), "not a duplicate evaluation report"),
+    ]:
+        bad.write_text(content)
+        assert main(["pool", str(two), str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(bad) in err and err.count("\n") == 1, err
