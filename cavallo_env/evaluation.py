@@ -401,9 +401,11 @@ def pool_results(results: Sequence[DuplicateResult], same_bots: bool = False) ->
         if set(r.breakdown) != set(first.breakdown) or any(set(r.breakdown[k]) != set(first.breakdown[k])
                                                            for k in first.breakdown):
             raise ValueError(f"the reports of seeds {first.seed!r} and {r.seed!r} break their points down differently")
-        if r.seed in seeds:
-            raise ValueError(f"seed {r.seed!r} twice: the same deals would count twice")
-        seeds.append(r.seed)
+        own = r.seed if isinstance(r.seed, list) else [r.seed]  # a pooled report holds its seeds' list
+        for seed in own:
+            if seed in seeds:
+                raise ValueError(f"seed {seed!r} twice: the same deals would count twice")
+        seeds.extend(own)
     deals = sum(r.deals for r in results)
     games = sum(r.games for r in results)
     wins, draws = sum(r.wins for r in results), sum(r.draws for r in results)

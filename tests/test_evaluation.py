@@ -332,6 +332,11 @@ def test_cli_pool_prints_the_pooled_table_and_refuses_what_does_not_pool(tmp_pat
     text = capsys.readouterr().out
     assert "deals 5 (x2 games = 10), seed [1, 2]" in text and "95% Wilson" in text
     assert json.loads(out.read_text())["games"] == 10
+    three = _report(tmp_path, 3, 1)
+    assert main(["pool", str(out), str(three)]) == 0  # a pooled report pools again, its seeds kept apart
+    assert "deals 6 (x2 games = 12), seed [1, 2, 3]" in capsys.readouterr().out
+    assert main(["pool", str(out), str(two)]) == 2
+    assert "seed 2 twice" in capsys.readouterr().err
 
     other = _report(tmp_path, 3, 1, bot_a="heuristic")
     bad = tmp_path / "bad.json"
