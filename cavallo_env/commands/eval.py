@@ -52,13 +52,19 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
+    return emit(result, args.json)
+
+
+def emit(result, json_path: str | None) -> int:
+    """Print ``result`` as a table, and write it as JSON to ``json_path`` (``-``: print the JSON
+    instead of the table)."""
     text = json.dumps(result.to_dict(), indent=2)
-    if args.json == "-":
+    if json_path == "-":
         print(text)
         return 0
     print(format_result(result))
-    if args.json:
-        with open(args.json, "w") as f:
+    if json_path:
+        with open(json_path, "w") as f:
             f.write(text + "\n")
-        print(f"\nwrote {args.json}")
+        print(f"\nwrote {json_path}")
     return 0

@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..evaluation import format_result, pool_results, result_from_dict
+from ..evaluation import pool_results, result_from_dict
 from ..records import check_output_file
+from .eval import emit
 
 #: a report is a few kilobytes; anything far larger is not one
 MAX_REPORT_BYTES = 1 << 20
@@ -47,13 +48,4 @@ def run(args) -> int:
     if args.json and args.json != "-":
         check_output_file(args.json)
     result = pool_results([_read(path) for path in args.reports], same_bots=args.same_bots)
-    text = json.dumps(result.to_dict(), indent=2)
-    if args.json == "-":
-        print(text)
-        return 0
-    print(format_result(result))
-    if args.json:
-        with open(args.json, "w") as f:
-            f.write(text + "\n")
-        print(f"\nwrote {args.json}")
-    return 0
+    return emit(result, args.json)
