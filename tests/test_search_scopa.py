@@ -2,7 +2,7 @@
 
 What the bot promises for Scopa: legal moves through whole single deals and
 matches, the same move for the same view without a time budget, root visits
-that add up (PUCT at the root, or sequential halving), and every bound kept
+that add up (sequential halving at the root, Scopa's default, or PUCT), and every bound kept
 on the costliest Scopa positions (tests/fixtures/worst/): the iterations, the
 tree's node cap, the CPU-time budget, the wall-clock cap and the caller's
 deadline.  Its network is checked in tests/test_core_search_scopa_net.py; its
@@ -70,8 +70,9 @@ def _worst():
         yield GAME.make_view(state, state.current), state.legal_moves()
 
 
-@pytest.mark.parametrize("options, total", [("", 300), (",root=halving", None), (",leaf=value", 300),
-                                            (",leaf=rollout,opponent=0", 300)])
+@pytest.mark.parametrize("options, total", [(",root=puct", 300), ("", None), (",root=halving", None),
+                                            (",root=puct,leaf=value", 300), (",root=puct,leaf=rollout,opponent=0", 300),
+                                            (",leaf=value", None)])
 def test_the_root_visits_add_up_to_the_iterations(options, total):
     bot = make(f"search:scopa,ms=0,iterations=300{options}", seed=1, game="scopa")
     for view, legal in _worst():
@@ -123,7 +124,8 @@ def test_scopas_own_options_reach_the_search():
     state = GAME.new_state(seed=21, match=False)
     view = GAME.make_view(state, state.current)
     legal = GAME.legal_moves_of(view)
-    runs = {spec: make(f"{FIXED}{spec}", seed=3, game="scopa").move_and_visits(view, legal)[1]
+    # PUCT's root visits show what the search saw (sequential halving's follow its schedule whatever it saw)
+    runs = {spec: make(f"{FIXED},root=puct{spec}", seed=3, game="scopa").move_and_visits(view, legal)[1]
             for spec in ("", ",opponent=0", ",epsilon=0.5", ",infer=0,lookahead=0")}
     assert len({tuple(v.values()) for v in runs.values()}) > 1
     assert make(f"{FIXED},opponent=0", game="scopa").hooks.model == 0  # Scopa's ismcts model=, renamed
