@@ -358,9 +358,10 @@ def result_from_dict(d, name: str = "report") -> DuplicateResult:
             raise ValueError(f"{name}: not a duplicate evaluation report: no {key!r}")
         if not isinstance(d[key], kind) or isinstance(d[key], bool):
             raise ValueError(f"{name}: {key!r} has the wrong type ({type(d[key]).__name__})")
-    if d["deals"] < 1 or min(d["wins"], d["draws"], d["losses"]) < 0 \
+    if d["deals"] < 1 or d["games"] < d["deals"] or min(d["wins"], d["draws"], d["losses"]) < 0 \
             or d["wins"] + d["draws"] + d["losses"] != d["games"]:
-        raise ValueError(f"{name}: its counts do not add up (wins + draws + losses must be the games, deals >= 1)")
+        raise ValueError(f"{name}: its counts do not add up (wins + draws + losses must be the games, "
+                         "at least one a deal, deals >= 1)")
     for key in ("mean_diff_ci", "mean_points"):
         if len(d[key]) != 2 or not all(isinstance(x, (int, float)) for x in d[key]):
             raise ValueError(f"{name}: {key!r} must be two numbers")

@@ -355,6 +355,7 @@ def test_cli_pool_prints_the_pooled_table_and_refuses_what_does_not_pool(tmp_pat
         ("{", "not JSON"),
         ("[]", "a JSON object is expected"),
         (json.dumps({**json.loads(one.read_text()), "wins": 99}), "do not add up"),
+        (json.dumps({**json.loads(one.read_text()), "games": 0, "wins": 0, "draws": 0, "losses": 0}), "do not add up"),
         (json.dumps({k: v for k, v in json.loads(one.read_text()).items() if k != "mean_diff_ci"}), "no 'mean_diff_ci'"),
         (json.dumps({**json.loads(one.read_text()), "deals": "3"}), "'deals' has the wrong type"),
         (json.dumps({**json.loads(one.read_text()), "seed": 5, "breakdown": {"points": 1}}), "must map names to numbers"),
