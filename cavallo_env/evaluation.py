@@ -236,6 +236,12 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
+def score_of(wins: int, draws: int, games: int) -> tuple[float, tuple[float, float]]:
+    """A's score rate ``(W + D/2) / games`` (a draw half a win) and its 95 % Wilson interval."""
+    points = wins + draws / 2
+    return (points / games if games else 0.0), wilson_interval(points, games)
+
+
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
     """Mean and normal ``z`` interval ``(mean, lo, hi)`` of independent values."""
     n = len(values)
@@ -291,7 +297,7 @@ def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str 
     wins = sum(1 for g in games if g.diff > 0)
     draws = sum(1 for g in games if g.diff == 0)
     losses = n - wins - draws
-    score = (wins + draws / 2) / n if n else 0.0
+    score, score_ci = score_of(wins, draws, n)
     per_deal = [sum(g.diff for g in gs) / len(gs) for gs, _ in deal_results]
     mean, lo, hi = mean_interval(per_deal)
     breakdown = {}
@@ -312,7 +318,7 @@ def summarize(spec_a: str, spec_b: str, seed, deal_results: Iterable, game: str 
     return DuplicateResult(
         bot_a=spec_a, bot_b=spec_b, seed=seed, deals=len(deal_results), games=n,
         wins=wins, draws=draws, losses=losses,
-        score=score, score_ci=wilson_interval(wins + draws / 2, n),
+        score=score, score_ci=score_ci,
         mean_diff=mean, mean_diff_ci=(lo, hi),
         mean_points=(sum(g.points[0] for g in games) / n, sum(g.points[1] for g in games) / n),
         mean_cards=((sum(g.cards[0] for g in games) / n, sum(g.cards[1] for g in games) / n)
@@ -370,11 +376,10 @@ def result_from_dict(d, name: str = "report") -> DuplicateResult:
     for key, row in d["breakdown"].items():
         if not isinstance(row, dict) or not all(isinstance(x, (int, float)) for x in row.values()):
             raise ValueError(f"{name}: the breakdown's {key!r} must map names to numbers")
-    n = d["games"]
+    score, score_ci = score_of(d["wins"], d["draws"], d["games"])
     return DuplicateResult(
-        bot_a=d["bot_a"], bot_b=d["bot_b"], seed=d["seed"], deals=d["deals"], games=n, wins=d["wins"],
-        draws=d["draws"], losses=d["losses"], score=(d["wins"] + d["draws"] / 2) / n if n else 0.0,
-        score_ci=wilson_interval(d["wins"] + d["draws"] / 2, n), mean_diff=float(d["mean_diff"]),
+        bot_a=d["bot_a"], bot_b=d["bot_b"], seed=d["seed"], deals=d["deals"], games=d["games"], wins=d["wins"],
+        draws=d["draws"], losses=d["losses"], score=score, score_ci=score_ci, mean_diff=float(d["mean_diff"]),
         mean_diff_ci=tuple(d["mean_diff_ci"]), mean_points=tuple(d["mean_points"]),
         mean_cards=tuple(d["mean_cards"]) if d.get("mean_cards") else None, breakdown=d["breakdown"],
         timing=dict(d.get("timing") or {}), game=d["game"], options=d["options"])
@@ -410,6 +415,7 @@ def pool_results(results: Sequence[DuplicateResult], same_bots: bool = False) ->
     deals = sum(r.deals for r in results)
     games = sum(r.games for r in results)
     wins, draws = sum(r.wins for r in results), sum(r.draws for r in results)
+    score, score_ci = score_of(wins, draws, games)
     mean = sum(r.deals * r.mean_diff for r in results) / deals
     # each run's sample variance of its per-deal means, from its interval's half-width
     within = sum((r.deals - 1) * r.deals * ((r.mean_diff_ci[1] - r.mean_diff_ci[0]) / (2 * Z95)) ** 2
@@ -426,7 +432,7 @@ def pool_results(results: Sequence[DuplicateResult], same_bots: bool = False) ->
     timing.update(a_decisions=decisions[0], b_decisions=decisions[1])
     return DuplicateResult(
         bot_a=first.bot_a, bot_b=first.bot_b, seed=seeds, deals=deals, games=games, wins=wins, draws=draws,
-        losses=games - wins - draws, score=(wins + draws / 2) / games, score_ci=wilson_interval(wins + draws / 2, games),
+        losses=games - wins - draws, score=score, score_ci=score_ci,
         mean_diff=mean, mean_diff_ci=(mean - half, mean + half),
         mean_points=tuple(sum(w * r.mean_points[i] for w, r in zip(share, results)) for i in range(2)),
         mean_cards=(tuple(sum(w * r.mean_cards[i] for w, r in zip(share, results)) for i in range(2))

@@ -12,7 +12,7 @@ table plays it; its points are the match totals.
 
 ``summarize`` groups results by game, its options (deck; Scopa's match) and
 AI: the AI's wins, draws and losses, its score share ``(W + D/2) / games``
-with the 95 % Wilson interval of ``evaluation.wilson_interval`` (the one
+with the 95 % Wilson interval of ``evaluation.score_of`` (the one
 used for bots against bots), and points per game of each side.  ``frames``
 turns a finished game's record into the positions of a move-by-move replay
 with every hand shown.  Nothing here reads a database: the store keeps each
@@ -29,7 +29,7 @@ from typing import Iterable, NamedTuple
 
 from . import games
 from .errors import RecordError
-from .evaluation import wilson_interval
+from .evaluation import score_of
 from .records import replay
 
 #: the sides of a result, from the AI's point of view
@@ -184,11 +184,12 @@ def tally(game_name: str, options: tuple, ai: str, results: list[Result]) -> Tal
 def line_of_tally(t: Tally) -> Line:
     """The ``Line`` of a ``Tally`` of at least one game."""
     n, wins, draws = t.games, t.wins, t.draws
+    score, score_ci = score_of(wins, draws, n)
     opts = dict(t.options)
     return Line(game=t.game, label=games.label(t.game, opts), deck=opts.get("deck", ""), options=opts,
                 ai=t.ai, counted_as=games.counted_as(t.game, opts), games=n,
                 wins=wins, draws=draws, losses=n - wins - draws,
-                score=(wins + draws / 2) / n, score_ci=wilson_interval(wins + draws / 2, n),
+                score=score, score_ci=score_ci,
                 ai_points=t.ai_points / n, people_points=t.people_points / n)
 
 
