@@ -253,7 +253,7 @@ def test_cli_tournament_writes_png_and_json(tmp_path, capsys):
 
 def test_cli_tournament_from_a_saved_summary_rates_it_again(tmp_path, capsys):
     """``--from``: the saved pairs rated again give the same ratings and table, without playing; a file
-    that is not a summary, or one with impossible counts, is refused in one line and nothing is written."""
+    that is not a summary, one with impossible counts or one too large to be one is refused in one line and nothing is written."""
     first, again = tmp_path / "first", tmp_path / "again"
     assert main(["tournament", "--bots", "random,greedy", "--deals", "3", "--jobs", "1", "--out", str(first),
                  "--no-progress"]) == 0
@@ -269,7 +269,8 @@ def test_cli_tournament_from_a_saved_summary_rates_it_again(tmp_path, capsys):
     cases = {"[1, 2]": "not a JSON object", "{": "is not JSON", '{"bots": ["a"]}': "malformed 'pairs'",
              '{"bots": ["a", "a"], "pairs": {}}': "not distinct bot specs",
              json.dumps(no_matrix): "not a cavallo tournament summary",
-             json.dumps(broken): "no whole, consistent win/draw/game counts"}
+             json.dumps(broken): "no whole, consistent win/draw/game counts",
+             " " * ((16 << 20) + 1): "larger than 16777216 bytes: not a cavallo tournament summary"}
     for k, (text, message) in enumerate(cases.items()):
         path = tmp_path / f"bad{k}.json"
         path.write_text(text)

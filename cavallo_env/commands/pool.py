@@ -15,10 +15,10 @@ prints; --json writes the pooled result as JSON.  For example:
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..evaluation import pool_results, result_from_dict
 from ..records import check_output_file
+from ._files import read_json_file
 from .eval import emit
 
 #: a report is a few kilobytes; anything far larger is not one
@@ -34,14 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str):
-    with open(path, "rb") as f:
-        data = f.read(MAX_REPORT_BYTES + 1)
-    if len(data) > MAX_REPORT_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_REPORT_BYTES} bytes: not a duplicate evaluation report")
-    try:
-        return result_from_dict(json.loads(data), name=path)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not JSON: {e}") from None
+    return result_from_dict(read_json_file(path, MAX_REPORT_BYTES, "a duplicate evaluation report"), name=path)
 
 
 def run(args) -> int:

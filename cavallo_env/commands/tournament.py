@@ -20,7 +20,11 @@ from .. import games, ratings
 from ..bots import make, split_specs
 from ..evaluation import check_deals, check_jobs, run_deals, summarize
 from ..records import check_output_dir
+from ._files import read_json_file
 from ._game import add_game_arguments, add_run_arguments, game_options
+
+#: a summary holds a few kilobytes a pair: 16 MiB is thousands of pairs; anything larger is not one
+MAX_SUMMARY_BYTES = 16 << 20
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -171,13 +175,7 @@ def write_chart(summary: dict, path: str) -> None:
 
 
 def _saved(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            summary = json.load(f)
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not JSON: {e}") from None
+    summary = read_json_file(path, MAX_SUMMARY_BYTES, "a cavallo tournament summary")
     if not isinstance(summary, dict):
         raise ValueError(f"{path} is not a cavallo tournament summary (not a JSON object)")
     return rerate(summary)
