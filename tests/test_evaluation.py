@@ -270,7 +270,7 @@ def test_cli_tournament_from_a_saved_summary_rates_it_again(tmp_path, capsys):
              '{"bots": ["a", "a"], "pairs": {}}': "not distinct bot specs",
              json.dumps(no_matrix): "not a cavallo tournament summary",
              json.dumps(broken): "no whole, consistent win/draw/game counts",
-             " " * ((16 << 20) + 1): "larger than 16777216 bytes: not a cavallo tournament summary"}
+             " " * ((16 << 20) + 1): "more than 16777216 bytes (16 MiB): not a cavallo tournament summary"}
     for k, (text, message) in enumerate(cases.items()):
         path = tmp_path / f"bad{k}.json"
         path.write_text(text)

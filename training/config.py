@@ -23,6 +23,7 @@ from pathlib import Path
 
 from cavallo_env import games as game_registry  # `games` is a config field here
 from cavallo_env.bots import BotSpecError, make
+from cavallo_env.files import read_capped
 from cavallo_env.records import short_repr
 
 OPPONENT_KINDS = ("self", "snapshots", "greedy", "heuristic")
@@ -500,13 +501,7 @@ def read_yaml(path):
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the config ({e.strerror or e})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES} bytes (1 MiB): not a config (a config is a few KiB)")
+    raw = read_capped(path, MAX_CONFIG_BYTES, "not a config (a config is a few KiB)", ConfigError)
     nul = raw.find(b"\0")
     if nul >= 0:
         raise ConfigError(f"{path}: a binary file (a NUL byte at byte {nul}), not a YAML config")

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 from ..evaluation import pool_results, result_from_dict
+from ..files import read_json_file
 from ..records import check_output_file
-from ._files import read_json_file
 from .eval import emit
 
 #: a report is a few kilobytes; anything far larger is not one

@@ -19,8 +19,8 @@ import sys
 from .. import games, ratings
 from ..bots import make, split_specs
 from ..evaluation import check_deals, check_jobs, run_deals, summarize
+from ..files import read_json_file
 from ..records import check_output_dir
-from ._files import read_json_file
 from ._game import add_game_arguments, add_run_arguments, game_options
 
 #: a summary holds a few kilobytes a pair: 16 MiB is thousands of pairs; anything larger is not one
