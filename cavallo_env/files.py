@@ -15,7 +15,7 @@ def read_capped(path, limit: int, not_what: str, error: type[Exception] = ValueE
     except OSError as e:
         raise error(f"{path}: cannot read it ({e.strerror or e})") from None
     if len(data) > limit:
-        raise error(f"{path}: more than {limit} bytes{_mib(limit)}: {not_what}")
+        raise error(f"{path}: more than {byte_words(limit)}: {not_what}")
     return data
 
 
@@ -29,5 +29,6 @@ def read_json_file(path, limit: int, what: str):
         raise ValueError(f"{path} is not JSON: {e}") from None
 
 
-def _mib(n: int) -> str:
-    return f" ({n >> 20} MiB)" if n >= 1 << 20 and n % (1 << 20) == 0 else ""
+def byte_words(n: int) -> str:
+    """A bound in bytes as the errors name it: ``1048576 bytes (1 MiB)``."""
+    return f"{n} bytes ({n / (1 << 20):g} MiB)"

@@ -16,6 +16,7 @@ from typing import Iterable, Iterator
 from . import games
 from .cavalloicera.records import FORMAT, to_record  # noqa: F401  (version 1 import paths: Cavalloìcera's record format lived here)
 from .errors import RecordError, short_repr  # noqa: F401  (re-exported: their home until errors.py)
+from .files import byte_words
 from .games.base import same_json  # noqa: F401  (re-exported: records of every game compare results with it)
 
 
@@ -38,10 +39,6 @@ def replay(record, *, line: int | None = None):
 MAX_LINE_BYTES = 1 << 20
 #: The largest ``.json`` record file read whole (one record or a list of them).
 MAX_JSON_BYTES = 256 << 20
-
-
-def _mib(n: int) -> str:
-    return f"{n} bytes ({n / (1 << 20):g} MiB)"
 
 
 def json_problem(e: ValueError, text: str | None = None, *, line_numbers: bool = True) -> str:
@@ -82,7 +79,7 @@ def parse_jsonl(path) -> Iterator[tuple[int, object, str | None]]:
                 return
             n += 1
             if len(raw) > MAX_LINE_BYTES:
-                yield n, None, (f"the line is longer than {_mib(MAX_LINE_BYTES)}: not a record "
+                yield n, None, (f"the line is longer than {byte_words(MAX_LINE_BYTES)}: not a record "
                                 "(the rest of the file is not read)")
                 return
             try:
@@ -108,7 +105,7 @@ def _oversize(f) -> str | None:
     except OSError:
         return None
     if size > MAX_JSON_BYTES:
-        return (f"the file has {size} bytes, more than a record file may have ({_mib(MAX_JSON_BYTES)}); "
+        return (f"the file has {size} bytes, more than a record file may have ({byte_words(MAX_JSON_BYTES)}); "
                 "write many records as .jsonl")
     return None
 
@@ -121,7 +118,7 @@ def read_json_text(path) -> str:
             raise RecordError(f"{path}: {too_big}")
         data = f.read(MAX_JSON_BYTES + 1)  # a device or a pipe has no size: read at most the bound
     if len(data) > MAX_JSON_BYTES:
-        raise RecordError(f"{path}: longer than {_mib(MAX_JSON_BYTES)}, more than a record file may have; "
+        raise RecordError(f"{path}: longer than {byte_words(MAX_JSON_BYTES)}, more than a record file may have; "
                           "write many records as .jsonl")
     try:
         return data.decode("utf-8")
@@ -173,7 +170,7 @@ class _JsonText:
         before, pending = self.read_bytes, len(self.decoder.getstate()[0])
         self.read_bytes += len(chunk)
         if self.read_bytes > MAX_JSON_BYTES:  # a file with no size (a pipe, a device) that goes on
-            raise _Stop(f"longer than {_mib(MAX_JSON_BYTES)}, more than a record file may have; "
+            raise _Stop(f"longer than {byte_words(MAX_JSON_BYTES)}, more than a record file may have; "
                         "write many records as .jsonl")
         try:
             self.buf += self.decoder.decode(chunk, final=not chunk)
@@ -248,7 +245,7 @@ class _JsonText:
         """Read more of the value at ``start``: as much again as it has, within ``MAX_RECORD_BYTES``."""
         have = len(self.buf) - self.start
         if have > MAX_RECORD_BYTES // 4 and len(self.buf[self.start:].encode("utf-8")) > MAX_RECORD_BYTES:
-            raise _Stop(f"longer than {_mib(MAX_RECORD_BYTES)} from {self.where(self.start)}: not a record "
+            raise _Stop(f"longer than {byte_words(MAX_RECORD_BYTES)} from {self.where(self.start)}: not a record "
                         "(the rest of the file is not read)", index)
         self.more(have)
 
