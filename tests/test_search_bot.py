@@ -71,6 +71,26 @@ def test_halving_at_the_root_spends_the_iterations_on_every_card_then_the_better
     assert move in legal and visits[move] == 125
 
 
+def _root_visits(spec: str) -> tuple[list, dict]:
+    bot = make(spec, seed=1, game="briscola")
+    state = GAME.new_state(seed=11)
+    view = GAME.make_view(state, state.current)
+    legal = GAME.legal_moves_of(view)
+    return legal, bot.move_and_visits(view, legal)[1]
+
+
+def test_fpu_base_parent_counts_an_unvisited_move_at_its_visited_siblings_mean_plus_fpu():
+    # without exploration (c_puct=0) PUCT is greedy on Q, ties going to the first move: an unvisited
+    # move counting exactly the visited one's mean never overtakes it, one counting the mean + 10 always does
+    legal, visits = _root_visits("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent")
+    assert len(legal) == 3 and visits[legal[0]] == 300
+    legal, visits = _root_visits("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent,fpu=10")
+    assert min(visits.values()) >= 1 and sum(visits.values()) == 300
+    # and it changes the search at the defaults, where fpu_base=zero is the search as it was
+    assert _root_visits(f"{FIXED},fpu_base=parent")[1] != _root_visits(FIXED)[1]
+    assert _root_visits(f"{FIXED},fpu_base=zero")[1] == _root_visits(FIXED)[1]
+
+
 def test_the_time_budget_bounds_a_decision():
     bot = make("search:briscola,ms=20,iterations=100000", seed=1)
     state = GAME.new_state(seed=4)
@@ -131,6 +151,7 @@ def test_search_default_plays_the_views_game(monkeypatch):
     ("search:briscola,leaf=guess", "unknown search leaf"),
     ("search:briscola,lambda=2", "lambda must be"),
     ("search:briscola,fpu=nan", "fpu must be"),
+    ("search:briscola,fpu_base=grandparent", "unknown search fpu_base 'grandparent'; known: zero, parent"),
     ("search:briscola,depth=99", "depth must be"),
     ("search:briscola,rollout=wild", "unknown Briscola rollout"),
     ("search:briscola,colour=red", "unknown search option 'colour'"),

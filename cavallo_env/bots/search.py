@@ -29,7 +29,8 @@ shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
 mixed leaf, default 0.5), ``temp`` (the prior's softmax temperature, default
 1; Cavalloìcera 3), ``fpu`` (the value of a move not visited yet, in reward units, default
-0) and the options of the game's ``ismcts`` search (Briscola: ``rollout``,
+0), ``fpu_base`` (``zero``, the default, or ``parent``: then such a move
+counts the mean of its position's visited moves plus ``fpu``) and the options of the game's ``ismcts`` search (Briscola: ``rollout``,
 ``epsilon``, ``win``, ``infer``; Cavalloìcera: ``rollout``, ``epsilon``,
 ``infer``, ``hand``; Scopa: ``epsilon``, ``lookahead``, ``infer``
 and ``opponent``, its ``ismcts`` option ``model``, renamed as ``model`` names
@@ -60,9 +61,11 @@ MAX_ITERATIONS = 100_000
 LEAVES = {"value": 1.0, "rollout": 0.0}
 #: the root: PUCT as below it (the card visited most), or sequential halving (the best mean)
 ROOTS = {"puct": "ucb", "halving": "halving"}
+#: what a move not visited yet counts, ``fpu`` added: 0, or the mean of its position's visited moves
+FPU_BASES = ("zero", "parent")
 #: the generic options and their defaults
 DEFAULTS = {"ms": 60.0, "iterations": 20_000, "c_puct": 2.0, "leaf": "mix", "lambda": 0.5, "temp": 1.0, "fpu": 0.0,
-            "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
+            "fpu_base": "zero", "reward": "points", "scale": None, "depth": None, "value_scale": None, "root": "puct",
             "wall_ms": 800.0}
 #: a game's own defaults over the generic ones (docs/bots.md). Cavalloìcera: its network's policy is peaked,
 #: the top move 0.98 at the median position, so at temperature 1 the search hardly leaves it; and c_puct 1
@@ -258,6 +261,8 @@ def _check(options: dict) -> None:
         raise BotSpecError(f"search lambda must be in 0..1, got {o['lambda']!r}")
     if not (math.isfinite(o["fpu"]) and abs(o["fpu"]) <= 10):
         raise BotSpecError(f"search fpu must be a number in -10..10, got {o['fpu']!r}")
+    if o["fpu_base"] not in FPU_BASES:
+        raise BotSpecError(f"unknown search fpu_base {o['fpu_base']!r}; known: {', '.join(FPU_BASES)}")
     if o["root"] not in ROOTS:
         raise BotSpecError(f"unknown search root {o['root']!r}; known: {', '.join(ROOTS)}")
     if o["reward"] not in ("points", "win", "mixed"):
@@ -299,6 +304,7 @@ class SearchBot(Bot):
                          "scale": o["scale"] or self.hooks.scale,
                          "depth": self.hooks.depth if o["depth"] is None else o["depth"],
                          "c_puct": o["c_puct"], "temp": o["temp"], "fpu": o["fpu"],
+                         "fpu_base": o["fpu_base"],
                          "lambda": LEAVES.get(o["leaf"], o["lambda"]),
                          "value_scale": o["value_scale"] or value_scale, "root": ROOTS[o["root"]]}
         self.name = name or f"search:{game}"
@@ -355,7 +361,7 @@ _OWN_NAME = {v: k for k, v in RENAMED.items()}
 
 _PARSE = {"ms": float, "iterations": int, "c_puct": float, "lambda": float, "temp": float, "fpu": float,
           "scale": float, "depth": int, "value_scale": float, "leaf": str, "reward": str, "model": str, "root": str,
-          "wall_ms": float}
+          "fpu_base": str, "wall_ms": float}
 
 
 def _parse(pieces: list, spec: str, game_options: dict) -> dict:

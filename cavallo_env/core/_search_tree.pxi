@@ -18,7 +18,9 @@ cdef extern from "ismcts_tree.h":
         const uint32_t *mt
         double seconds
         int puct
-        double c_puct, fpu, lambda_ "lambda", budget, budget_wall
+        double c_puct, fpu
+        int fpu_parent
+        double lambda_ "lambda", budget, budget_wall
         int64_t max_nodes
         double *means
 
@@ -35,10 +37,12 @@ cdef void _tree_options(cv_search_params *s, dict o) except *:
 
 
 cdef void _puct_options(cv_search_params *s, dict o, double budget, double budget_wall) except *:
-    """The network-guided search's options of the tree (c_puct, fpu, lambda, max_nodes: 0 or absent
-    for the tree's default) and its budget into s, which then runs PUCT; ``temp`` checked (> 0)."""
+    """The network-guided search's options of the tree (c_puct, fpu, fpu_base: zero when absent, or
+    parent; lambda, max_nodes: 0 or absent for the tree's default) and its budget into s, which then runs
+    PUCT; ``temp`` checked (> 0)."""
     s.puct = 1
     s.c_puct, s.fpu, s.lambda_ = o["c_puct"], o["fpu"], o["lambda"]
+    s.fpu_parent = o.get("fpu_base", "zero") == "parent"
     s.max_nodes = o.get("max_nodes", 0)
     if not o["temp"] > 0 or s.max_nodes < 0:
         raise ValueError(f"temp must be > 0 and max_nodes >= 0 (0: the tree's default), got {o['temp']!r} "

@@ -229,15 +229,30 @@ static int expand_net(search *s, int32_t at, const void *t, int *ran, double *v)
     return 0;
 }
 
+/* the value of a move not visited yet: fpu, or with fpu_parent fpu + the mean reward of the visited
+ * moves among the position's (s->kids), visits weighing (0 while none is visited) */
+static double unvisited_value(const search *s) {
+    const cv_search_params *p = s->p;
+    if (!p->fpu_parent) return p->fpu;
+    double total = 0.0;
+    int64_t visits = 0;
+    for (int i = 0; i < s->moves.n; i++) {
+        const node *ch = s->nodes + s->kids[i];
+        total += ch->total, visits += ch->visits;
+    }
+    return p->fpu + (visits ? total / (double)visits : 0.0);
+}
+
 /* PUCT's move among the position's moves (s->kids: their nodes, every one there) */
 static int puct_move(const search *s) {
     const cv_search_params *p = s->p;
+    const double fpu = unvisited_value(s);
     int best = 0;
     double best_u = -1e18;
     for (int i = 0; i < s->moves.n; i++) {
         int32_t k = s->kids[i];
         const node *ch = s->nodes + k;
-        double q = ch->visits ? ch->total / (double)ch->visits : p->fpu;
+        double q = ch->visits ? ch->total / (double)ch->visits : fpu;
         double u = q + p->c_puct * s->prior[k] * sqrt((double)ch->avail) / (double)(1 + ch->visits);
         if (u > best_u) best_u = u, best = i;
     }

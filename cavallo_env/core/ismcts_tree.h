@@ -86,7 +86,9 @@ typedef struct {
     double seconds;     /* time allowed (<= 0: unbounded); past it the search stops */
     int puct;            /* 1: the network-guided search (PUCT over the same tree, g->net); 0: today's UCB search */
     double c_puct;       /* PUCT: Q + c_puct * P * sqrt(avail) / (1 + visits) */
-    double fpu;          /* the value (reward units) of a move not visited yet */
+    double fpu;          /* the value (reward units) of a move not visited yet (with fpu_parent: added to the mean) */
+    int fpu_parent;      /* 1: a move not visited yet counts the mean reward of its position's visited moves
+                          * (visits weighing; 0 while none is) plus fpu; 0: fpu alone */
     double lambda;       /* a new leaf's value: lambda * net value + (1 - lambda) * (rollout, then evaluate) */
     double budget;       /* > 0: CPU seconds of this thread after which the search plays its best move so far */
     double budget_wall;  /* with budget: wall seconds after which it does so all the same (<= 0: budget) */
