@@ -4,7 +4,10 @@ The file was recorded by the core of the commit before Briscola's search moved o
 tree (core/ismcts_tree.c): ``ismcts`` on the fast numbers and on Python's, with and without a
 prior, and the network-guided search (search:briscola) with a fixed number of iterations and no
 time budget, its root by PUCT and by halving, its leaves valued by the network, the rollout and
-a mix.  Every move and every root visit count must stay the same, bit for bit.
+a mix.  The decisions with ``fpu_base=parent`` (a move not visited yet counting its position's
+mean) were added on 2026-12-07 by the commit that made it Briscola's default; the bots' other
+search specs spell ``fpu_base=zero``, the default they were recorded with.  Every move and every
+root visit count must stay the same, bit for bit.
 
 Record again (only when a change is meant to change the searches):
 ``python tests/test_core_search_briscola_reference.py --record``.
@@ -50,11 +53,14 @@ NET = {
     "halving-value": {"root": "halving", "lambda": 1.0},
     "halving-rollout": {"root": "halving", "lambda": 0.0, "reward": "mixed"},
     "puct-fpu-temp": {"root": "ucb", "lambda": 0.5, "fpu": 0.3, "temp": 2.0, "c_puct": 1.0, "reward": "win"},
+    "puct-fpu-parent": {"root": "ucb", "lambda": 0.5, "fpu_base": "parent"},
+    "puct-fpu-parent-offset": {"root": "ucb", "lambda": 0.5, "fpu_base": "parent", "fpu": -0.2, "c_puct": 1.0},
 }
 #: the bots, through cavallo_env.bots.make (the prior's bias, the inference)
 BOTS = ["ismcts:300", "ismcts:300,root=ucb", "ismcts:200,prior=0,expand=random",
         "search:briscola,ms=0,iterations=300", "search:briscola,ms=0,iterations=300,root=halving",
-        "search:briscola,ms=0,iterations=200,leaf=value", "search:briscola,ms=0,iterations=200,leaf=rollout"]
+        "search:briscola,ms=0,iterations=200,leaf=value", "search:briscola,ms=0,iterations=200,leaf=rollout",
+        "search:briscola,ms=0,iterations=250,fpu_base=parent"]
 
 
 def positions(n: int = 30, seed: int = 43) -> list:
@@ -108,6 +114,8 @@ def _net(net, value_scale, name: str, k: int, state) -> list:
 
 def _bot(spec: str, k: int, state) -> list:
     view = GAME.make_view(state, state.current)
+    if spec.startswith("search:") and "fpu_base" not in spec:
+        spec += ",fpu_base=zero"  # recorded before fpu_base=parent became Briscola's default (2026-12-07)
     move, visits = make(spec, seed=k, game="briscola").move_and_visits(view, GAME.legal_moves_of(view))
     return [move, sorted(visits.items())]
 

@@ -86,9 +86,9 @@ def test_fpu_base_parent_counts_an_unvisited_move_at_its_visited_siblings_mean_p
     assert len(legal) == 3 and visits[legal[0]] == 300
     legal, visits = _root_visits("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent,fpu=10")
     assert min(visits.values()) >= 1 and sum(visits.values()) == 300
-    # and it changes the search at the defaults, where fpu_base=zero is the search as it was
-    assert _root_visits(f"{FIXED},fpu_base=parent")[1] != _root_visits(FIXED)[1]
-    assert _root_visits(f"{FIXED},fpu_base=zero")[1] == _root_visits(FIXED)[1]
+    # and it is Briscola's default, which fpu_base=zero changes
+    assert _root_visits(f"{FIXED},fpu_base=parent")[1] == _root_visits(FIXED)[1]
+    assert _root_visits(f"{FIXED},fpu_base=zero")[1] != _root_visits(FIXED)[1]
 
 
 def test_the_time_budget_bounds_a_decision():
