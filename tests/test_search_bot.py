@@ -48,47 +48,40 @@ def test_it_plays_whole_deals_and_the_same_view_gets_the_same_move():
     assert [again.choose(v) for v in views[::5]] == [bot.choose(v) for v in views[::5]]
 
 
-@pytest.mark.parametrize("leaf", ["value", "rollout", "mix,lambda=0.3"])
-def test_the_root_visits_add_up(leaf):
-    bot = make(f"search:briscola,ms=0,iterations=300,leaf={leaf}", seed=1, game="briscola")
+def _root_decision(spec: str) -> tuple[list, object, dict]:
+    """The legal moves, the move and the root visits of ``spec`` at the first decision of deal 11 (bot seed 1)."""
+    bot = make(spec, seed=1, game="briscola")
     state = GAME.new_state(seed=11)
     view = GAME.make_view(state, state.current)
     legal = GAME.legal_moves_of(view)
-    move, visits = bot.move_and_visits(view, legal)
+    return (legal, *bot.move_and_visits(view, legal))
+
+
+@pytest.mark.parametrize("leaf", ["value", "rollout", "mix,lambda=0.3"])
+def test_the_root_visits_add_up(leaf):
+    legal, move, visits = _root_decision(f"search:briscola,ms=0,iterations=300,leaf={leaf}")
     assert move in legal and set(visits) == set(legal)
     assert sum(visits.values()) == 300
     assert visits[move] == max(visits.values())
 
 
 def test_halving_at_the_root_spends_the_iterations_on_every_card_then_the_better_half():
-    bot = make("search:briscola,ms=0,iterations=300,root=halving", seed=1, game="briscola")
-    state = GAME.new_state(seed=11)
-    view = GAME.make_view(state, state.current)
-    legal = GAME.legal_moves_of(view)
-    move, visits = bot.move_and_visits(view, legal)
+    legal, move, visits = _root_decision("search:briscola,ms=0,iterations=300,root=halving")
     assert len(legal) == 3 and sum(visits.values()) == 300
     assert sorted(visits.values()) == [50, 125, 125]  # 50 each in round one, the better two 75 more
     assert move in legal and visits[move] == 125
 
 
-def _root_visits(spec: str) -> tuple[list, dict]:
-    bot = make(spec, seed=1, game="briscola")
-    state = GAME.new_state(seed=11)
-    view = GAME.make_view(state, state.current)
-    legal = GAME.legal_moves_of(view)
-    return legal, bot.move_and_visits(view, legal)[1]
-
-
 def test_fpu_base_parent_counts_an_unvisited_move_at_its_visited_siblings_mean_plus_fpu():
     # without exploration (c_puct=0) PUCT is greedy on Q, ties going to the first move: an unvisited
     # move counting exactly the visited one's mean never overtakes it, one counting the mean + 10 always does
-    legal, visits = _root_visits("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent")
+    legal, _, visits = _root_decision("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent")
     assert len(legal) == 3 and visits[legal[0]] == 300
-    legal, visits = _root_visits("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent,fpu=10")
+    legal, _, visits = _root_decision("search:briscola,ms=0,iterations=300,c_puct=0,fpu_base=parent,fpu=10")
     assert min(visits.values()) >= 1 and sum(visits.values()) == 300
     # and it is Briscola's default, which fpu_base=zero changes
-    assert _root_visits(f"{FIXED},fpu_base=parent")[1] == _root_visits(FIXED)[1]
-    assert _root_visits(f"{FIXED},fpu_base=zero")[1] != _root_visits(FIXED)[1]
+    assert _root_decision(f"{FIXED},fpu_base=parent")[2] == _root_decision(FIXED)[2]
+    assert _root_decision(f"{FIXED},fpu_base=zero")[2] != _root_decision(FIXED)[2]
 
 
 def test_the_time_budget_bounds_a_decision():
