@@ -25,7 +25,9 @@ the tree holds at most eight nodes an iteration, about 100 bytes each with
 its share of the hash table, so under 80 MB; Cavalloìcera's at most
 200,000 nodes), ``model`` (an exported ``.onnx``, or a checkpoint:
 its ``.json`` manifest or a folder holding ``last.json``; default the game's
-shipped model), ``c_puct`` (default 2.0), ``leaf`` (``value``, ``rollout``
+shipped model), ``c_puct`` (default 2.0; Cavalloìcera 1), ``root``
+(``puct``: the move visited most, or ``halving``: sequential halving's best
+mean, Scopa's default), ``leaf`` (``value``, ``rollout``
 or ``mix``, default ``mix``) and ``lambda`` (the value head's weight in a
 mixed leaf, default 0.5), ``temp`` (the prior's softmax temperature, default
 1; Cavalloìcera 3), ``fpu`` (the value of a move not visited yet, in reward units, default
